@@ -1,0 +1,296 @@
+/*
+** yaia.h -- the Yaia C ABI, version 1.
+**
+** Yaia runs application logic written as values: scenes whose state changes
+** only through a pure reducer, whose IO leaves as data (effects) and whose
+** navigation leaves as data (routes). This header is the whole interface of
+** libyaia.so. Everything crosses it as JSON text (RFC 8259, UTF-8).
+**
+** OWNERSHIP
+**
+** Every char * this library returns is allocated by it and must be freed
+** with yaia_free(). Every pointer it receives is borrowed for the duration of
+** the call only. The one exception is yaia_version(), which returns a static
+** string.
+**
+** RESPONSES
+**
+** Functions returning char * return a JSON object, never NULL (except
+** yaia_receive() on time-out). Success is {"ok": true, ...}. Failure is the
+** error envelope:
+**
+**     {"ok": false, "error": {"code": CODE, "message": TEXT, "at": POINTER}}
+**
+** where CODE is one of the stable codes listed below, TEXT is for people and
+** may change, and POINTER (present when the fault lies inside the request) is
+** a JSON Pointer (RFC 6901) into the request. A failed call changes nothing
+** and the runtime stays usable. Any request may carry "tag" (any JSON value),
+** echoed unchanged in its response, success or failure.
+**
+** Output is canonical: object keys sorted by their UTF-8 bytes, no
+** insignificant white space, integers without a fraction, other numbers in
+** the shortest form that reads back to the same double. The same value always
+** prints as the same bytes.
+**
+** HANDLES
+**
+** A yaia_runtime * is a handle, not an address: a freed, foreign or made-up
+** handle is detected, and functions given one return the error "bad_handle"
+** (yaia_runtime_free() ignores it). The same holds for yaia_call *.
+**
+** THREADS
+**
+** All functions may be called from any thread. One runtime may be used from
+** several threads at once. The reducer of a scene never runs on two threads
+** at once. Services may complete calls from threads of their own; the
+** completion's reduction runs on the completing thread and its update is
+** queued for yaia_receive().
+**
+** SCENE UPDATES
+**
+** open, send and resolve answer with a scene update, and yaia_receive()
+** returns the same shape with "event": "update" when an effect's outcome was
+** reduced:
+**
+**     {"ok": true, "scene": ID, "seq": N, "viewModel": {...},
+**      "effects": [{"id", "service", "op", "args", "status"}, ...],
+**      "routes": [...]}
+**
+** "seq" counts the reductions of the scene (0 after open). "effects" lists
+** the effects that reduction emitted, with ids for yaia_resolve(); status is
+** "running" when a registered service performs it, "pending" when it waits
+** for the host to resolve it. "routes" lists the navigation the reduction
+** asked for. Events caused by an effect's outcome also carry "effect": ID.
+**
+** REQUESTS (yaia_execute)
+**
+**   {"op": "open", "scene": NAME, "args": {...}}      open a scene; args optional
+**   {"op": "send", "scene": ID, "action": ACTION}     reduce an action
+**   {"op": "resolve", "effect": ID, "result": VALUE}  an effect succeeded
+**   {"op": "resolve", "effect": ID, "error": VALUE}   an effect failed
+**   {"op": "state", "scene": ID}                      state and view model
+**   {"op": "close", "scene": ID}                      close a scene
+**   {"op": "scenes"}                                  scene types and open scenes
+**   {"op": "services"}                                registered services
+**   {"op": "load_plugin", "path": PATH, "config": {...}}  load a plugin
+**
+** An ACTION is a Flux Standard Action: {"type": NAME, "payload": ANY,
+** "error": BOOL, "meta": ANY}; only "type" is required.
+**
+** ERROR CODES (stable)
+**
+**   invalid_json        the text is not valid JSON (syntax, encoding, nesting
+**                       deeper than 512, numbers out of double range)
+**   not_an_object       the JSON is valid but not an object where one is needed
+**   null_argument       a required pointer argument was NULL
+**   bad_handle          the runtime handle is freed, foreign or made up
+**   unknown_op          the request's "op" is not one of the above
+**   bad_request         a field of the request is missing or has the wrong type
+**   bad_config          the runtime configuration is not usable
+**   unknown_scene       no scene type has that name
+**   no_such_scene       no open scene has that id
+**   bad_args            the scene refused its open arguments
+**   missing_action_type the action has no "type", or it is not a string
+**   unknown_action      the scene has no action of that type
+**   bad_payload         the action's payload has the wrong shape
+**   no_such_effect      no effect has that id
+**   effect_already_resolved  the effect was resolved or completed already
+**   effect_not_pending  a service is performing the effect; only it completes it
+**   bad_service         a service struct is NULL, too small, unnamed or has no perform
+**   duplicate_service   a service with that name is already registered
+**   plugin_not_found    no file at the plugin path
+**   plugin_not_loadable dlopen refused the file (not a shared object, wrong
+**                       architecture, missing dependencies)
+**   plugin_no_entry     the file does not export yaia_plugin_init
+**   plugin_abi_mismatch the plugin supports none of the offered ABI versions,
+**                       or answered with a malformed descriptor
+**   plugin_init_failed  the plugin's setup reported failure
+**   internal            a bug in Yaia; please report it
+*/
+#ifndef YAIA_H
+#define YAIA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "yaia_plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  define YAIA_API __declspec(dllimport)
+#else
+#  define YAIA_API __attribute__((visibility("default")))
+#endif
+
+/* The C ABI version described by this header. */
+#define YAIA_ABI_VERSION 1
+
+/* A runtime: scene catalog, open scenes, services, event queue. Opaque. */
+typedef struct yaia_runtime yaia_runtime;
+
+/*
+** yaia_version -- the library version, as "MAJOR.MINOR.PATCH".
+** Returns a static string: do not free it. Any thread.
+*/
+YAIA_API const char *yaia_version(void);
+
+/*
+** yaia_abi_version -- the C ABI version the library implements.
+** Compare with YAIA_ABI_VERSION to detect a header/library mismatch.
+** Any thread.
+*/
+YAIA_API int yaia_abi_version(void);
+
+/*
+** yaia_free -- frees a string returned by this library.
+** p: a pointer returned by this library, or NULL (then nothing happens).
+** Freeing anything else, or freeing twice, is undefined behaviour, as with
+** free(). Any thread.
+*/
+YAIA_API void yaia_free(void *p);
+
+/*
+** yaia_runtime_new -- creates a runtime.
+**
+** config_json  NULL, or a JSON object:
+**                {"plugins": [PLUGIN, ...]}
+**              where PLUGIN is a path string or {"path": PATH, "config": {...}}.
+**              Unknown keys are refused (code "bad_config"), so typos show.
+** error_json   NULL, or where to store an error envelope on failure (free it
+**              with yaia_free()). Set to NULL on success.
+**
+** Returns the runtime, or NULL on failure (bad JSON, bad config, a plugin
+** that fails to load; nothing is kept of a failed runtime). Free it with
+** yaia_runtime_free(). Any thread.
+*/
+YAIA_API yaia_runtime *yaia_runtime_new(const char *config_json, char **error_json);
+
+/*
+** yaia_runtime_free -- frees a runtime.
+**
+** Closes its scenes, cancels the calls its services are performing (their
+** late completions return YAIA_ERR_STALE), releases its services and wakes
+** any thread blocked in yaia_receive() on it. NULL, and a freed or foreign
+** handle, are ignored. Calls running on other threads at the same moment
+** finish normally; later calls get "bad_handle". Any thread.
+*/
+YAIA_API void yaia_runtime_free(yaia_runtime *rt);
+
+/*
+** yaia_execute -- performs one request (see REQUESTS above).
+**
+** rt            the runtime.
+** request_json  a JSON object with "op".
+**
+** Returns the response: never NULL, free it with yaia_free(). Any thread.
+*/
+YAIA_API char *yaia_execute(yaia_runtime *rt, const char *request_json);
+
+/*
+** yaia_execute_n -- yaia_execute() on a buffer of known length.
+**
+** request  length bytes of JSON text; need not be NUL-terminated. A NUL byte
+**          inside it is part of the text (and so "invalid_json"), not its end.
+** length   the number of bytes.
+**
+** Saves the strlen() and sees the whole text; otherwise the same as
+** yaia_execute(). NULL request with length 0 is the empty text
+** ("invalid_json"); NULL with a non-zero length is "null_argument".
+*/
+YAIA_API char *yaia_execute_n(yaia_runtime *rt, const char *request, size_t length);
+
+/*
+** yaia_receive -- takes the next event from the runtime's queue.
+**
+** timeout_seconds  0 returns at once; a positive value waits at most that
+**                  long; a negative value waits until an event arrives or the
+**                  runtime is freed. NaN counts as 0.
+**
+** Returns an event ({"ok": true, "event": "update", ...}), or NULL when none
+** arrived in time or the runtime was freed while waiting. A bad handle gives
+** the "bad_handle" envelope. Events come out in the order they were queued;
+** with several receiving threads, each event goes to exactly one of them.
+** Free the result with yaia_free(). Any thread.
+*/
+YAIA_API char *yaia_receive(yaia_runtime *rt, double timeout_seconds);
+
+/*
+** yaia_open -- opens a scene; the same as {"op": "open"}.
+**
+** scene      the scene type's name, for example "example/login".
+** args_json  NULL or a JSON object: the scene's open arguments.
+**
+** Returns a scene update (seq 0) or an error envelope; free with yaia_free().
+** Any thread.
+*/
+YAIA_API char *yaia_open(yaia_runtime *rt, const char *scene, const char *args_json);
+
+/*
+** yaia_send -- reduces an action on an open scene; the same as {"op": "send"}.
+**
+** scene_id     the id from the scene's open update.
+** action_json  a Flux Standard Action object, with "type".
+**
+** Returns the scene update of that reduction, or an error envelope (the
+** scene is then unchanged); free with yaia_free(). Any thread; sends to one
+** scene are reduced one at a time, in the order they are accepted.
+*/
+YAIA_API char *yaia_send(yaia_runtime *rt, int64_t scene_id, const char *action_json);
+
+/*
+** yaia_resolve -- gives the outcome of a pending effect; the same as
+** {"op": "resolve"}.
+**
+** effect_id     the id from the update that emitted the effect.
+** outcome_json  {"result": VALUE} on success, {"error": VALUE} on failure.
+**
+** The outcome is reduced as the effect's "then" action (payload VALUE) or its
+** "catch" action (payload VALUE, "error": true). Returns that reduction's
+** scene update, or an error envelope ("no_such_effect",
+** "effect_already_resolved", "effect_not_pending", ...); free with
+** yaia_free(). Any thread.
+*/
+YAIA_API char *yaia_resolve(yaia_runtime *rt, int64_t effect_id, const char *outcome_json);
+
+/*
+** yaia_add_service -- registers a service of the host program.
+**
+** service  a yaia_service (yaia_plugin.h), copied; its name must stay valid
+**          while the runtime lives. perform() completes calls with
+**          yaia_call_complete() or yaia_call_fail().
+**
+** Returns {"ok": true, "service": NAME} or an error envelope ("bad_service",
+** "duplicate_service"); free with yaia_free(). Any thread. The service is
+** released (service->release) when the runtime is freed.
+*/
+YAIA_API char *yaia_add_service(yaia_runtime *rt, const yaia_service *service);
+
+/*
+** yaia_call_complete -- completes a service call with its result.
+**
+** call         the call given to perform().
+** result_json  any JSON value, as text; borrowed.
+**
+** Returns YAIA_OK, YAIA_ERR_STALE (completed or cancelled already, or its
+** runtime freed: nothing happens), YAIA_ERR_JSON (not valid JSON: the call
+** fails with {"code": "bad_result"} instead) or YAIA_ERR_ARGUMENT (NULL).
+** Any thread, once per call.
+*/
+YAIA_API int yaia_call_complete(yaia_call *call, const char *result_json);
+
+/*
+** yaia_call_fail -- completes a service call with an error.
+**
+** error_json  any JSON value, as text; usually {"message": TEXT}. Borrowed.
+**
+** Same returns and threads as yaia_call_complete().
+*/
+YAIA_API int yaia_call_fail(yaia_call *call, const char *error_json);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* YAIA_H */

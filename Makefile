@@ -1,0 +1,149 @@
+# Yaia -- build, demo, test, bench, install.
+#
+#   make demo      build libyaia.so and the example plugins, run the example scenes
+#   make test      build and run every test suite (Swift, C, Python)
+#   make bench     benchmarks (medians, with ratios against baselines of the same run)
+#   make install PREFIX=/usr/local   library, headers and pkg-config file
+#
+# Missing system packages are installed with apt-get, missing Python packages
+# with pip; both are checked first, so a second run installs nothing.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+PREFIX     ?= /usr/local
+SWIFT      ?= swift
+CC         ?= cc
+PYTHON     ?= python3
+VERSION    := 0.1.0
+ABI_MAJOR  := 1
+
+BUILD      := .build
+REL        := $(BUILD)/release
+LIB        := $(REL)/libyaia.so
+OUT        := $(BUILD)/yaia
+PLUGINS    := $(OUT)/plugins
+TESTPLUG   := $(OUT)/test-plugins
+CBIN       := $(OUT)/bin
+
+CFLAGS     ?= -O2 -g
+CWARN      := -std=c11 -Wall -Wextra -Werror
+CINC       := -IInclude
+# Programs find libyaia.so.1 in the build folder without LD_LIBRARY_PATH.
+CLINK      := -L$(REL) -lyaia -Wl,-rpath,$(abspath $(REL)) -lpthread
+
+SWIFT_SOURCES := $(shell find Sources -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') Package.swift Include/yaia.h Include/yaia_plugin.h
+
+APT_PACKAGES := gcc make pkg-config libffi-dev libsqlite3-dev zlib1g-dev binutils
+PY_PACKAGES  := pytest
+
+export YAIA_LIBRARY    := $(abspath $(LIB))
+export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))
+export YAIA_TEST_PLUGIN_DIR := $(abspath $(TESTPLUG))
+
+.PHONY: all deps lib plugins demo test test-swift test-c test-python bench install clean
+
+all: lib plugins
+
+# ---------------------------------------------------------------- dependencies
+
+$(BUILD)/.deps: Makefile
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+	@for p in $(PY_PACKAGES); do \
+	  $(PYTHON) -c "import $$p" 2>/dev/null || $(PYTHON) -m pip install --quiet $$p; \
+	done
+	@command -v $(SWIFT) >/dev/null || { echo "swift not found: install Swift 6 (https://swift.org/install)"; exit 1; }
+	@mkdir -p $(BUILD) && touch $@
+
+deps: $(BUILD)/.deps
+
+# ---------------------------------------------------------------- library
+
+# The version script is not a dependency SwiftPM tracks: relink when it changes.
+$(LIB): $(BUILD)/.deps $(SWIFT_SOURCES)
+	@if [ -f $(LIB) ] && [ Sources/YaiaABI/yaia.map -nt $(LIB) ]; then rm -f $(LIB); fi
+	$(SWIFT) build -c release -Xswiftc -static-stdlib -Xswiftc -warnings-as-errors --product yaia
+	@ln -sf libyaia.so $(REL)/libyaia.so.$(ABI_MAJOR)
+	@touch $(LIB)
+
+lib: $(LIB)
+
+# ---------------------------------------------------------------- plugins and C programs
+
+PLUGIN_CFLAGS := $(CWARN) $(CFLAGS) $(CINC) -fPIC -shared -fvisibility=hidden
+
+$(PLUGINS)/auth.so: Examples/plugins/auth/auth.c Include/yaia_plugin.h
+	@mkdir -p $(PLUGINS)
+	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lpthread
+
+# Purpose-built plugins for the loader's failure paths (Tests/plugins/*.c).
+TEST_PLUGIN_SRC := $(wildcard Tests/plugins/*.c)
+TEST_PLUGINS    := $(patsubst Tests/plugins/%.c,$(TESTPLUG)/%.so,$(TEST_PLUGIN_SRC))
+
+$(TESTPLUG)/%.so: Tests/plugins/%.c Include/yaia_plugin.h
+	@mkdir -p $(TESTPLUG)
+	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lpthread
+
+plugins: $(PLUGINS)/auth.so
+
+$(CBIN)/login: Examples/c/login.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
+
+$(CBIN)/test_abi: Tests/c/test_abi.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
+
+$(CBIN)/bench_send: Benchmarks/bench_send.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
+
+# ---------------------------------------------------------------- demo
+
+demo: lib plugins $(CBIN)/login
+	@echo "== example/login from C, auth served by the plugin"
+	$(CBIN)/login $(PLUGINS)/auth.so
+	@echo
+	@echo "== example/login and example/feed from Python"
+	PYTHONPATH=Bindings/python $(PYTHON) Examples/python/demo.py
+
+# ---------------------------------------------------------------- tests
+
+test: test-swift test-c test-python
+
+test-swift: $(BUILD)/.deps
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(SWIFT) test --skip-build
+
+test-c: lib plugins $(TEST_PLUGINS) $(CBIN)/test_abi
+	$(CBIN)/test_abi
+
+test-python: lib plugins $(TEST_PLUGINS)
+	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
+
+# ---------------------------------------------------------------- benchmarks
+
+bench: lib $(CBIN)/bench_send
+	$(CBIN)/bench_send
+	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
+
+# ---------------------------------------------------------------- install
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libyaia.so.$(VERSION)
+	ln -sf libyaia.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libyaia.so.$(ABI_MAJOR)
+	ln -sf libyaia.so.$(ABI_MAJOR) $(DESTDIR)$(PREFIX)/lib/libyaia.so
+	install -m 644 Include/yaia.h Include/yaia_plugin.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' Bindings/c/yaia.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/yaia.pc
+
+clean:
+	rm -rf $(BUILD)

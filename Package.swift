@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// libyaia.so exports only yaia_* (version script), carries a SONAME and is
+// linked -z nodelete so that a host which dlcloses it cannot unmap Swift code
+// that other threads may still be running.
+let exportFlags: [LinkerSetting] = [
+    .unsafeFlags([
+        "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/YaiaABI/yaia.map",
+        "-Xlinker", "-soname=libyaia.so.1",
+        "-Xlinker", "-z", "-Xlinker", "nodelete",
+    ])
+]
+
+let package = Package(
+    name: "Yaia",
+    products: [
+        .library(name: "yaia", type: .dynamic, targets: ["YaiaABI"]),
+    ],
+    targets: [
+        // The hand-written headers in Include/ seen from Swift.
+        .target(name: "CYaia", path: "Sources/CYaia"),
+        .target(name: "YaiaCore"),
+        .target(name: "YaiaExamples", dependencies: ["YaiaCore"]),
+        .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "CYaia"]),
+        .target(
+            name: "YaiaABI",
+            dependencies: ["YaiaRuntime", "YaiaExamples", "CYaia"],
+            exclude: ["yaia.map"],
+            linkerSettings: exportFlags
+        ),
+        .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaExamples"]),
+        .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples"]),
+    ]
+)

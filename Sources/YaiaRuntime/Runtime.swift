@@ -1,0 +1,2 @@
+import YaiaCore
+import CYaia
