@@ -1,4 +1,161 @@
+// The C ABI of Include/yaia.h. No logic lives here: C strings and handles are
+// converted, the runtime is called, and every failure becomes an envelope.
 import CYaia
+import Glibc
+import YaiaCore
+import YaiaExamples
+import YaiaRuntime
+
+/// Runtimes by handle: a yaia_runtime * is an id, never an address.
+let runtimes = HandleTable<Runtime>(tag: 0x3)
+
+func runtime(_ rt: OpaquePointer?) -> Runtime? {
+    rt.flatMap { runtimes.get(UInt(bitPattern: $0)) }
+}
+
+let catalog = SceneCatalog(Examples.sceneTypes)
+
+/// A malloc'd, NUL-terminated copy of `value`'s canonical text.
+func cString(_ value: JSON) -> UnsafeMutablePointer<CChar>? {
+    var writer = JSONWriter()
+    writer.write(value)
+    let count = writer.bytes.count
+    guard let out = malloc(count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
+    writer.bytes.withUnsafeBytes { bytes in
+        if let base = bytes.baseAddress { memcpy(out, base, count) }
+    }
+    out[count] = 0
+    return out
+}
+
+func envelope(_ code: ErrorCode, _ message: String) -> UnsafeMutablePointer<CChar>? {
+    cString(YaiaError(code, message).envelope())
+}
+
+func badHandle() -> UnsafeMutablePointer<CChar>? {
+    envelope(.badHandle, "the runtime handle is freed, foreign or made up")
+}
+
+/// Borrows a C string as bytes.
+func bytes<T>(_ text: UnsafePointer<CChar>, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+    let n = strlen(text)
+    return text.withMemoryRebound(to: UInt8.self, capacity: n) { body(UnsafeBufferPointer(start: $0, count: n)) }
+}
+
+/// Parses a C string argument; nil text is `null_argument`.
+func parse(_ text: UnsafePointer<CChar>?, _ what: String) throws(YaiaError) -> JSON {
+    guard let text else { throw YaiaError(.nullArgument, "\(what) is NULL") }
+    return try bytes(text) { buffer in Result { () throws(YaiaError) in try JSONParser.parse(buffer) } }.get()
+}
+
+/// Runs `body` on the runtime behind `rt`, turning errors into envelopes.
+func withRuntime(_ rt: OpaquePointer?, _ body: (Runtime) throws(YaiaError) -> JSON) -> UnsafeMutablePointer<CChar>? {
+    guard let runtime = runtime(rt) else { return badHandle() }
+    do throws(YaiaError) {
+        return cString(try body(runtime))
+    } catch {
+        return cString(error.envelope())
+    }
+}
+
+@_cdecl("yaia_version")
+public func yaia_version() -> UnsafePointer<CChar>? { yaiaVersionCString }
 
 @_cdecl("yaia_abi_version")
-public func yaia_abi_version() -> Int32 { 1 }
+public func yaia_abi_version() -> Int32 { YAIA_ABI_VERSION }
+
+@_cdecl("yaia_free")
+public func yaia_free(_ p: UnsafeMutableRawPointer?) { free(p) }
+
+@_cdecl("yaia_runtime_new")
+public func yaia_runtime_new(_ config: UnsafePointer<CChar>?, _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> OpaquePointer? {
+    errorOut?.pointee = nil
+    do throws(YaiaError) {
+        let json: JSON = config == nil ? [:] : try parse(config, "config_json")
+        let runtime = try Runtime(catalog: catalog, config: json)
+        return OpaquePointer(bitPattern: runtimes.insert(runtime))
+    } catch {
+        errorOut?.pointee = cString(error.envelope())
+        return nil
+    }
+}
+
+@_cdecl("yaia_runtime_free")
+public func yaia_runtime_free(_ rt: OpaquePointer?) {
+    guard let rt else { return }
+    runtimes.remove(UInt(bitPattern: rt))?.shutDown()
+}
+
+@_cdecl("yaia_execute")
+public func yaia_execute(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+    guard let runtime = runtime(rt) else { return badHandle() }
+    guard let request else { return envelope(.nullArgument, "request_json is NULL") }
+    return cString(bytes(request) { runtime.execute($0) })
+}
+
+@_cdecl("yaia_execute_n")
+public func yaia_execute_n(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ length: Int) -> UnsafeMutablePointer<CChar>? {
+    guard let runtime = runtime(rt) else { return badHandle() }
+    guard let request else {
+        return length == 0 ? cString(runtime.execute(UnsafeBufferPointer(start: nil, count: 0)))
+            : envelope(.nullArgument, "request is NULL")
+    }
+    return request.withMemoryRebound(to: UInt8.self, capacity: length) {
+        cString(runtime.execute(UnsafeBufferPointer(start: $0, count: length)))
+    }
+}
+
+@_cdecl("yaia_receive")
+public func yaia_receive(_ rt: OpaquePointer?, _ timeout: Double) -> UnsafeMutablePointer<CChar>? {
+    guard let runtime = runtime(rt) else { return badHandle() }
+    return runtime.receive(timeout: timeout).flatMap(cString)
+}
+
+@_cdecl("yaia_open")
+public func yaia_open(_ rt: OpaquePointer?, _ scene: UnsafePointer<CChar>?, _ args: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+    withRuntime(rt) { (runtime) throws(YaiaError) in
+        guard let scene else { throw YaiaError(.nullArgument, "scene is NULL") }
+        let json: JSON = args == nil ? [:] : try parse(args, "args_json")
+        guard case .object = json else { throw YaiaError(.notAnObject, "args_json must be an object, not \(json.kindName)") }
+        return try runtime.open(String(cString: scene), args: json)
+    }
+}
+
+@_cdecl("yaia_send")
+public func yaia_send(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+    withRuntime(rt) { (runtime) throws(YaiaError) in
+        try runtime.send(scene: scene, action: try Action(json: try parse(action, "action_json")))
+    }
+}
+
+@_cdecl("yaia_resolve")
+public func yaia_resolve(_ rt: OpaquePointer?, _ effect: Int64, _ outcome: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+    withRuntime(rt) { (runtime) throws(YaiaError) in
+        let json = try parse(outcome, "outcome_json")
+        guard case .object(let o) = json else { throw YaiaError(.notAnObject, "outcome_json must be an object") }
+        switch (o["result"], o["error"]) {
+        case (let result?, nil): return try runtime.resolve(effect: effect, outcome: .success(result))
+        case (nil, let error?): return try runtime.resolve(effect: effect, outcome: .failure(error))
+        default: throw YaiaError(.badRequest, "outcome_json needs exactly one of \"result\" and \"error\"")
+        }
+    }
+}
+
+@_cdecl("yaia_add_service")
+public func yaia_add_service(_ rt: OpaquePointer?, _ service: UnsafePointer<yaia_service>?) -> UnsafeMutablePointer<CChar>? {
+    withRuntime(rt) { (runtime) throws(YaiaError) in
+        let entry = try ServiceEntry(service, origin: .host)
+        try runtime.addService(entry)
+        return ["ok": true, "service": .string(entry.name)]
+    }
+}
+
+@_cdecl("yaia_call_complete")
+public func yaia_call_complete(_ call: OpaquePointer?, _ result: UnsafePointer<CChar>?) -> Int32 {
+    completeCall(call, result, failed: false)
+}
+
+@_cdecl("yaia_call_fail")
+public func yaia_call_fail(_ call: OpaquePointer?, _ error: UnsafePointer<CChar>?) -> Int32 {
+    completeCall(call, error, failed: true)
+}

@@ -1,0 +1,325 @@
+/// RFC 8259 JSON parsing over UTF-8 bytes.
+///
+/// Strict: no comments, trailing commas, single quotes, leading zeros, NaN or
+/// infinities; the text must be valid UTF-8 with no byte order mark; `\u`
+/// escapes must pair surrogates. Duplicate keys: the last one wins. Numbers
+/// outside the range of a double are refused, not turned into infinity.
+/// Nesting deeper than `maxDepth` is refused before it can exhaust the stack.
+public struct JSONParser {
+    public static let defaultMaxDepth = 512
+
+    /// Parses one JSON text. Errors have code `invalid_json` and name the byte offset.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
+        parser.skipSpace()
+        let value = try parser.parseValue(depth: 0)
+        parser.skipSpace()
+        if parser.index < bytes.count {
+            throw parser.fail("unexpected \(parser.describeByte()) after the JSON value")
+        }
+        return value
+    }
+
+    public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
+        var text = text
+        // withUTF8 rethrows untyped errors; carry the typed one out in a Result.
+        return try text.withUTF8 { buffer in Result { () throws(YaiaError) in try parse(buffer, maxDepth: maxDepth) } }.get()
+    }
+
+    public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
+        try bytes.withUnsafeBufferPointer { buffer in Result { () throws(YaiaError) in try parse(buffer, maxDepth: maxDepth) } }.get()
+    }
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maxDepth: Int
+    var index = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    // MARK: errors
+
+    func fail(_ message: String, at offset: Int? = nil) -> YaiaError {
+        let offset = offset ?? index
+        var line = 1
+        var column = 1
+        for i in 0..<Swift.min(offset, bytes.count) {
+            if bytes[i] == 0x0A { line += 1; column = 1 } else { column += 1 }
+        }
+        return YaiaError(.invalidJSON, "invalid JSON: \(message) at byte \(offset) (line \(line), column \(column))")
+    }
+
+    func describeByte() -> String {
+        guard index < bytes.count else { return "end of text" }
+        let c = bytes[index]
+        if c >= 0x21 && c < 0x7F { return "'\(Character(Unicode.Scalar(c)))'" }
+        return "byte 0x" + String(c, radix: 16, uppercase: true)
+    }
+
+    // MARK: grammar
+
+    @inline(__always)
+    mutating func skipSpace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseValue(depth: Int) throws(YaiaError) -> JSON {
+        guard index < bytes.count else { throw fail("unexpected end of text, expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBB && bytes[index + 2] == 0xBF:
+            throw fail("a byte order mark is not allowed")
+        default: throw fail("unexpected \(describeByte()), expected a value")
+        }
+    }
+
+    mutating func literal(_ word: StaticString) throws(YaiaError) {
+        let n = word.utf8CodeUnitCount
+        let start = word.utf8Start
+        guard index + n <= bytes.count else { throw fail("invalid literal") }
+        for i in 0..<n where bytes[index + i] != start[i] {
+            throw fail("invalid literal")
+        }
+        index += n
+    }
+
+    mutating func parseObject(depth: Int) throws(YaiaError) -> JSON {
+        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
+        index += 1
+        var object = JSONObject(minimumCapacity: 4)
+        skipSpace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(object)
+        }
+        while true {
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw fail("unexpected \(describeByte()), expected a string key")
+            }
+            let key = try parseString()
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw fail("unexpected \(describeByte()), expected ':'")
+            }
+            index += 1
+            skipSpace()
+            object[key] = try parseValue(depth: depth)
+            skipSpace()
+            guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or '}'") }
+            let c = bytes[index]
+            index += 1
+            if c == UInt8(ascii: ",") { continue }
+            if c == UInt8(ascii: "}") { return .object(object) }
+            index -= 1
+            throw fail("unexpected \(describeByte()), expected ',' or '}'")
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(YaiaError) -> JSON {
+        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
+        index += 1
+        var array: [JSON] = []
+        skipSpace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(array)
+        }
+        while true {
+            skipSpace()
+            array.append(try parseValue(depth: depth))
+            skipSpace()
+            guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or ']'") }
+            let c = bytes[index]
+            index += 1
+            if c == UInt8(ascii: ",") { continue }
+            if c == UInt8(ascii: "]") { return .array(array) }
+            index -= 1
+            throw fail("unexpected \(describeByte()), expected ',' or ']'")
+        }
+    }
+
+    mutating func parseString() throws(YaiaError) -> String {
+        let open = index
+        index += 1
+        let start = index
+        var ascii = true
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let c = bytes[index]
+            if c == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                if ascii { return String(decoding: slice, as: UTF8.self) }
+                guard let s = String(validating: slice, as: UTF8.self) else {
+                    throw fail("the string is not valid UTF-8", at: open)
+                }
+                return s
+            }
+            if c == UInt8(ascii: "\\") { break }
+            if c < 0x20 { throw fail("unescaped control character in a string") }
+            if c >= 0x80 { ascii = false }
+            index += 1
+        }
+        guard index < bytes.count else { throw fail("unterminated string", at: open) }
+
+        var buffer: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let c = bytes[index]
+            if c == UInt8(ascii: "\"") {
+                index += 1
+                guard let s = String(validating: buffer, as: UTF8.self) else {
+                    throw fail("the string is not valid UTF-8", at: open)
+                }
+                return s
+            }
+            if c < 0x20 { throw fail("unescaped control character in a string") }
+            if c != UInt8(ascii: "\\") {
+                buffer.append(c)
+                index += 1
+                continue
+            }
+            index += 1
+            guard index < bytes.count else { break }
+            let e = bytes[index]
+            index += 1
+            switch e {
+            case UInt8(ascii: "\""): buffer.append(0x22)
+            case UInt8(ascii: "\\"): buffer.append(0x5C)
+            case UInt8(ascii: "/"): buffer.append(0x2F)
+            case UInt8(ascii: "b"): buffer.append(0x08)
+            case UInt8(ascii: "f"): buffer.append(0x0C)
+            case UInt8(ascii: "n"): buffer.append(0x0A)
+            case UInt8(ascii: "r"): buffer.append(0x0D)
+            case UInt8(ascii: "t"): buffer.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4()
+                if scalar >= 0xD800 && scalar < 0xDC00 {
+                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        throw fail("a high surrogate escape must be followed by a low surrogate escape")
+                    }
+                    index += 2
+                    let low = try hex4()
+                    guard low >= 0xDC00 && low < 0xE000 else {
+                        throw fail("a high surrogate escape must be followed by a low surrogate escape")
+                    }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if scalar >= 0xDC00 && scalar < 0xE000 {
+                    throw fail("a lone low surrogate escape")
+                }
+                appendUTF8(scalar, to: &buffer)
+            default:
+                index -= 1
+                throw fail("invalid escape \\\(describeByte())")
+            }
+        }
+        throw fail("unterminated string", at: open)
+    }
+
+    mutating func hex4() throws(YaiaError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw fail("a \\u escape needs four hex digits") }
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            let c = bytes[index]
+            let d: UInt8
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): d = c - 48
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): d = c - 87
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): d = c - 55
+            default: throw fail("a \\u escape needs four hex digits")
+            }
+            v = v << 4 | UInt32(d)
+            index += 1
+        }
+        return v
+    }
+
+    mutating func parseNumber() throws(YaiaError) -> JSON {
+        let start = index
+        var negative = false
+        if bytes[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("a number needs digits") }
+        var magnitude: UInt64 = 0
+        var overflow = false
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count && isDigit(bytes[index]) { throw fail("leading zeros are not allowed") }
+        } else {
+            while index < bytes.count && isDigit(bytes[index]) {
+                let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (m2, o2) = m1.addingReportingOverflow(UInt64(bytes[index] - 48))
+                overflow = overflow || o1 || o2
+                magnitude = m2
+                index += 1
+            }
+        }
+        var integral = true
+        if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
+            integral = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("a fraction needs digits") }
+            while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
+            integral = false
+            index += 1
+            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("an exponent needs digits") }
+            while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+        }
+        if integral && !overflow {
+            if negative {
+                if magnitude <= UInt64(Int64.max) { return .int(-Int64(magnitude)) }
+                if magnitude == UInt64(Int64.max) + 1 { return .int(Int64.min) }
+            } else {
+                if magnitude <= UInt64(Int64.max) { return .int(Int64(magnitude)) }
+                return .uint(magnitude)
+            }
+        }
+        // Swift's own parser: correctly rounded and independent of the C locale.
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let d = Double(text), d.isFinite else {
+            throw fail("the number is beyond the range of a double", at: start)
+        }
+        return .double(d)
+    }
+
+    /// `scalar` is a valid code point here: surrogates were paired or refused above.
+    func appendUTF8(_ scalar: UInt32, to buffer: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            buffer.append(UInt8(scalar))
+        case 0x80..<0x800:
+            buffer.append(UInt8(0xC0 | scalar >> 6))
+            buffer.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            buffer.append(UInt8(0xE0 | scalar >> 12))
+            buffer.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            buffer.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            buffer.append(UInt8(0xF0 | scalar >> 18))
+            buffer.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            buffer.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            buffer.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    @inline(__always)
+    func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+}

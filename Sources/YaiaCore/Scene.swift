@@ -1,0 +1,166 @@
+/// A value that has a JSON form.
+public protocol JSONRepresentable {
+    var json: JSON { get }
+}
+
+extension JSON: JSONRepresentable {
+    public var json: JSON { self }
+}
+
+/// A scene's typed actions, read from Flux Standard Actions.
+public protocol SceneAction: Sendable {
+    /// Throws `unknown_action` for a type the scene does not know and
+    /// `bad_payload` (with `at` inside the action) for a payload of the wrong shape.
+    init(_ action: Action) throws(YaiaError)
+}
+
+/// The logic of a scene: a value-type State with a pure reducer.
+///
+/// `reduce` must be pure: no IO, no clock, no randomness, no threads. IO is
+/// returned as `.effect` commands and navigation as `.route` commands.
+public protocol SceneState: Sendable, Equatable, JSONRepresentable {
+    associatedtype Action: SceneAction
+    associatedtype ViewModel: JSONRepresentable & Equatable & Sendable
+
+    /// The scene type's name in the catalog, such as "example/login".
+    static var name: String { get }
+
+    /// A fresh state from open arguments (`{}` when none were given).
+    /// Throws `bad_args` for arguments it cannot use.
+    init(args: JSON) throws(YaiaError)
+
+    /// Reads a state back from its `json` form (for snapshots).
+    init(json: JSON) throws(YaiaError)
+
+    mutating func reduce(_ action: Action) -> [Command]
+
+    /// What a UI renders: a pure function of the state.
+    var viewModel: ViewModel { get }
+}
+
+/// A scene type, erased: opens typed states behind JSON.
+public struct SceneType: Sendable {
+    public let name: String
+    let make: @Sendable (JSON) throws(YaiaError) -> SceneValue
+    let restore: @Sendable (JSON) throws(YaiaError) -> SceneValue
+
+    public init<S: SceneState>(_ type: S.Type) {
+        name = S.name
+        make = { (args) throws(YaiaError) in SceneValue(try S(args: args)) }
+        restore = { (json) throws(YaiaError) in SceneValue(try S(json: json)) }
+    }
+
+    public func open(args: JSON = [:]) throws(YaiaError) -> SceneValue { try make(args) }
+    public func restore(state: JSON) throws(YaiaError) -> SceneValue { try restore(state) }
+}
+
+/// A typed scene state driven with JSON: the type erasure between the typed
+/// world of a reducer and the JSON world of the ABI.
+public struct SceneValue: Sendable, Equatable {
+    public private(set) var state: any SceneState
+
+    public init<S: SceneState>(_ state: S) { self.state = state }
+
+    public var name: String { type(of: state).name }
+
+    /// Checks that the scene can read `action`, without reducing it.
+    public func check(_ action: Action) throws(YaiaError) {
+        func open<S: SceneState>(_: S) throws(YaiaError) { _ = try S.Action(action) }
+        try open(state)
+    }
+
+    /// Reduces `action`; on error the state is unchanged.
+    public mutating func reduce(_ action: Action) throws(YaiaError) -> [Command] {
+        func open<S: SceneState>(_ s: inout S) throws(YaiaError) -> [Command] {
+            let typed = try S.Action(action)
+            return s.reduce(typed)
+        }
+        return try open(&state)
+    }
+
+    public var viewModel: JSON { state.viewModel.json }
+    public var json: JSON { state.json }
+
+    public static func == (a: SceneValue, b: SceneValue) -> Bool {
+        func equal<S: SceneState>(_ x: S) -> Bool { (b.state as? S) == x }
+        return equal(a.state)
+    }
+}
+
+/// Scene types by name.
+public struct SceneCatalog: Sendable {
+    private var types: [String: SceneType] = [:]
+
+    public init() {}
+
+    public init(_ types: [SceneType]) {
+        for t in types { register(t) }
+    }
+
+    /// Registers a type; a later registration of the same name replaces it.
+    public mutating func register(_ type: SceneType) { types[type.name] = type }
+
+    public mutating func register<S: SceneState>(_ type: S.Type) { register(SceneType(type)) }
+
+    public subscript(name: String) -> SceneType? { types[name] }
+
+    public var names: [String] { types.keys.sorted { compareKeys($0, $1) < 0 } }
+}
+
+// MARK: - Helpers for reading payloads in SceneAction initializers
+
+extension Action {
+    /// The payload as a string, or `bad_payload`.
+    public func stringPayload() throws(YaiaError) -> String {
+        guard case .string(let s)? = payload else {
+            throw YaiaError(.badPayload, "\(type) takes a string payload, not \(payload?.kindName ?? "none")", at: "/payload")
+        }
+        return s
+    }
+
+    /// The payload as an object, or `bad_payload`.
+    public func objectPayload() throws(YaiaError) -> JSONObject {
+        guard case .object(let o)? = payload else {
+            throw YaiaError(.badPayload, "\(type) takes an object payload, not \(payload?.kindName ?? "none")", at: "/payload")
+        }
+        return o
+    }
+
+    /// A required member of an object payload.
+    public func member(_ key: String, of o: JSONObject) throws(YaiaError) -> JSON {
+        guard let v = o[key] else {
+            throw YaiaError(.badPayload, "\(type) needs \"\(key)\" in its payload", at: "/payload/" + JSONPointer.token(key))
+        }
+        return v
+    }
+
+    /// `unknown_action` for this action.
+    public var unknown: YaiaError {
+        YaiaError(.unknownAction, "unknown action type \"\(type)\"", at: "/type")
+    }
+}
+
+extension JSONObject {
+    /// Reads a member that must be a string or null; `bad_state` otherwise.
+    public func optionalString(_ key: String, code: ErrorCode = .badState) throws(YaiaError) -> String? {
+        switch self[key] {
+        case nil, .null?: return nil
+        case .string(let s)?: return s
+        case let other?: throw YaiaError(code, "\"\(key)\" must be a string, not \(other.kindName)", at: "/" + JSONPointer.token(key))
+        }
+    }
+
+    public func string(_ key: String, code: ErrorCode = .badState) throws(YaiaError) -> String {
+        guard let s = try optionalString(key, code: code) else {
+            throw YaiaError(code, "\"\(key)\" must be a string", at: "/" + JSONPointer.token(key))
+        }
+        return s
+    }
+
+    public func bool(_ key: String, code: ErrorCode = .badState) throws(YaiaError) -> Bool {
+        guard case .bool(let b)? = self[key] else {
+            throw YaiaError(code, "\"\(key)\" must be a boolean", at: "/" + JSONPointer.token(key))
+        }
+        return b
+    }
+}

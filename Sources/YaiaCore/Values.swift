@@ -1,0 +1,120 @@
+/// A value entering a scene: a Flux Standard Action.
+public struct Action: Sendable, Equatable {
+    public var type: String
+    public var payload: JSON?
+    /// FSA: true when `payload` describes a failure (catch actions set it).
+    public var error: Bool
+    public var meta: JSON?
+
+    public init(_ type: String, payload: JSON? = nil, error: Bool = false, meta: JSON? = nil) {
+        self.type = type
+        self.payload = payload
+        self.error = error
+        self.meta = meta
+    }
+
+    /// Reads an action object; `at` locates it in the request for errors.
+    public init(json: JSON, at pointer: String = "") throws(YaiaError) {
+        guard case .object(let o) = json else {
+            throw YaiaError(.notAnObject, "an action must be an object, not \(json.kindName)", at: pointer)
+        }
+        guard case .string(let type)? = o["type"] else {
+            throw YaiaError(.missingActionType, "the action has no string \"type\"", at: JSONPointer.appending(pointer, "type"))
+        }
+        var error = false
+        if let e = o["error"] {
+            guard case .bool(let b) = e else {
+                throw YaiaError(.badPayload, "the action's \"error\" must be a boolean", at: JSONPointer.appending(pointer, "error"))
+            }
+            error = b
+        }
+        self.init(type, payload: o["payload"], error: error, meta: o["meta"])
+    }
+
+    public var json: JSON {
+        var o: JSONObject = ["type": .string(type)]
+        if let payload { o["payload"] = payload }
+        if error { o["error"] = true }
+        if let meta { o["meta"] = meta }
+        return .object(o)
+    }
+}
+
+/// An IO request, as data. Its outcome comes back as the `then` action
+/// (payload: the result) or the `catch` action (payload: the error, with
+/// `error: true`). Without a `then` or `catch`, that outcome is dropped.
+public struct Effect: Sendable, Equatable {
+    public var service: String
+    public var op: String
+    public var args: JSON
+    public var then: String?
+    public var `catch`: String?
+
+    public init(service: String, op: String, args: JSON = .null, then: String? = nil, catch: String? = nil) {
+        self.service = service
+        self.op = op
+        self.args = args
+        self.then = then
+        self.catch = `catch`
+    }
+
+    public var json: JSON {
+        var o: JSONObject = ["service": .string(service), "op": .string(op), "args": args]
+        if let then { o["then"] = .string(then) }
+        if let `catch` { o["catch"] = .string(`catch`) }
+        return .object(o)
+    }
+
+    /// The action that delivers an outcome, if the effect asked for one.
+    public func outcomeAction(_ outcome: Outcome) -> Action? {
+        switch outcome {
+        case .success(let result): return then.map { Action($0, payload: result) }
+        case .failure(let error): return self.catch.map { Action($0, payload: error, error: true) }
+        }
+    }
+}
+
+/// How an effect ended: with a result or with an error value.
+public enum Outcome: Sendable, Equatable {
+    case success(JSON)
+    case failure(JSON)
+}
+
+/// Navigation intent: where to go, not how.
+public enum Route: Sendable, Equatable {
+    case push(String, args: JSON? = nil)
+    case present(String, args: JSON? = nil)
+    case replace(String, args: JSON? = nil)
+    case pop(result: JSON? = nil)
+    case dismiss(result: JSON? = nil)
+
+    /// `{"push": NAME, "args": ...}`, `{"pop": true, "result": ...}`, and so on.
+    public var json: JSON {
+        var o = JSONObject()
+        switch self {
+        case .push(let scene, let args), .present(let scene, let args), .replace(let scene, let args):
+            o[kind] = .string(scene)
+            if let args { o["args"] = args }
+        case .pop(let result), .dismiss(let result):
+            o[kind] = true
+            if let result { o["result"] = result }
+        }
+        return .object(o)
+    }
+
+    public var kind: String {
+        switch self {
+        case .push: return "push"
+        case .present: return "present"
+        case .replace: return "replace"
+        case .pop: return "pop"
+        case .dismiss: return "dismiss"
+        }
+    }
+}
+
+/// What a reducer asks for.
+public enum Command: Sendable, Equatable {
+    case effect(Effect)
+    case route(Route)
+}

@@ -1,0 +1,98 @@
+/// A stable error code: the part of an error envelope programs may rely on.
+public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    public static let invalidJSON = ErrorCode(rawValue: "invalid_json")
+    public static let notAnObject = ErrorCode(rawValue: "not_an_object")
+    public static let nullArgument = ErrorCode(rawValue: "null_argument")
+    public static let badHandle = ErrorCode(rawValue: "bad_handle")
+    public static let unknownOp = ErrorCode(rawValue: "unknown_op")
+    public static let badRequest = ErrorCode(rawValue: "bad_request")
+    public static let badConfig = ErrorCode(rawValue: "bad_config")
+    public static let unknownScene = ErrorCode(rawValue: "unknown_scene")
+    public static let noSuchScene = ErrorCode(rawValue: "no_such_scene")
+    public static let badArgs = ErrorCode(rawValue: "bad_args")
+    public static let missingActionType = ErrorCode(rawValue: "missing_action_type")
+    public static let unknownAction = ErrorCode(rawValue: "unknown_action")
+    public static let badPayload = ErrorCode(rawValue: "bad_payload")
+    public static let badState = ErrorCode(rawValue: "bad_state")
+    public static let noSuchEffect = ErrorCode(rawValue: "no_such_effect")
+    public static let effectAlreadyResolved = ErrorCode(rawValue: "effect_already_resolved")
+    public static let effectNotPending = ErrorCode(rawValue: "effect_not_pending")
+    public static let badService = ErrorCode(rawValue: "bad_service")
+    public static let duplicateService = ErrorCode(rawValue: "duplicate_service")
+    public static let badResult = ErrorCode(rawValue: "bad_result")
+    public static let pluginNotFound = ErrorCode(rawValue: "plugin_not_found")
+    public static let pluginNotLoadable = ErrorCode(rawValue: "plugin_not_loadable")
+    public static let pluginNoEntry = ErrorCode(rawValue: "plugin_no_entry")
+    public static let pluginABIMismatch = ErrorCode(rawValue: "plugin_abi_mismatch")
+    public static let pluginInitFailed = ErrorCode(rawValue: "plugin_init_failed")
+    public static let `internal` = ErrorCode(rawValue: "internal")
+}
+
+/// Every failure Yaia reports: a stable code, a message for people, and where
+/// in the input the fault lies (a JSON Pointer), when it lies in the input.
+public struct YaiaError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var message: String
+    public var at: String?
+
+    public init(_ code: ErrorCode, _ message: String, at: String? = nil) {
+        self.code = code
+        self.message = message
+        self.at = at
+    }
+
+    /// The same error, located under `prefix` (a JSON Pointer).
+    public func nested(under prefix: String) -> YaiaError {
+        var copy = self
+        copy.at = prefix + (at ?? "")
+        return copy
+    }
+
+    /// `{"code", "message", "at"?}`.
+    public var json: JSON {
+        var o: JSONObject = ["code": .string(code.rawValue), "message": .string(message)]
+        if let at { o["at"] = .string(at) }
+        return .object(o)
+    }
+
+    /// `{"ok": false, "error": {...}}`, with `tag` echoed when given.
+    public func envelope(tag: JSON? = nil) -> JSON {
+        var o: JSONObject = ["ok": false, "error": json]
+        if let tag { o["tag"] = tag }
+        return .object(o)
+    }
+
+    public var description: String {
+        "\(code): \(message)" + (at.map { " (at \($0))" } ?? "")
+    }
+}
+
+/// RFC 6901 JSON Pointer helpers.
+public enum JSONPointer {
+    /// Escapes one reference token: `~` as `~0`, `/` as `~1`.
+    public static func token(_ key: String) -> String {
+        guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
+        return key.replacingTildeAndSlash()
+    }
+
+    public static func appending(_ pointer: String, _ key: String) -> String { pointer + "/" + token(key) }
+    public static func appending(_ pointer: String, _ index: Int) -> String { pointer + "/" + String(index) }
+}
+
+extension String {
+    fileprivate func replacingTildeAndSlash() -> String {
+        var out = ""
+        for ch in self {
+            switch ch {
+            case "~": out += "~0"
+            case "/": out += "~1"
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+}

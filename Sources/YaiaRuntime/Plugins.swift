@@ -1,0 +1,160 @@
+import CYaia
+import Glibc
+import YaiaCore
+
+/// What a runtime knows of a loaded plugin.
+public struct PluginInfo: Sendable, Equatable {
+    public let name: String
+    public let version: String
+    public let path: String
+    public let abi: UInt32
+    public let services: [String]
+
+    var json: JSON {
+        ["name": .string(name), "version": .string(version), "path": .string(path), "abi": .int(Int64(abi)),
+         "services": .array(services.map(JSON.string))]
+    }
+}
+
+/// The plugin ABI versions this host offers, ascending.
+let offeredABIVersions: [UInt32] = [1]
+
+/// One plugin's setup() in progress: what `yaia_host *` points at (as a handle).
+final class LoadSession: @unchecked Sendable {
+    let pluginName: String
+    let lock = Lock()
+    var active = true
+    var staged: [ServiceEntry] = []
+    var error: String?
+    /// A registration refused during setup fails the whole load.
+    var refusal: YaiaError?
+    let taken: Set<String>
+
+    init(pluginName: String, taken: Set<String>) {
+        self.pluginName = pluginName
+        self.taken = taken
+    }
+}
+
+/// Sessions by handle. Kept after setup so that log() can still name the plugin.
+let hosts = HandleTable<LoadSession>(tag: 0x9)
+
+func session(_ host: OpaquePointer?) -> LoadSession? {
+    guard let host else { return nil }
+    return hosts.get(UInt(bitPattern: host))
+}
+
+/// The host API table: one, constant, for the life of the process.
+nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
+    let table = UnsafeMutablePointer<yaia_host_api>.allocate(capacity: 1)
+    table.initialize(to: yaia_host_api(
+        size: MemoryLayout<yaia_host_api>.size,
+        abi_version: 1,
+        host_version: yaiaVersionCString,
+        add_service: { host, service in
+            guard let s = session(host) else { return YAIA_ERR_STATE }
+            return s.lock.withLock { () -> Int32 in
+                guard s.active else { return YAIA_ERR_STATE }
+                do throws(YaiaError) {
+                    let entry = try ServiceEntry(service, origin: .plugin(s.pluginName))
+                    if s.taken.contains(entry.name) || s.staged.contains(where: { $0.name == entry.name }) {
+                        s.refusal = s.refusal ?? YaiaError(.duplicateService, "plugin \(s.pluginName) registers service \"\(entry.name)\", which is already registered")
+                        return YAIA_ERR_EXISTS
+                    }
+                    s.staged.append(entry)
+                    return YAIA_OK
+                } catch {
+                    s.refusal = s.refusal ?? YaiaError(.badService, "plugin \(s.pluginName): \(error.message)")
+                    return YAIA_ERR_ARGUMENT
+                }
+            }
+        },
+        call_complete: { call, text in completeCall(call, text, failed: false) },
+        call_fail: { call, text in completeCall(call, text, failed: true) },
+        log: { host, level, message in
+            let source = session(host)?.pluginName ?? "plugin"
+            let text = message.map { String(cString: $0) } ?? ""
+            Log.write(Log.Level(rawValue: max(0, min(level, 3))) ?? .warning, source, text)
+        },
+        set_error: { host, message in
+            guard let s = session(host) else { return }
+            s.lock.withLock {
+                if s.active { s.error = message.map { String(cString: $0) } ?? "unknown error" }
+            }
+        }
+    ))
+    return table
+}()
+
+/// The static version string, NUL-terminated, never freed.
+nonisolated(unsafe) public let yaiaVersionCString: UnsafePointer<CChar> = {
+    let text = yaiaVersion
+    let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: text.utf8.count + 1)
+    _ = text.withCString { strcpy(buffer, $0) }
+    return UnsafePointer(buffer)
+}()
+
+public let yaiaVersion = "0.1.0"
+
+typealias PluginInit = @convention(c) (UnsafePointer<yaia_plugin_offer>?) -> UnsafePointer<yaia_plugin>?
+
+/// Loads a plugin: dlopen, negotiate, setup. The services it registers are
+/// returned, not yet added: the caller commits them atomically.
+func loadPlugin(path: String, config: JSON, taken: Set<String>) throws(YaiaError) -> (PluginInfo, [ServiceEntry]) {
+    guard access(path, F_OK) == 0 else {
+        throw YaiaError(.pluginNotFound, "no plugin file at \(path)")
+    }
+    // Never dlclose: the image may hold threads and code still referenced.
+    guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
+        throw YaiaError(.pluginNotLoadable, "cannot load plugin \(path): \(reason)")
+    }
+    guard let symbol = dlsym(handle, YAIA_PLUGIN_ENTRY) else {
+        throw YaiaError(.pluginNoEntry, "plugin \(path) does not export \(YAIA_PLUGIN_ENTRY)")
+    }
+    let entry = unsafeBitCast(symbol, to: PluginInit.self)
+
+    let answer = offeredABIVersions.withUnsafeBufferPointer { versions -> UnsafePointer<yaia_plugin>? in
+        var offer = yaia_plugin_offer(size: MemoryLayout<yaia_plugin_offer>.size, abi_versions: versions.baseAddress,
+                                      abi_version_count: versions.count, host_version: yaiaVersionCString)
+        return entry(&offer)
+    }
+    guard let answer else {
+        throw YaiaError(.pluginABIMismatch, "plugin \(path) supports none of the offered ABI versions \(offeredABIVersions)")
+    }
+    let minimum = MemoryLayout<yaia_plugin>.size
+    guard answer.pointee.size >= minimum else {
+        throw YaiaError(.pluginABIMismatch, "plugin \(path) answered with a descriptor of \(answer.pointee.size) bytes; ABI v1 needs \(minimum)")
+    }
+    let descriptor = answer.pointee
+    guard offeredABIVersions.contains(descriptor.abi_version) else {
+        throw YaiaError(.pluginABIMismatch, "plugin \(path) chose ABI version \(descriptor.abi_version), which was not offered")
+    }
+    guard let rawName = descriptor.name, let setup = descriptor.setup else {
+        throw YaiaError(.pluginABIMismatch, "plugin \(path) answered without a name or a setup function")
+    }
+    let name = String(cString: rawName)
+    do {
+        try ServiceEntry.validate(name: name, what: "plugin", code: .pluginABIMismatch)
+    }
+    let version = descriptor.version.map { String(cString: $0) } ?? ""
+
+    let session = LoadSession(pluginName: name, taken: taken)
+    let host = hosts.insert(session)
+    let status = config.serialized().withCString { setup(OpaquePointer(bitPattern: host), hostAPI, $0) }
+    let (staged, error, refusal) = session.lock.withLock { () -> ([ServiceEntry], String?, YaiaError?) in
+        session.active = false
+        return (session.staged, session.error, session.refusal)
+    }
+    func withdraw() { for s in staged { s.release?(s.ctx) } }
+    if status != 0 {
+        withdraw()
+        throw YaiaError(.pluginInitFailed, "plugin \(name) failed to set up: \(error ?? "setup returned \(status)")")
+    }
+    if let refusal {
+        withdraw()
+        throw refusal
+    }
+    let info = PluginInfo(name: name, version: version, path: path, abi: descriptor.abi_version, services: staged.map(\.name))
+    return (info, staged)
+}

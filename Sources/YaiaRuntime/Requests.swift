@@ -1,0 +1,98 @@
+import YaiaCore
+
+/// The JSON request protocol of `yaia_execute` (see docs/abi.md).
+extension Runtime {
+    /// Performs a request given as JSON text; answers with a response or an
+    /// error envelope, never throws.
+    public func execute(_ bytes: UnsafeBufferPointer<UInt8>) -> JSON {
+        let request: JSON
+        do throws(YaiaError) {
+            request = try JSONParser.parse(bytes)
+        } catch {
+            return error.envelope()
+        }
+        return execute(request)
+    }
+
+    public func execute(_ request: JSON) -> JSON {
+        guard case .object(let o) = request else {
+            return YaiaError(.notAnObject, "a request must be a JSON object, not \(request.kindName)").envelope()
+        }
+        let tag = o["tag"]
+        do throws(YaiaError) {
+            var response = try handle(o)
+            if let tag, case .object(var r) = response {
+                r["tag"] = tag
+                response = .object(r)
+            }
+            return response
+        } catch {
+            return error.envelope(tag: tag)
+        }
+    }
+
+    private func handle(_ o: JSONObject) throws(YaiaError) -> JSON {
+        guard let opValue = o["op"] else { throw YaiaError(.badRequest, "the request has no \"op\"", at: "/op") }
+        guard case .string(let op) = opValue else {
+            throw YaiaError(.badRequest, "\"op\" must be a string, not \(opValue.kindName)", at: "/op")
+        }
+        switch op {
+        case "open":
+            let args = o["args"] ?? [:]
+            guard case .object = args else { throw YaiaError(.notAnObject, "\"args\" must be an object, not \(args.kindName)", at: "/args") }
+            return try open(try o.requestString("scene"), args: args)
+        case "send":
+            guard let actionValue = o["action"] else { throw YaiaError(.badRequest, "send needs an \"action\"", at: "/action") }
+            let action: Action
+            do { action = try Action(json: actionValue, at: "/action") }
+            do throws(YaiaError) {
+                return try send(scene: try o.requestInteger("scene"), action: action)
+            } catch {
+                // The scene locates faults within the action.
+                throw error.at == nil ? error : error.nested(under: "/action")
+            }
+        case "resolve":
+            let id = try o.requestInteger("effect")
+            switch (o["result"], o["error"]) {
+            case (let result?, nil): return try resolve(effect: id, outcome: .success(result))
+            case (nil, let error?): return try resolve(effect: id, outcome: .failure(error))
+            default: throw YaiaError(.badRequest, "resolve needs exactly one of \"result\" and \"error\"")
+            }
+        case "state":
+            return try state(scene: try o.requestInteger("scene"))
+        case "close":
+            let id = try o.requestInteger("scene")
+            try close(scene: id)
+            return ["ok": true, "scene": .int(id), "closed": true]
+        case "scenes":
+            return sceneList()
+        case "services":
+            return serviceList()
+        case "load_plugin":
+            let config = o["config"] ?? [:]
+            guard case .object = config else { throw YaiaError(.notAnObject, "\"config\" must be an object", at: "/config") }
+            let info = try loadPlugin(path: try o.requestString("path"), config: config)
+            return ["ok": true, "plugin": info.json]
+        default:
+            throw YaiaError(.unknownOp, "unknown op \"\(op)\"", at: "/op")
+        }
+    }
+}
+
+extension JSONObject {
+    func requestString(_ key: String) throws(YaiaError) -> String {
+        guard let v = self[key] else { throw YaiaError(.badRequest, "the request needs \"\(key)\"", at: "/" + key) }
+        guard case .string(let s) = v else {
+            throw YaiaError(.badRequest, "\"\(key)\" must be a string, not \(v.kindName)", at: "/" + key)
+        }
+        return s
+    }
+
+    func requestInteger(_ key: String) throws(YaiaError) -> Int64 {
+        guard let v = self[key] else { throw YaiaError(.badRequest, "the request needs \"\(key)\"", at: "/" + key) }
+        guard let i = v.int64Value else {
+            throw YaiaError(.badRequest, "\"\(key)\" must be a whole number, not \(v.kindName == "a number" ? "a fraction" : v.kindName)", at: "/" + key)
+        }
+        return i
+    }
+}
