@@ -15,17 +15,11 @@ func runtime(_ rt: OpaquePointer?) -> Runtime? {
 
 let catalog = SceneCatalog(Examples.sceneTypes)
 
-/// A malloc'd, NUL-terminated copy of `value`'s canonical text.
+/// `value`'s canonical text as a malloc'd C string (freed by yaia_free).
 func cString(_ value: JSON) -> UnsafeMutablePointer<CChar>? {
     var writer = JSONWriter()
     writer.write(value)
-    let count = writer.bytes.count
-    guard let out = malloc(count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
-    writer.bytes.withUnsafeBytes { bytes in
-        if let base = bytes.baseAddress { memcpy(out, base, count) }
-    }
-    out[count] = 0
-    return out
+    return writer.takeCString()
 }
 
 func envelope(_ code: ErrorCode, _ message: String) -> UnsafeMutablePointer<CChar>? {

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A JSON value (RFC 8259).
 ///
 /// Numbers keep their kind: integer literals that fit `Int64` are `.int`,
@@ -22,6 +26,11 @@ public struct JSONObject: Sendable {
     public struct Member: Sendable {
         public var key: String
         public var value: JSON
+
+        public init(key: String, value: JSON) {
+            self.key = key
+            self.value = value
+        }
     }
 
     var members: [Member]
@@ -35,8 +44,46 @@ public struct JSONObject: Sendable {
 
     /// Later duplicates of a key replace earlier ones, as most parsers do.
     public init<S: Sequence>(_ pairs: S) where S.Element == (String, JSON) {
-        members = []
-        for (key, value) in pairs { self[key] = value }
+        self.init(members: pairs.map { Member(key: $0.0, value: $0.1) })
+    }
+
+    /// Sorts once instead of inserting one by one: a stable insertion sort
+    /// (objects are small), so of equal keys the last one given wins.
+    public init(members: [Member]) {
+        var m = members
+        var unsorted = false
+        var i = 1
+        while i < m.count {
+            if compareKeys(m[i - 1].key, m[i].key) >= 0 { unsorted = true; break }
+            i += 1
+        }
+        if unsorted {
+            if m.count > 32 {
+                m = m.enumerated().sorted { x, y in
+                    let c = compareKeys(x.element.key, y.element.key)
+                    return c != 0 ? c < 0 : x.offset < y.offset
+                }.map(\.element)
+            } else {
+                for i in 1..<m.count {
+                    var j = i
+                    while j > 0 && compareKeys(m[j - 1].key, m[j].key) > 0 {
+                        m.swapAt(j - 1, j)
+                        j -= 1
+                    }
+                }
+            }
+            var w = 0
+            for r in 0..<m.count {
+                if w > 0 && compareKeys(m[w - 1].key, m[r].key) == 0 {
+                    m.swapAt(w - 1, r)
+                } else {
+                    if w != r { m.swapAt(w, r) }
+                    w += 1
+                }
+            }
+            m.removeLast(m.count - w)
+        }
+        self.members = m
     }
 
     public var count: Int { members.count }
@@ -83,28 +130,29 @@ public struct JSONObject: Sendable {
 }
 
 /// Orders keys by their UTF-8 bytes: -1, 0 or 1.
-
 func compareKeys(_ a: String, _ b: String) -> Int {
-    var a = a
-    var b = b
-    return a.withUTF8 { pa in
-        b.withUTF8 { pb in
+    // Native strings, small or not, have contiguous UTF-8: compare with memcmp.
+    let fast = a.utf8.withContiguousStorageIfAvailable { pa in
+        b.utf8.withContiguousStorageIfAvailable { pb -> Int in
             let n = Swift.min(pa.count, pb.count)
-            if n > 0, let ba = pa.baseAddress, let bb = pb.baseAddress {
-                let c = memcmpBytes(ba, bb, n)
-                if c != 0 { return c }
+            if n > 0, let x = pa.baseAddress, let y = pb.baseAddress {
+                let c = memcmp(x, y, n)
+                if c != 0 { return c < 0 ? -1 : 1 }
             }
             return pa.count == pb.count ? 0 : (pa.count < pb.count ? -1 : 1)
         }
     }
-}
-
-
-func memcmpBytes(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Int {
-    for i in 0..<n where a[i] != b[i] {
-        return a[i] < b[i] ? -1 : 1
+    if let fast, let result = fast { return result }
+    var ia = a.utf8.makeIterator()
+    var ib = b.utf8.makeIterator()
+    while true {
+        switch (ia.next(), ib.next()) {
+        case (nil, nil): return 0
+        case (nil, _): return -1
+        case (_, nil): return 1
+        case let (x?, y?): if x != y { return x < y ? -1 : 1 }
+        }
     }
-    return 0
 }
 
 extension JSONObject: Sequence {

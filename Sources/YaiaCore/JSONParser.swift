@@ -99,11 +99,11 @@ public struct JSONParser {
     mutating func parseObject(depth: Int) throws(YaiaError) -> JSON {
         guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
         index += 1
-        var object = JSONObject(minimumCapacity: 4)
+        var members: [JSONObject.Member] = []
         skipSpace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(object)
+            return .object(JSONObject())
         }
         while true {
             skipSpace()
@@ -117,13 +117,13 @@ public struct JSONParser {
             }
             index += 1
             skipSpace()
-            object[key] = try parseValue(depth: depth)
+            members.append(JSONObject.Member(key: key, value: try parseValue(depth: depth)))
             skipSpace()
             guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or '}'") }
             let c = bytes[index]
             index += 1
             if c == UInt8(ascii: ",") { continue }
-            if c == UInt8(ascii: "}") { return .object(object) }
+            if c == UInt8(ascii: "}") { return .object(JSONObject(members: members)) }
             index -= 1
             throw fail("unexpected \(describeByte()), expected ',' or '}'")
         }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Canonical, compact JSON text.
 ///
 /// Canonical means: object keys in the order of their UTF-8 bytes (the order
@@ -6,17 +10,68 @@
 /// the shortest form that reads back to the same value. Strings escape only
 /// `"`, `\` and control characters (`\b \f \n \r \t`, others as `\u00XX`);
 /// everything else is raw UTF-8. Equal values give equal bytes.
-public struct JSONWriter {
-    public var bytes: [UInt8]
+public struct JSONWriter: ~Copyable {
+    // A raw malloc'd buffer: no copy-on-write checks or refcounting per byte,
+    // and the ABI can hand it to C as it is.
+    private var base: UnsafeMutablePointer<UInt8>?
+    private var count = 0
+    private var capacity = 0
+    /// Set when memory ran out; the output is then unusable and `take` gives nil.
+    private var failed = false
 
     public init(capacity: Int = 256) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        base = malloc(capacity)?.assumingMemoryBound(to: UInt8.self)
+        self.capacity = base == nil ? 0 : capacity
+        failed = base == nil
     }
 
+    deinit { free(base) }
+
+    /// The text so far, as bytes.
+    public consuming func takeBytes() -> [UInt8] {
+        guard let base, !failed else { return [] }
+        return Array(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// The text as a NUL-terminated malloc'd string, owned by the caller (free()).
+    public consuming func takeCString() -> UnsafeMutablePointer<CChar>? {
+        reserve(1)
+        guard let buffer = base, !failed else { return nil }
+        buffer[count] = 0
+        base = nil
+        return UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: CChar.self)
+    }
+
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity, !failed else { return }
+        var newCapacity = Swift.max(capacity * 2, 64)
+        while newCapacity < count + extra { newCapacity *= 2 }
+        guard let grown = realloc(base, newCapacity) else {
+            failed = true
+            return
+        }
+        base = grown.assumingMemoryBound(to: UInt8.self)
+        capacity = newCapacity
+    }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+        if count == capacity { reserve(1) }
+        guard let base, !failed else { return }
+        base[count] = byte
+        count += 1
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        guard let base, !failed else { return }
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
 
     public mutating func raw(_ s: StaticString) {
-        s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
     public mutating func write(_ value: JSON) {
@@ -28,31 +83,27 @@ public struct JSONWriter {
         case .double(let d): writeDouble(d)
         case .string(let s): writeString(s)
         case .array(let a):
-            bytes.append(UInt8(ascii: "["))
-            var first = true
-            for element in a {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                write(element)
+            append(UInt8(ascii: "["))
+            for i in a.indices {
+                if i > 0 { append(UInt8(ascii: ",")) }
+                write(a[i])
             }
-            bytes.append(UInt8(ascii: "]"))
+            append(UInt8(ascii: "]"))
         case .object(let o):
-            bytes.append(UInt8(ascii: "{"))
-            var first = true
-            for member in o.members {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                writeString(member.key)
-                bytes.append(UInt8(ascii: ":"))
-                write(member.value)
+            append(UInt8(ascii: "{"))
+            for i in o.members.indices {
+                if i > 0 { append(UInt8(ascii: ",")) }
+                writeString(o.members[i].key)
+                append(UInt8(ascii: ":"))
+                write(o.members[i].value)
             }
-            bytes.append(UInt8(ascii: "}"))
+            append(UInt8(ascii: "}"))
         }
     }
 
     public mutating func writeInteger(_ value: Int64) {
         if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
+            append(UInt8(ascii: "-"))
             writeUnsigned(value.magnitude)
         } else {
             writeUnsigned(UInt64(value))
@@ -61,11 +112,11 @@ public struct JSONWriter {
 
     public mutating func writeUnsigned(_ value: UInt64) {
         if value < 10 {
-            bytes.append(UInt8(truncatingIfNeeded: value) &+ 48)
+            append(UInt8(truncatingIfNeeded: value) &+ 48)
             return
         }
-        var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes of scratch
-        withUnsafeMutableBytes(of: &digits) { buffer in
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch; 20 digits at most
+        let first = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
             var v = value
             var i = buffer.count
             while v > 0 {
@@ -73,7 +124,10 @@ public struct JSONWriter {
                 buffer[i] = UInt8(truncatingIfNeeded: v % 10) &+ 48
                 v /= 10
             }
-            bytes.append(contentsOf: buffer[i...])
+            return i
+        }
+        withUnsafeBytes(of: &digits) { raw in
+            append(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[first...]))
         }
     }
 
@@ -86,7 +140,7 @@ public struct JSONWriter {
         // Swift prints the shortest text that reads back to the same double.
         var text = d.description
         if text.hasSuffix(".0") { text.removeLast(2) }
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { append($0) }
     }
 
     public mutating func writeString(_ s: String) {
@@ -95,7 +149,7 @@ public struct JSONWriter {
     }
 
     public mutating func writeString(utf8 buffer: UnsafeBufferPointer<UInt8>) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         var start = 0
         var i = 0
         let n = buffer.count
@@ -105,40 +159,42 @@ public struct JSONWriter {
                 i += 1
                 continue
             }
-            if start < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<i])) }
-            bytes.append(UInt8(ascii: "\\"))
+            if start < i { append(UnsafeBufferPointer(rebasing: buffer[start..<i])) }
+            append(UInt8(ascii: "\\"))
             switch c {
-            case 0x22: bytes.append(UInt8(ascii: "\""))
-            case 0x5C: bytes.append(UInt8(ascii: "\\"))
-            case 0x08: bytes.append(UInt8(ascii: "b"))
-            case 0x0C: bytes.append(UInt8(ascii: "f"))
-            case 0x0A: bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "t"))
+            case 0x22: append(UInt8(ascii: "\""))
+            case 0x5C: append(UInt8(ascii: "\\"))
+            case 0x08: append(UInt8(ascii: "b"))
+            case 0x0C: append(UInt8(ascii: "f"))
+            case 0x0A: append(UInt8(ascii: "n"))
+            case 0x0D: append(UInt8(ascii: "r"))
+            case 0x09: append(UInt8(ascii: "t"))
             default:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "u"), 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
+                let hex: StaticString = "0123456789abcdef"
+                append(UInt8(ascii: "u"))
+                append(48)
+                append(48)
+                append(hex.utf8Start[Int(c >> 4)])
+                append(hex.utf8Start[Int(c & 15)])
             }
             i += 1
             start = i
         }
-        if start < n { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<n])) }
-        bytes.append(UInt8(ascii: "\""))
+        if start < n { append(UnsafeBufferPointer(rebasing: buffer[start..<n])) }
+        append(UInt8(ascii: "\""))
     }
 }
 
 extension JSON {
     /// The canonical JSON text of this value.
     public func serialized() -> String {
-        var writer = JSONWriter()
-        writer.write(self)
-        return String(decoding: writer.bytes, as: UTF8.self)
+        String(decoding: serializedBytes(), as: UTF8.self)
     }
 
     /// The canonical JSON text of this value, as UTF-8 bytes.
     public func serializedBytes() -> [UInt8] {
         var writer = JSONWriter()
         writer.write(self)
-        return writer.bytes
+        return writer.takeBytes()
     }
 }

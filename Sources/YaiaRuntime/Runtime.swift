@@ -247,18 +247,18 @@ public final class Runtime: @unchecked Sendable {
     }
 
     private func update(_ slot: SceneSlot, effects records: [EffectRecord], routes: [JSON], cause: Int64?) -> JSON {
-        var o = JSONObject(minimumCapacity: 9)
-        if let cause {
-            o["effect"] = .int(cause)
-        }
-        o["effects"] = .array(records.map(\.json))
-        if cause != nil { o["event"] = "update" }
-        o["ok"] = true
-        o["routes"] = .array(routes)
-        o["scene"] = .int(slot.id)
-        o["seq"] = .int(slot.seq)
-        o["viewModel"] = slot.value.viewModel
-        return .object(o)
+        // Members in key order, so the object is built without sorting.
+        var members: [JSONObject.Member] = []
+        members.reserveCapacity(8)
+        if let cause { members.append(.init(key: "effect", value: .int(cause))) }
+        members.append(.init(key: "effects", value: .array(records.map(\.json))))
+        if cause != nil { members.append(.init(key: "event", value: "update")) }
+        members.append(.init(key: "ok", value: true))
+        members.append(.init(key: "routes", value: .array(routes)))
+        members.append(.init(key: "scene", value: .int(slot.id)))
+        members.append(.init(key: "seq", value: .int(slot.seq)))
+        members.append(.init(key: "viewModel", value: slot.value.viewModel))
+        return .object(JSONObject(members: members))
     }
 
     // MARK: services
