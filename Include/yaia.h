@@ -25,7 +25,8 @@
 ** may change, and POINTER (present when the fault lies inside the request) is
 ** a JSON Pointer (RFC 6901) into the request. A failed call changes nothing
 ** and the runtime stays usable. Any request may carry "tag" (any JSON value),
-** echoed unchanged in its response, success or failure.
+** echoed unchanged in its response, success or failure, whenever the request
+** parses as a JSON object.
 **
 ** Output is canonical: object keys sorted by their UTF-8 bytes, no
 ** insignificant white space, integers without a fraction, other numbers in
@@ -36,7 +37,9 @@
 **
 ** A yaia_runtime * is a handle, not an address: a freed, foreign or made-up
 ** handle is detected, and functions given one return the error "bad_handle"
-** (yaia_runtime_free() ignores it). The same holds for yaia_call *.
+** (NULL gives "null_argument"; yaia_runtime_free() ignores both). The same
+** holds for yaia_call *: completing a freed or made-up call returns
+** YAIA_ERR_STALE.
 **
 ** THREADS
 **
@@ -118,11 +121,8 @@
 extern "C" {
 #endif
 
-#if defined(_WIN32)
-#  define YAIA_API __declspec(dllimport)
-#else
-#  define YAIA_API __attribute__((visibility("default")))
-#endif
+/* Marks the functions libyaia.so exports (ELF platforms only, for now). */
+#define YAIA_API __attribute__((visibility("default")))
 
 /* The C ABI version described by this header. */
 #define YAIA_ABI_VERSION 1
@@ -273,9 +273,10 @@ YAIA_API char *yaia_add_service(yaia_runtime *rt, const yaia_service *service);
 ** call         the call given to perform().
 ** result_json  any JSON value, as text; borrowed.
 **
-** Returns YAIA_OK, YAIA_ERR_STALE (completed or cancelled already, or its
-** runtime freed: nothing happens), YAIA_ERR_JSON (not valid JSON: the call
-** fails with {"code": "bad_result"} instead) or YAIA_ERR_ARGUMENT (NULL).
+** Returns YAIA_OK, YAIA_ERR_STALE (completed or cancelled already, its
+** runtime freed, or not a call at all: nothing happens), YAIA_ERR_JSON (not
+** valid JSON: the call fails with {"code": "bad_result"} instead) or
+** YAIA_ERR_ARGUMENT (call or result_json NULL: the call stays open).
 ** Any thread, once per call.
 */
 YAIA_API int yaia_call_complete(yaia_call *call, const char *result_json);

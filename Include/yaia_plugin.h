@@ -32,7 +32,10 @@
 **   4. The host checks the answer, then calls descriptor->setup() with the
 **      host API table. setup() registers services with api->add_service()
 **      and returns 0, or reports failure with api->set_error() and a non-zero
-**      return. On failure every service it had registered is withdrawn.
+**      return. On failure -- a non-zero return, or any add_service() that was
+**      refused -- every service it had registered is withdrawn: the host
+**      calls each one's release() at once, so setup() must not free those
+**      contexts itself.
 **
 ** MEMORY
 **
@@ -123,8 +126,9 @@ typedef struct yaia_service {
 } yaia_service;
 
 /*
-** The host API table handed to setup(). Constant and append-only: check
-** api->size before using a field added after ABI version 1.
+** The host API table handed to setup(). Constant, append-only, and valid for
+** the life of the process, so a plugin may keep the pointer. Check api->size
+** before using a field added after ABI version 1.
 **
 ** add_service    registers a copy of *service (the struct is copied; name
 **                must outlive the process). Only during setup().
@@ -185,11 +189,8 @@ typedef struct yaia_plugin {
     int (*setup)(yaia_host *host, const yaia_host_api *api, const char *config_json);
 } yaia_plugin;
 
-#if defined(_WIN32)
-#  define YAIA_PLUGIN_EXPORT __declspec(dllexport)
-#else
-#  define YAIA_PLUGIN_EXPORT __attribute__((visibility("default")))
-#endif
+/* Exports the entry point from a plugin built with -fvisibility=hidden. */
+#define YAIA_PLUGIN_EXPORT __attribute__((visibility("default")))
 
 /*
 ** The plugin entry point. A plugin defines it with YAIA_PLUGIN_EXPORT.

@@ -26,8 +26,16 @@ func envelope(_ code: ErrorCode, _ message: String) -> UnsafeMutablePointer<CCha
     cString(YaiaError(code, message).envelope())
 }
 
-func badHandle() -> UnsafeMutablePointer<CChar>? {
-    envelope(.badHandle, "the runtime handle is freed, foreign or made up")
+/// NULL is `null_argument`; anything else not in the table is `bad_handle`.
+func handleError(_ rt: OpaquePointer?, tag: JSON? = nil) -> UnsafeMutablePointer<CChar>? {
+    let error = rt == nil ? YaiaError(.nullArgument, "the runtime handle is NULL")
+        : YaiaError(.badHandle, "the runtime handle is freed, foreign or made up")
+    return cString(error.envelope(tag: tag))
+}
+
+/// The request's tag, for envelopes refused before the request is performed.
+func tag(of request: UnsafeBufferPointer<UInt8>) -> JSON? {
+    (try? JSONParser.parse(request))?["tag"]
 }
 
 /// Borrows a C string as bytes.
@@ -44,7 +52,7 @@ func parse(_ text: UnsafePointer<CChar>?, _ what: String) throws(YaiaError) -> J
 
 /// Runs `body` on the runtime behind `rt`, turning errors into envelopes.
 func withRuntime(_ rt: OpaquePointer?, _ body: (Runtime) throws(YaiaError) -> JSON) -> UnsafeMutablePointer<CChar>? {
-    guard let runtime = runtime(rt) else { return badHandle() }
+    guard let runtime = runtime(rt) else { return handleError(rt) }
     do throws(YaiaError) {
         return cString(try body(runtime))
     } catch {
@@ -82,26 +90,30 @@ public func yaia_runtime_free(_ rt: OpaquePointer?) {
 
 @_cdecl("yaia_execute")
 public func yaia_execute(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
-    guard let runtime = runtime(rt) else { return badHandle() }
     guard let request else { return envelope(.nullArgument, "request_json is NULL") }
-    return cString(bytes(request) { runtime.execute($0) })
+    return bytes(request) { text in
+        guard let runtime = runtime(rt) else { return handleError(rt, tag: tag(of: text)) }
+        return cString(runtime.execute(text))
+    }
 }
 
 @_cdecl("yaia_execute_n")
 public func yaia_execute_n(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ length: Int) -> UnsafeMutablePointer<CChar>? {
-    guard let runtime = runtime(rt) else { return badHandle() }
     guard let request else {
-        return length == 0 ? cString(runtime.execute(UnsafeBufferPointer(start: nil, count: 0)))
-            : envelope(.nullArgument, "request is NULL")
+        guard length == 0 else { return envelope(.nullArgument, "request is NULL") }
+        guard let runtime = runtime(rt) else { return handleError(rt) }
+        return cString(runtime.execute(UnsafeBufferPointer(start: nil, count: 0)))
     }
     return request.withMemoryRebound(to: UInt8.self, capacity: length) {
-        cString(runtime.execute(UnsafeBufferPointer(start: $0, count: length)))
+        let text = UnsafeBufferPointer(start: $0, count: length)
+        guard let runtime = runtime(rt) else { return handleError(rt, tag: tag(of: text)) }
+        return cString(runtime.execute(text))
     }
 }
 
 @_cdecl("yaia_receive")
 public func yaia_receive(_ rt: OpaquePointer?, _ timeout: Double) -> UnsafeMutablePointer<CChar>? {
-    guard let runtime = runtime(rt) else { return badHandle() }
+    guard let runtime = runtime(rt) else { return handleError(rt) }
     return runtime.receive(timeout: timeout).flatMap(cString)
 }
 

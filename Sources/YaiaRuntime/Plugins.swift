@@ -147,13 +147,14 @@ func loadPlugin(path: String, config: JSON, taken: Set<String>) throws(YaiaError
         return (session.staged, session.error, session.refusal)
     }
     func withdraw() { for s in staged { s.release?(s.ctx) } }
-    if status != 0 {
-        withdraw()
-        throw YaiaError(.pluginInitFailed, "plugin \(name) failed to set up: \(error ?? "setup returned \(status)")")
-    }
+    // A refused registration explains a failed setup better than its status.
     if let refusal {
         withdraw()
         throw refusal
+    }
+    if status != 0 {
+        withdraw()
+        throw YaiaError(.pluginInitFailed, "plugin \(name) failed to set up: \(error ?? "setup returned \(status)")")
     }
     let info = PluginInfo(name: name, version: version, path: path, abi: descriptor.abi_version, services: staged.map(\.name))
     return (info, staged)

@@ -42,11 +42,11 @@ extension Runtime {
             guard case .object = args else { throw YaiaError(.notAnObject, "\"args\" must be an object, not \(args.kindName)", at: "/args") }
             return try open(try o.requestString("scene"), args: args)
         case "send":
+            let scene = try o.requestInteger("scene")
             guard let actionValue = o["action"] else { throw YaiaError(.badRequest, "send needs an \"action\"", at: "/action") }
-            let action: Action
-            do { action = try Action(json: actionValue, at: "/action") }
+            let action = try Action(json: actionValue, at: "/action")
             do throws(YaiaError) {
-                return try send(scene: try o.requestInteger("scene"), action: action)
+                return try send(scene: scene, action: action)
             } catch {
                 // The scene locates faults within the action.
                 throw error.at == nil ? error : error.nested(under: "/action")

@@ -29,7 +29,7 @@ public final class Runtime: @unchecked Sendable {
     public convenience init(catalog: SceneCatalog, config: JSON) throws(YaiaError) {
         self.init(catalog: catalog)
         guard case .object(let o) = config else {
-            throw YaiaError(.badConfig, "the runtime config must be an object, not \(config.kindName)")
+            throw YaiaError(.notAnObject, "the runtime config must be an object, not \(config.kindName)")
         }
         for (key, _) in o where key != "plugins" {
             throw YaiaError(.badConfig, "unknown config key \"\(key)\"", at: JSONPointer.appending("", key))

@@ -93,9 +93,9 @@ public func completeCall(_ call: OpaquePointer?, _ text: UnsafePointer<CChar>?, 
         target.runtime.complete(effectID: target.effectID, outcome: failed ? .failure(value) : .success(value))
         return YAIA_OK
     case .failure(let error):
-        Log.write(.warning, target.service.name, "completed a call with invalid JSON: \(error.message)")
+        Log.write(.warning, target.service.name, "completed a call with \(error.message)")
         let failure: JSON = ["code": .string(ErrorCode.badResult.rawValue),
-                             "message": .string("service \(target.service.name) completed with invalid JSON: \(error.message)")]
+                             "message": .string("service \(target.service.name) completed with \(error.message)")]
         target.runtime.complete(effectID: target.effectID, outcome: .failure(failure))
         return YAIA_ERR_JSON
     }

@@ -1,0 +1,135 @@
+/*
+** bench_send.c -- the cost of one yaia_send() round trip, from C.
+**
+** Measures, in one run and with the same method:
+**   abi_version  yaia_abi_version(): the floor of any call into the library
+**   state        yaia_execute({"op":"state"}) + yaia_free: parse, look up, print
+**   send         yaia_send(emailChanged "a@b.c") + yaia_free: the full
+**                reduce-and-answer path an application pays per user input
+** Each is timed over BATCHES batches of CALLS calls; the table shows the
+** median batch in ns per call (the median shrugs off scheduler noise, a mean
+** would not) and the ratio to the abi_version floor.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "yaia.h"
+
+#define BATCHES 31
+#define CALLS 20000
+#define TARGET_NS 1500.0
+
+static const char action[] = "{\"type\":\"emailChanged\",\"payload\":\"a@b.c\"}";
+
+static yaia_runtime *rt;
+static int64_t scene;
+static char state_request[64];
+
+/* The compiler must not drop calls whose result is unused. */
+static volatile int sink;
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void run_abi_version(int n)
+{
+    for (int i = 0; i < n; i++)
+        sink += yaia_abi_version();
+}
+
+static void run_state(int n)
+{
+    for (int i = 0; i < n; i++) {
+        char *r = yaia_execute(rt, state_request);
+        sink += r[0];
+        yaia_free(r);
+    }
+}
+
+static void run_send(int n)
+{
+    for (int i = 0; i < n; i++) {
+        char *r = yaia_send(rt, scene, action);
+        sink += r[0];
+        yaia_free(r);
+    }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median ns per call over BATCHES batches, after a warm-up batch. */
+static double median_ns(void (*run)(int))
+{
+    double per_call[BATCHES];
+    run(CALLS);
+    for (int b = 0; b < BATCHES; b++) {
+        double t0 = now_ns();
+        run(CALLS);
+        per_call[b] = (now_ns() - t0) / CALLS;
+    }
+    qsort(per_call, BATCHES, sizeof per_call[0], by_value);
+    return per_call[BATCHES / 2];
+}
+
+int main(void)
+{
+    char *error = NULL;
+    rt = yaia_runtime_new(NULL, &error);
+    if (!rt) {
+        fprintf(stderr, "bench_send: no runtime: %s\n", error ? error : "?");
+        yaia_free(error);
+        return 1;
+    }
+    char *r = yaia_open(rt, "example/login", NULL);
+    const char *id = strstr(r, "\"scene\":");
+    if (!strstr(r, "\"ok\":true") || !id) {
+        fprintf(stderr, "bench_send: cannot open example/login: %s\n", r);
+        yaia_free(r);
+        yaia_runtime_free(rt);
+        return 1;
+    }
+    scene = strtoll(id + 8, NULL, 10);
+    yaia_free(r);
+    snprintf(state_request, sizeof state_request, "{\"op\":\"state\",\"scene\":%lld}", (long long)scene);
+
+    /* Check once that the measured calls succeed: timing errors is useless. */
+    r = yaia_send(rt, scene, action);
+    int send_ok = strstr(r, "\"ok\":true") != NULL;
+    yaia_free(r);
+    r = yaia_execute(rt, state_request);
+    int state_ok = strstr(r, "\"ok\":true") != NULL;
+    yaia_free(r);
+    if (!send_ok || !state_ok) {
+        fprintf(stderr, "bench_send: the measured requests fail\n");
+        yaia_runtime_free(rt);
+        return 1;
+    }
+
+    double floor_ns = median_ns(run_abi_version);
+    double state_ns = median_ns(run_state);
+    double send_ns = median_ns(run_send);
+
+    printf("yaia %s, C ABI: medians of %d batches x %d calls\n\n", yaia_version(), BATCHES, CALLS);
+    printf("  %-36s %10s %14s\n", "call", "ns/call", "x abi_version");
+    printf("  %-36s %10.1f %14.1f\n", "yaia_abi_version()", floor_ns, 1.0);
+    printf("  %-36s %10.1f %14.1f\n", "yaia_execute(state) + yaia_free", state_ns, state_ns / floor_ns);
+    printf("  %-36s %10.1f %14.1f\n", "yaia_send(emailChanged) + yaia_free", send_ns, send_ns / floor_ns);
+    printf("\n  send vs state: %.2fx\n", send_ns / state_ns);
+    printf("  target: yaia_send round trip under %.1f us: %s (%.2f us)\n", TARGET_NS / 1000.0,
+           send_ns < TARGET_NS ? "met" : "NOT met", send_ns / 1000.0);
+
+    yaia_runtime_free(rt);
+    return 0;
+}
