@@ -76,9 +76,13 @@
 **   {"op": "scenes"}                                  scene types and open scenes
 **   {"op": "services"}                                registered services
 **   {"op": "load_plugin", "path": PATH, "config": {...}}  load a plugin
+**   {"op": "perform", "effect": EFFECT}                one effect outside any scene;
+**                                                     answers {"ok":true,"result":...}
 **
 ** An ACTION is a Flux Standard Action: {"type": NAME, "payload": ANY,
-** "error": BOOL, "meta": ANY}; only "type" is required.
+** "error": BOOL, "meta": ANY}; only "type" is required. An EFFECT is
+** {"service", "op", "args", "then", "catch", "id", "timeout", "policy"}; see
+** docs/services.md for keys, policies, time-outs and cancellation.
 **
 ** ERROR CODES (stable)
 **
@@ -108,6 +112,10 @@
 **   plugin_abi_mismatch the plugin supports none of the offered ABI versions,
 **                       or answered with a malformed descriptor
 **   plugin_init_failed  the plugin's setup reported failure
+**   no_such_service     perform names a service that is not registered
+**   service_failed      a service failed a direct perform ("detail" holds its error)
+**   bad_result          a service completed with text that is not JSON
+**   timeout             the effect's deadline passed before its outcome
 **   internal            a bug in Yaia; please report it
 */
 #ifndef YAIA_H
@@ -155,9 +163,11 @@ YAIA_API void yaia_free(void *p);
 ** yaia_runtime_new -- creates a runtime.
 **
 ** config_json  NULL, or a JSON object:
-**                {"plugins": [PLUGIN, ...]}
-**              where PLUGIN is a path string or {"path": PATH, "config": {...}}.
-**              Unknown keys are refused (code "bad_config"), so typos show.
+**                {"plugins": [PLUGIN, ...], "workers": N}
+**              where PLUGIN is a path string or {"path": PATH, "config": {...}}
+**              and N (1 to 256, default 4) bounds the worker pool on which
+**              blocking services run. Unknown keys are refused (code
+**              "bad_config"), so typos show.
 ** error_json   NULL, or where to store an error envelope on failure (free it
 **              with yaia_free()). Set to NULL on success.
 **
@@ -215,6 +225,25 @@ YAIA_API char *yaia_execute_n(yaia_runtime *rt, const char *request, size_t leng
 ** Free the result with yaia_free(). Any thread.
 */
 YAIA_API char *yaia_receive(yaia_runtime *rt, double timeout_seconds);
+
+/*
+** yaia_set_notifier -- registers the runtime's event notifier.
+**
+** notify  called with ctx each time an event is queued for yaia_receive(),
+**         from the thread that queued it (a service's thread, a worker-pool
+**         thread, the timer thread, or a thread inside yaia_send()), after
+**         the event is queued and with no lock of the runtime held. It should
+**         only signal the host's loop (write to a pipe, post to a queue); it
+**         may call yaia_receive() or any other function. NULL removes it.
+** ctx     passed back to notify, unchanged.
+**
+** One notifier per runtime: a new one replaces the old. After this returns
+** the old one is not called again, though a call already under way on
+** another thread may still be running. Returns YAIA_OK, or YAIA_ERR_ARGUMENT
+** for a NULL runtime and YAIA_ERR_STALE for a freed or made-up one.
+** Any thread.
+*/
+YAIA_API int yaia_set_notifier(yaia_runtime *rt, void (*notify)(void *ctx), void *ctx);
 
 /*
 ** yaia_open -- opens a scene; the same as {"op": "open"}.

@@ -49,7 +49,9 @@
 ** THREADS
 **
 ** perform() and cancel() may be called from any thread, including several
-** at once for different calls. A call is completed exactly once, with
+** at once for different calls: inline on the thread that sent the action, or
+** on a worker-pool thread for YAIA_SERVICE_BLOCKING services. cancel() may
+** run while perform() for the same call is still running on another thread. A call is completed exactly once, with
 ** call_complete() or call_fail(), from any thread, during perform() or at any
 ** later time. release() is called once per registered service, after the last
 ** perform() or cancel() for it has returned, when the runtime is freed.
@@ -79,6 +81,9 @@ extern "C" {
 #define YAIA_ERR_JSON     3  /* the JSON text given was not valid; the call failed with code "bad_result" */
 #define YAIA_ERR_STATE    4  /* not allowed now (for example add_service() outside setup()) */
 #define YAIA_ERR_EXISTS   5  /* a service with that name is already registered */
+
+/* yaia_service.flags */
+#define YAIA_SERVICE_BLOCKING 1u  /* perform() may block: call it on the worker pool */
 
 /* Log levels for yaia_host_api.log(). */
 #define YAIA_LOG_DEBUG   0
@@ -114,7 +119,13 @@ typedef struct yaia_host yaia_host;
 **          service should stop the work if it can; completing the call
 **          afterwards is harmless and returns YAIA_ERR_STALE.
 ** release  optional (may be NULL). The runtime is done with this service; free
-**          ctx if it owns anything.
+**          ctx if it owns anything. Called once, after the last perform() or
+**          cancel() for the service has returned, on whichever thread that is.
+** flags    (appended in ABI 1.1; absent from structs of the original size,
+**          which count as 0) YAIA_SERVICE_BLOCKING when perform() may block
+**          (disk, network, locks): the runtime then calls perform() on its
+**          worker pool, never on the thread that sent the action. Without it
+**          perform() runs inline on the sending thread and must return fast.
 */
 typedef struct yaia_service {
     size_t size;
@@ -123,6 +134,7 @@ typedef struct yaia_service {
     void (*perform)(void *ctx, yaia_call *call, const char *op, const char *args_json);
     void (*cancel)(void *ctx, yaia_call *call);
     void (*release)(void *ctx);
+    uint32_t flags;
 } yaia_service;
 
 /*

@@ -117,6 +117,15 @@ public func yaia_receive(_ rt: OpaquePointer?, _ timeout: Double) -> UnsafeMutab
     return runtime.receive(timeout: timeout).flatMap(cString)
 }
 
+@_cdecl("yaia_set_notifier")
+public func yaia_set_notifier(_ rt: OpaquePointer?, _ notify: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?,
+                              _ ctx: UnsafeMutableRawPointer?) -> Int32 {
+    guard rt != nil else { return YAIA_ERR_ARGUMENT }
+    guard let runtime = runtime(rt) else { return YAIA_ERR_STALE }
+    runtime.setNotifier(notify.map { Notifier(function: $0, context: ctx) })
+    return YAIA_OK
+}
+
 @_cdecl("yaia_open")
 public func yaia_open(_ rt: OpaquePointer?, _ scene: UnsafePointer<CChar>?, _ args: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     withRuntime(rt) { (runtime) throws(YaiaError) in

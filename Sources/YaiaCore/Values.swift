@@ -44,24 +44,78 @@ public struct Action: Sendable, Equatable {
 /// (payload: the result) or the `catch` action (payload: the error, with
 /// `error: true`). Without a `then` or `catch`, that outcome is dropped.
 public struct Effect: Sendable, Equatable {
+    /// How an effect relates to others with the same `id` in its scene.
+    public enum Policy: String, Sendable, Equatable, CaseIterable {
+        /// Runs alongside the others (the default).
+        case concurrent
+        /// Cancels the ones in flight, then runs.
+        case latest
+        /// Waits until the earlier ones have ended: one at a time, in order.
+        case queue
+    }
+
     public var service: String
     public var op: String
     public var args: JSON
     public var then: String?
     public var `catch`: String?
+    /// A cancellation key chosen by the reducer, scoped to its scene.
+    public var id: String?
+    /// Seconds the effect may take once started; then its `catch` action
+    /// gets `{"code": "timeout"}`.
+    public var timeout: Double?
+    public var policy: Policy
 
-    public init(service: String, op: String, args: JSON = .null, then: String? = nil, catch: String? = nil) {
+    public init(service: String, op: String, args: JSON = .null, then: String? = nil, catch: String? = nil,
+                id: String? = nil, timeout: Double? = nil, policy: Policy = .concurrent) {
         self.service = service
         self.op = op
         self.args = args
         self.then = then
         self.catch = `catch`
+        self.id = id
+        self.timeout = timeout
+        self.policy = policy
+    }
+
+    /// Reads an effect object; `at` locates it in the request for errors.
+    public init(json: JSON, at pointer: String = "") throws(YaiaError) {
+        guard case .object(let o) = json else {
+            throw YaiaError(.notAnObject, "an effect must be an object, not \(json.kindName)", at: pointer)
+        }
+        func text(_ key: String, required: Bool) throws(YaiaError) -> String? {
+            switch o[key] {
+            case .string(let s)? where !s.isEmpty: return s
+            case nil where !required: return nil
+            default: throw YaiaError(.badRequest, "the effect's \"\(key)\" must be a non-empty string", at: JSONPointer.appending(pointer, key))
+            }
+        }
+        var timeout: Double?
+        if let t = o["timeout"] {
+            guard let seconds = t.doubleValue, seconds > 0 else {
+                throw YaiaError(.badRequest, "the effect's \"timeout\" must be a positive number of seconds", at: JSONPointer.appending(pointer, "timeout"))
+            }
+            timeout = seconds
+        }
+        var policy = Policy.concurrent
+        if let p = o["policy"] {
+            guard case .string(let name) = p, let known = Policy(rawValue: name) else {
+                throw YaiaError(.badRequest, "the effect's \"policy\" must be one of concurrent, latest, queue", at: JSONPointer.appending(pointer, "policy"))
+            }
+            policy = known
+        }
+        self.init(service: try text("service", required: true) ?? "", op: try text("op", required: true) ?? "",
+                  args: o["args"] ?? .null, then: try text("then", required: false), catch: try text("catch", required: false),
+                  id: try text("id", required: false), timeout: timeout, policy: policy)
     }
 
     public var json: JSON {
         var o: JSONObject = ["service": .string(service), "op": .string(op), "args": args]
         if let then { o["then"] = .string(then) }
         if let `catch` { o["catch"] = .string(`catch`) }
+        if let id { o["id"] = .string(id) }
+        if let timeout { o["timeout"] = JSON(timeout) }
+        if policy != .concurrent { o["policy"] = .string(policy.rawValue) }
         return .object(o)
     }
 
@@ -117,4 +171,14 @@ public enum Route: Sendable, Equatable {
 public enum Command: Sendable, Equatable {
     case effect(Effect)
     case route(Route)
+    /// Cancels the scene's effects with this `id`: their outcomes are never delivered.
+    case cancel(String)
+
+    public var json: JSON {
+        switch self {
+        case .effect(let e): return ["effect": e.json]
+        case .route(let r): return ["route": r.json]
+        case .cancel(let key): return ["cancel": .string(key)]
+        }
+    }
 }

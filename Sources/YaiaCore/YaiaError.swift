@@ -29,6 +29,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let pluginNoEntry = ErrorCode(rawValue: "plugin_no_entry")
     public static let pluginABIMismatch = ErrorCode(rawValue: "plugin_abi_mismatch")
     public static let pluginInitFailed = ErrorCode(rawValue: "plugin_init_failed")
+    public static let noSuchService = ErrorCode(rawValue: "no_such_service")
+    public static let serviceFailed = ErrorCode(rawValue: "service_failed")
+    public static let timeout = ErrorCode(rawValue: "timeout")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }
 

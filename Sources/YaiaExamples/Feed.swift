@@ -78,5 +78,7 @@ public struct FeedState: SceneState {
 
 /// The example scene types, for a runtime's catalog.
 public enum Examples {
-    public static let sceneTypes: [SceneType] = [SceneType(LoginState.self), SceneType(FeedState.self)]
+    public static let sceneTypes: [SceneType] = [
+        SceneType(LoginState.self), SceneType(FeedState.self), SceneType(SearchState.self), SceneType(JobsState.self),
+    ]
 }

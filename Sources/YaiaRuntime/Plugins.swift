@@ -146,7 +146,7 @@ func loadPlugin(path: String, config: JSON, taken: Set<String>) throws(YaiaError
         session.active = false
         return (session.staged, session.error, session.refusal)
     }
-    func withdraw() { for s in staged { s.release?(s.ctx) } }
+    func withdraw() { for s in staged { s.retire() } }
     // A refused registration explains a failed setup better than its status.
     if let refusal {
         withdraw()

@@ -4,36 +4,52 @@ import YaiaCore
 /// The root object: scene catalog, open scenes, effects in flight, services
 /// and the event queue.
 ///
-/// Locking: `lock` guards the runtime's tables; each scene has its own lock
-/// that serializes its reductions. A scene lock may be held while taking
-/// `lock` or the event queue's lock, never the other way round, and no lock
-/// is held while calling a service.
+/// Locking: `lock` guards the runtime's tables and every EffectRecord; each
+/// scene has its own lock that serializes its reductions. A scene lock may be
+/// held while taking `lock` or the event queue's lock, never the other way
+/// round, and no lock is held while calling a service or the notifier.
 public final class Runtime: @unchecked Sendable {
     public let catalog: SceneCatalog
     let events = EventQueue()
+    private let pool: WorkerPool
+    private var timers: Timers?
 
     private let lock = Lock()
     private var scenes: [Int64: SceneSlot] = [:]
     private var effects: [Int64: EffectRecord] = [:]
+    /// Live effects by scene and key, in the order they were emitted.
+    private var keyed: [EffectKey: [EffectRecord]] = [:]
     private var services: [String: ServiceEntry] = [:]
     private var plugins: [PluginInfo] = []
     private var nextSceneID: Int64 = 1
     private var nextEffectID: Int64 = 1
     private var isShutDown = false
+    private var notifier: Notifier?
 
-    public init(catalog: SceneCatalog) {
+    public static let defaultWorkers = 4
+
+    public init(catalog: SceneCatalog, workers: Int = Runtime.defaultWorkers) {
         self.catalog = catalog
+        self.pool = WorkerPool(size: workers)
     }
 
-    /// A runtime configured by `{"plugins": [...]}`. On failure nothing of it is kept.
+    /// A runtime configured by `{"plugins": [...], "workers": N}`. On failure
+    /// nothing of it is kept.
     public convenience init(catalog: SceneCatalog, config: JSON) throws(YaiaError) {
-        self.init(catalog: catalog)
         guard case .object(let o) = config else {
             throw YaiaError(.notAnObject, "the runtime config must be an object, not \(config.kindName)")
         }
-        for (key, _) in o where key != "plugins" {
+        for (key, _) in o where key != "plugins" && key != "workers" {
             throw YaiaError(.badConfig, "unknown config key \"\(key)\"", at: JSONPointer.appending("", key))
         }
+        var workers = Runtime.defaultWorkers
+        if let w = o["workers"] {
+            guard let n = w.int64Value, n >= 1, n <= 256 else {
+                throw YaiaError(.badConfig, "\"workers\" must be a whole number from 1 to 256", at: "/workers")
+            }
+            workers = Int(n)
+        }
+        self.init(catalog: catalog, workers: workers)
         do throws(YaiaError) {
             if let list = o["plugins"] {
                 guard case .array(let items) = list else {
@@ -83,8 +99,8 @@ public final class Runtime: @unchecked Sendable {
 
     public func send(scene id: Int64, action: Action) throws(YaiaError) -> JSON {
         let slot = try scene(id)
-        let (response, calls) = try reduce(slot, action, cause: nil)
-        start(calls)
+        let (response, work) = try reduce(slot, action, cause: nil)
+        run(work)
         return response
     }
 
@@ -97,16 +113,16 @@ public final class Runtime: @unchecked Sendable {
         }
     }
 
-    /// Closes a scene; its effects are dropped and running calls cancelled.
+    /// Closes a scene; its effects are cancelled.
     public func close(scene id: Int64) throws(YaiaError) {
         let (slot, dropped) = try lock.withLock { () throws(YaiaError) -> (SceneSlot, [EffectRecord]) in
             guard let slot = scenes.removeValue(forKey: id) else { throw noSuchScene(id) }
             let dropped = effects.values.filter { $0.sceneID == id }
-            for e in dropped { effects[e.id] = nil }
+            for record in dropped { forget(record) }
             return (slot, dropped)
         }
         slot.lock.withLock { slot.closed = true }
-        cancel(dropped)
+        cancelCalls(dropped)
     }
 
     public func sceneList() -> JSON {
@@ -117,132 +133,40 @@ public final class Runtime: @unchecked Sendable {
         return ["ok": true, "types": .array(catalog.names.map(JSON.string)), "scenes": .array(open)]
     }
 
-    // MARK: effects
+    // MARK: reducing
 
-    /// The host's outcome for a pending effect. If the scene cannot read the
-    /// resulting action, the effect stays pending and the error is thrown.
-    public func resolve(effect id: Int64, outcome: Outcome) throws(YaiaError) -> JSON {
-        let (record, slot) = try lock.withLock { () throws(YaiaError) -> (EffectRecord, SceneSlot?) in
-            guard let record = effects[id] else {
-                if id > 0 && id < nextEffectID {
-                    throw YaiaError(.effectAlreadyResolved, "effect \(id) is no longer pending: it was resolved, or its scene closed")
-                }
-                throw YaiaError(.noSuchEffect, "no effect with id \(id)")
-            }
-            guard record.status == .pending else {
-                throw YaiaError(.effectNotPending, "effect \(id) is being performed by service \"\(record.effect.service)\"; only it completes it")
-            }
-            return (record, scenes[record.sceneID])
-        }
-        guard let slot else { throw noSuchScene(record.sceneID) }
-        guard let action = record.effect.outcomeAction(outcome) else {
-            // Nothing to deliver: the effect asked for no action on this outcome.
-            try claim(id)
-            return slot.lock.withLock { update(slot, effects: [], routes: [], cause: nil) }
-        }
-        let (response, calls) = try reduce(slot, action, cause: nil) { () throws(YaiaError) in
-            try slot.value.check(action)
-            try self.claim(id)
-        }
-        start(calls)
-        return response
-    }
-
-    private func claim(_ id: Int64) throws(YaiaError) {
-        try lock.withLock { () throws(YaiaError) in
-            guard effects.removeValue(forKey: id) != nil else {
-                throw YaiaError(.effectAlreadyResolved, "effect \(id) was resolved meanwhile")
-            }
-        }
-    }
-
-    /// A service's outcome for a running effect: reduced now, update queued.
-    func complete(effectID: Int64, outcome: Outcome) {
-        let found = lock.withLock { () -> (EffectRecord, SceneSlot)? in
-            guard let record = effects.removeValue(forKey: effectID), let slot = scenes[record.sceneID] else { return nil }
-            return (record, slot)
-        }
-        guard let (record, slot) = found, let action = record.effect.outcomeAction(outcome) else { return }
-        do throws(YaiaError) {
-            let (_, calls) = try reduce(slot, action, cause: effectID)
-            start(calls)
-        } catch {
-            Log.write(.warning, "runtime", "scene \(slot.id) refused the outcome of effect \(effectID): \(error.message)")
-            events.push(["ok": false, "event": "error", "scene": .int(slot.id), "effect": .int(effectID),
-                         "error": error.nested(under: "/action").json])
-        }
-    }
-
-    /// Reduces one action on a scene. With a `cause`, the update is queued as
-    /// an event (inside the scene lock, so events of a scene keep their order).
+    /// Reduces one action on a scene. With a `cause` (an effect's outcome) the
+    /// update is queued as an event, inside the scene lock, so that the events
+    /// of a scene keep their order.
     private func reduce(_ slot: SceneSlot, _ action: Action, cause: Int64?,
-                        before: () throws(YaiaError) -> Void = {}) throws(YaiaError) -> (JSON, [PendingCall]) {
-        try slot.lock.withLock { () throws(YaiaError) -> (JSON, [PendingCall]) in
+                        before: () throws(YaiaError) -> Void = {}) throws(YaiaError) -> (JSON, Work) {
+        try slot.lock.withLock { () throws(YaiaError) -> (JSON, Work) in
             guard !slot.closed else { throw noSuchScene(slot.id) }
             try before()
             let commands = try slot.value.reduce(action)
             slot.seq += 1
-            var emitted: [Effect] = []
             var routes: [JSON] = []
-            for command in commands {
-                switch command {
-                case .effect(let e): emitted.append(e)
-                case .route(let r): routes.append(r.json)
+            var emitted: [EffectRecord] = []
+            var work = Work()
+            if commands.contains(where: { if case .route = $0 { return false } else { return true } }) {
+                lock.withLock {
+                    for command in commands {
+                        switch command {
+                        case .route(let r): routes.append(r.json)
+                        case .effect(let e): emitted.append(admit(e, scene: slot.id, work: &work))
+                        case .cancel(let key): cancel(key: key, scene: slot.id, work: &work)
+                        }
+                    }
                 }
+            } else {
+                for case .route(let r) in commands { routes.append(r.json) }
             }
-            let (records, calls) = register(emitted, scene: slot.id)
-            let response = update(slot, effects: records, routes: routes, cause: cause)
-            if cause != nil { events.push(response) }
-            return (response, calls)
-        }
-    }
-
-    /// Gives effects ids; those with a registered service become calls to start.
-    private func register(_ emitted: [Effect], scene: Int64) -> ([EffectRecord], [PendingCall]) {
-        guard !emitted.isEmpty else { return ([], []) }
-        return lock.withLock {
-            var records: [EffectRecord] = []
-            var calls: [PendingCall] = []
-            for effect in emitted {
-                let service = services[effect.service]
-                let record = EffectRecord(id: nextEffectID, sceneID: scene, effect: effect, status: service == nil ? .pending : .running)
-                nextEffectID += 1
-                effects[record.id] = record
-                records.append(record)
-                if let service { calls.append(PendingCall(effectID: record.id, effect: effect, service: service)) }
+            let response = update(slot, effects: emitted, routes: routes, cause: cause)
+            if cause != nil {
+                events.push(response)
+                work.notify = true
             }
-            return (records, calls)
-        }
-    }
-
-    /// Calls services, outside every lock: a service may complete inline.
-    private func start(_ pending: [PendingCall]) {
-        for p in pending {
-            let handle = calls.insert(CallTarget(runtime: self, effectID: p.effectID, service: p.service))
-            let live = lock.withLock { () -> Bool in
-                guard effects[p.effectID] != nil else { return false }
-                effects[p.effectID]?.call = handle
-                return true
-            }
-            guard live else {
-                calls.remove(handle)
-                continue
-            }
-            var args = p.effect.args.serializedBytes()
-            args.append(0)
-            p.effect.op.withCString { op in
-                args.withUnsafeBytes { bytes in
-                    p.service.perform(p.service.ctx, callPointer(handle), op, bytes.baseAddress?.assumingMemoryBound(to: CChar.self))
-                }
-            }
-        }
-    }
-
-    /// Drops effects; running calls are withdrawn and their services told.
-    private func cancel(_ records: [EffectRecord]) {
-        for record in records {
-            guard let handle = record.call, let target = calls.remove(handle) else { continue }
-            target.service.cancel?(target.service.ctx, callPointer(handle))
+            return (response, work)
         }
     }
 
@@ -259,6 +183,257 @@ public final class Runtime: @unchecked Sendable {
         members.append(.init(key: "seq", value: .int(slot.seq)))
         members.append(.init(key: "viewModel", value: slot.value.viewModel))
         return .object(JSONObject(members: members))
+    }
+
+    // MARK: the effect lifecycle (all under `lock`)
+
+    /// Registers a new effect and applies its policy: it starts now, waits
+    /// its turn (queue), or first cancels its predecessors (latest).
+    private func admit(_ effect: Effect, scene: Int64, work: inout Work) -> EffectRecord {
+        let record = EffectRecord(id: nextEffectID, sceneID: scene, effect: effect, service: services[effect.service])
+        nextEffectID += 1
+        effects[record.id] = record
+        guard let key = effect.id else {
+            activate(record, work: &work)
+            return record
+        }
+        let ref = EffectKey(scene: scene, key: key)
+        if effect.policy == .latest { cancel(key: key, scene: scene, work: &work) }
+        let earlier = keyed[ref, default: []]
+        keyed[ref, default: []].append(record)
+        if effect.policy == .queue && !earlier.isEmpty {
+            record.status = .queued
+        } else {
+            activate(record, work: &work)
+        }
+        return record
+    }
+
+    /// Starts an effect: a service performs it, or it waits for the host.
+    private func activate(_ record: EffectRecord, work: inout Work) {
+        record.status = record.service == nil ? .pending : .running
+        if let seconds = record.effect.timeout {
+            work.deadlines.append((record.id, monotonicNow() + seconds))
+        }
+        if record.service != nil { work.launches.append(record) }
+    }
+
+    /// Cancels a scene's live effects with `key`; their outcomes are never delivered.
+    private func cancel(key: String, scene: Int64, work: inout Work) {
+        guard let list = keyed.removeValue(forKey: EffectKey(scene: scene, key: key)) else { return }
+        for record in list {
+            effects[record.id] = nil
+            work.cancels.append(record)
+        }
+    }
+
+    /// Removes an ended effect; the next queued effect with its key may start.
+    private func forget(_ record: EffectRecord, work: inout Work) {
+        effects[record.id] = nil
+        guard let key = record.effect.id else { return }
+        let ref = EffectKey(scene: record.sceneID, key: key)
+        guard var list = keyed[ref] else { return }
+        list.removeAll { $0 === record }
+        if list.isEmpty {
+            keyed[ref] = nil
+            return
+        }
+        keyed[ref] = list
+        if let next = list.first, next.status == .queued, next.effect.policy == .queue {
+            activate(next, work: &work)
+        }
+    }
+
+    private func forget(_ record: EffectRecord) {
+        var work = Work()
+        forget(record, work: &work)
+    }
+
+    // MARK: outcomes
+
+    /// The host's outcome for a pending effect. If the scene cannot read the
+    /// resulting action, the effect stays pending and the error is thrown.
+    public func resolve(effect id: Int64, outcome: Outcome) throws(YaiaError) -> JSON {
+        let (record, slot) = try lock.withLock { () throws(YaiaError) -> (EffectRecord, SceneSlot?) in
+            guard let record = effects[id] else {
+                if id > 0 && id < nextEffectID {
+                    throw YaiaError(.effectAlreadyResolved, "effect \(id) is no longer pending: it was resolved, cancelled or timed out, or its scene closed")
+                }
+                throw YaiaError(.noSuchEffect, "no effect with id \(id)")
+            }
+            guard record.status == .pending, record.sceneID != 0 else {
+                throw YaiaError(.effectNotPending, "effect \(id) is \(record.status.rawValue): only its service completes it")
+            }
+            return (record, scenes[record.sceneID])
+        }
+        guard let slot else { throw noSuchScene(record.sceneID) }
+        var claimed = Work()
+        let claim = { () throws(YaiaError) in
+            claimed = try self.lock.withLock { () throws(YaiaError) -> Work in
+                guard self.effects[id] === record else {
+                    throw YaiaError(.effectAlreadyResolved, "effect \(id) was resolved meanwhile")
+                }
+                var work = Work()
+                self.forget(record, work: &work)
+                return work
+            }
+        }
+        guard let action = record.effect.outcomeAction(outcome) else {
+            // The effect asked for no action on this outcome: nothing to reduce.
+            try claim()
+            run(claimed)
+            return slot.lock.withLock { update(slot, effects: [], routes: [], cause: nil) }
+        }
+        let (response, work) = try reduce(slot, action, cause: nil) { () throws(YaiaError) in
+            try slot.value.check(action)
+            try claim()
+        }
+        run(claimed)
+        run(work)
+        return response
+    }
+
+    /// A service's outcome (or a time-out) for a live effect: reduced now,
+    /// its update queued. Outcomes of effects no longer live are dropped.
+    func finish(effectID: Int64, outcome: Outcome, cancelCall: Bool = false) {
+        var work = Work()
+        let found = lock.withLock { () -> (EffectRecord, SceneSlot?)? in
+            guard let record = effects[effectID], record.status != .queued else { return nil }
+            forget(record, work: &work)
+            return (record, scenes[record.sceneID])
+        }
+        guard let (record, slot) = found else { return }
+        if cancelCall { cancelCalls([record]) }
+        run(work)
+        if let waiter = record.waiter {
+            waiter.deliver(outcome)
+            return
+        }
+        guard let slot, let action = record.effect.outcomeAction(outcome) else { return }
+        do throws(YaiaError) {
+            let (_, more) = try reduce(slot, action, cause: effectID)
+            run(more)
+        } catch {
+            guard error.code != .noSuchScene else { return }
+            Log.write(.warning, "runtime", "scene \(slot.id) refused the outcome of effect \(effectID): \(error.message)")
+            events.push(["ok": false, "event": "error", "scene": .int(slot.id), "effect": .int(effectID),
+                         "error": error.nested(under: "/action").json])
+            notify()
+        }
+    }
+
+    /// A deadline passed: the call is cancelled and the catch action told.
+    func timedOut(_ effectID: Int64) {
+        let description = lock.withLock { effects[effectID].map { "\($0.effect.service).\($0.effect.op)" } }
+        guard let description else { return }
+        finish(effectID: effectID, outcome: .failure(["code": .string(ErrorCode.timeout.rawValue),
+                                                      "message": .string("effect \(effectID) (\(description)) timed out")]),
+               cancelCall: true)
+    }
+
+    // MARK: direct calls
+
+    /// Performs one effect outside any scene and waits for its outcome, at
+    /// most its timeout (default `directTimeout` seconds).
+    public static let directTimeout = 60.0
+
+    public func perform(_ effect: Effect) throws(YaiaError) -> JSON {
+        let waiter = Waiter()
+        let record = try lock.withLock { () throws(YaiaError) -> EffectRecord in
+            try checkRunning()
+            guard let service = services[effect.service] else {
+                throw YaiaError(.noSuchService, "no service named \"\(effect.service)\"", at: "/effect/service")
+            }
+            let record = EffectRecord(id: nextEffectID, sceneID: 0, effect: effect, service: service, waiter: waiter)
+            nextEffectID += 1
+            effects[record.id] = record
+            record.status = .running
+            return record
+        }
+        var work = Work()
+        work.launches.append(record)
+        run(work)
+        let seconds = effect.timeout ?? Runtime.directTimeout
+        guard let outcome = waiter.wait(until: monotonicNow() + seconds) else {
+            timedOut(record.id)
+            throw YaiaError(.timeout, "\(effect.service).\(effect.op) did not complete within \(seconds) s")
+        }
+        switch outcome {
+        case .success(let result):
+            return ["ok": true, "result": result]
+        case .failure(let detail):
+            var code = ErrorCode.serviceFailed
+            if case .string(let c)? = detail["code"], c == ErrorCode.timeout.rawValue || c == ErrorCode.badResult.rawValue {
+                code = ErrorCode(rawValue: c)
+            }
+            let message = detail["message"]?.stringValue ?? "\(effect.service).\(effect.op) failed"
+            var error = YaiaError(code, message).json.objectValue ?? [:]
+            error["detail"] = detail
+            return ["ok": false, "error": .object(error)]
+        }
+    }
+
+    // MARK: side work, done outside every lock
+
+    /// What a reduction or an ending effect leaves to do once locks are released.
+    struct Work {
+        var launches: [EffectRecord] = []
+        var cancels: [EffectRecord] = []
+        var deadlines: [(Int64, Double)] = []
+        var notify = false
+    }
+
+    private func run(_ work: Work) {
+        if !work.deadlines.isEmpty {
+            let timers = lock.withLock { () -> Timers in
+                if let t = self.timers { return t }
+                let t = Timers { [weak self] id in self?.timedOut(id) }
+                self.timers = t
+                return t
+            }
+            for (id, deadline) in work.deadlines { timers.schedule(id, at: deadline) }
+        }
+        cancelCalls(work.cancels)
+        for record in work.launches { launch(record) }
+        if work.notify { notify() }
+    }
+
+    /// Hands a running effect to its service: inline, or on the pool if it blocks.
+    private func launch(_ record: EffectRecord) {
+        guard let service = record.service else { return }
+        let handle = calls.insert(CallTarget(runtime: self, effectID: record.id, service: service))
+        let live = lock.withLock { () -> Bool in
+            guard effects[record.id] === record, record.status == .running else { return false }
+            record.call = handle
+            return true
+        }
+        guard live else {
+            calls.remove(handle)
+            return
+        }
+        let effect = record.effect
+        let perform: @Sendable () -> Void = {
+            guard let target = calls.get(handle), target.start() else { return }
+            if !service.perform(handle, op: effect.op, args: effect.args) {
+                calls.remove(handle)
+            }
+        }
+        if service.blocking {
+            if !pool.submit(perform) {
+                calls.remove(handle)
+                finish(effectID: record.id, outcome: .failure(["code": "internal", "message": "no worker thread could be started"]))
+            }
+        } else {
+            perform()
+        }
+    }
+
+    /// Withdraws the calls of ended effects; services that saw them are told.
+    private func cancelCalls(_ records: [EffectRecord]) {
+        for record in records {
+            guard let handle = lock.withLock({ record.call }), let target = calls.remove(handle) else { continue }
+            if target.cancel() { target.service.cancel(handle) }
+        }
     }
 
     // MARK: services
@@ -288,7 +463,7 @@ public final class Runtime: @unchecked Sendable {
                 plugins.append(info)
             }
         } catch {
-            for e in entries { e.release?(e.ctx) }
+            for e in entries { e.retire() }
             throw error
         }
         return info
@@ -306,21 +481,38 @@ public final class Runtime: @unchecked Sendable {
         events.pop(timeout: timeout.isNaN ? 0 : timeout)
     }
 
-    /// Closes every scene, cancels running calls, releases services, wakes receivers.
+    /// Called after each queued event, outside every lock.
+    public func setNotifier(_ notifier: Notifier?) {
+        lock.withLock { self.notifier = notifier }
+    }
+
+    private func notify() {
+        lock.withLock { notifier }?.call()
+    }
+
+    /// Closes every scene, cancels every call, retires the services (each is
+    /// released once its callbacks under way return) and wakes receivers.
     public func shutDown() {
-        let (slots, dropped, released) = lock.withLock { () -> ([SceneSlot], [EffectRecord], [ServiceEntry]) in
+        let (slots, dropped, retired) = lock.withLock { () -> ([SceneSlot], [EffectRecord], [ServiceEntry]) in
             guard !isShutDown else { return ([], [], []) }
             isShutDown = true
+            notifier = nil
             defer {
                 scenes.removeAll()
                 effects.removeAll()
+                keyed.removeAll()
                 services.removeAll()
             }
             return (Array(scenes.values), Array(effects.values), Array(services.values))
         }
         for slot in slots { slot.lock.withLock { slot.closed = true } }
-        cancel(dropped)
-        for s in released { s.release?(s.ctx) }
+        pool.stop()
+        lock.withLock { timers }?.stop()
+        cancelCalls(dropped)
+        for record in dropped {
+            record.waiter?.deliver(.failure(["code": "cancelled", "message": "the runtime was freed"]))
+        }
+        for s in retired { s.retire() }
         events.close()
     }
 
@@ -338,6 +530,19 @@ public final class Runtime: @unchecked Sendable {
     }
 }
 
+/// The host's event notifier: a C function and its context.
+public struct Notifier: @unchecked Sendable {
+    let function: @convention(c) (UnsafeMutableRawPointer?) -> Void
+    let context: UnsafeMutableRawPointer?
+
+    public init(function: @escaping @convention(c) (UnsafeMutableRawPointer?) -> Void, context: UnsafeMutableRawPointer?) {
+        self.function = function
+        self.context = context
+    }
+
+    func call() { function(context) }
+}
+
 /// An open scene. Its lock serializes reductions; `closed` is set under it.
 final class SceneSlot: @unchecked Sendable {
     let id: Int64
@@ -352,31 +557,45 @@ final class SceneSlot: @unchecked Sendable {
     }
 }
 
-struct EffectRecord: Sendable {
-    enum Status: String, Sendable { case pending, running }
+struct EffectKey: Hashable, Sendable {
+    let scene: Int64
+    let key: String
+}
+
+/// A live effect. Mutable fields are guarded by the runtime's lock.
+final class EffectRecord: @unchecked Sendable {
+    enum Status: String, Sendable {
+        /// Waiting for the host to resolve it.
+        case pending
+        /// A service is performing it.
+        case running
+        /// Waiting for an earlier effect with its key (policy queue).
+        case queued
+    }
 
     let id: Int64
+    /// 0 for a direct call outside any scene.
     let sceneID: Int64
     let effect: Effect
-    let status: Status
+    let service: ServiceEntry?
+    let waiter: Waiter?
+    var status: Status = .pending
     /// The call handle, once a service was asked to perform it.
     var call: UInt?
 
-    init(id: Int64, sceneID: Int64, effect: Effect, status: Status) {
+    init(id: Int64, sceneID: Int64, effect: Effect, service: ServiceEntry?, waiter: Waiter? = nil) {
         self.id = id
         self.sceneID = sceneID
         self.effect = effect
-        self.status = status
+        self.service = service
+        self.waiter = waiter
     }
 
+    /// As listed in updates; read under the runtime's lock or right after admission.
     var json: JSON {
-        ["id": .int(id), "service": .string(effect.service), "op": .string(effect.op), "args": effect.args,
-         "status": .string(status.rawValue)]
+        var o: JSONObject = ["id": .int(id), "service": .string(effect.service), "op": .string(effect.op),
+                             "args": effect.args, "status": .string(status.rawValue)]
+        if let key = effect.id { o["key"] = .string(key) }
+        return .object(o)
     }
-}
-
-struct PendingCall: Sendable {
-    let effectID: Int64
-    let effect: Effect
-    let service: ServiceEntry
 }

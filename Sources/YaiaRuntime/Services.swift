@@ -3,7 +3,7 @@ import YaiaCore
 
 /// A service registered in a runtime: a C `yaia_service`, from a plugin or
 /// from the host program.
-public struct ServiceEntry: @unchecked Sendable {
+public final class ServiceEntry: @unchecked Sendable {
     public enum Origin: Sendable, Equatable {
         case plugin(String)
         case host
@@ -11,19 +11,28 @@ public struct ServiceEntry: @unchecked Sendable {
 
     public let name: String
     public let origin: Origin
+    /// perform() may block: it runs on the worker pool.
+    public let blocking: Bool
     // Raw C pointers: the ABI promises they stay valid while the runtime lives.
     let ctx: UnsafeMutableRawPointer?
-    let perform: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
-    let cancel: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void)?
-    let release: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
+    let performFunction: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
+    let cancelFunction: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void)?
+    let releaseFunction: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
+
+    // release() waits for the callbacks under way: see retire().
+    private let lock = Lock()
+    private var active = 0
+    private var retired = false
+    private var released = false
 
     /// Copies a C service struct, reading no field beyond its declared size.
     public init(_ pointer: UnsafePointer<yaia_service>?, origin: Origin) throws(YaiaError) {
         guard let pointer else { throw YaiaError(.badService, "the service is NULL") }
         let size = pointer.pointee.size
-        let v1Size = MemoryLayout<yaia_service>.size
-        guard size >= v1Size else {
-            throw YaiaError(.badService, "the service struct's size is \(size); ABI v1 needs at least \(v1Size)")
+        // The original v1 struct ends where `flags` begins.
+        let flagsOffset = MemoryLayout<yaia_service>.offset(of: \yaia_service.flags) ?? MemoryLayout<yaia_service>.size
+        guard size >= flagsOffset else {
+            throw YaiaError(.badService, "the service struct's size is \(size); ABI v1 needs at least \(flagsOffset)")
         }
         let s = pointer.pointee
         guard let rawName = s.name else { throw YaiaError(.badService, "the service has no name") }
@@ -32,12 +41,64 @@ public struct ServiceEntry: @unchecked Sendable {
         guard let perform = s.perform else {
             throw YaiaError(.badService, "service \"\(name)\" has no perform callback")
         }
+        let flags = size >= flagsOffset + MemoryLayout<UInt32>.size ? s.flags : 0
         self.name = name
         self.origin = origin
+        self.blocking = flags & YAIA_SERVICE_BLOCKING != 0
         self.ctx = s.ctx
-        self.perform = perform
-        self.cancel = s.cancel
-        self.release = s.release
+        self.performFunction = perform
+        self.cancelFunction = s.cancel
+        self.releaseFunction = s.release
+    }
+
+    /// Calls perform(); false when the service was retired meanwhile.
+    func perform(_ call: UInt, op: String, args: JSON) -> Bool {
+        guard enter() else { return false }
+        defer { leave() }
+        var text = args.serializedBytes()
+        text.append(0)
+        op.withCString { op in
+            text.withUnsafeBytes { bytes in
+                performFunction(ctx, callPointer(call), op, bytes.baseAddress?.assumingMemoryBound(to: CChar.self))
+            }
+        }
+        return true
+    }
+
+    func cancel(_ call: UInt) {
+        guard let cancelFunction, enter() else { return }
+        defer { leave() }
+        cancelFunction(ctx, callPointer(call))
+    }
+
+    /// The runtime is done with the service: release() now, or when the last
+    /// callback under way returns.
+    func retire() {
+        let now = lock.withLock { () -> Bool in
+            retired = true
+            guard active == 0, !released else { return false }
+            released = true
+            return true
+        }
+        if now { releaseFunction?(ctx) }
+    }
+
+    private func enter() -> Bool {
+        lock.withLock {
+            guard !retired else { return false }
+            active += 1
+            return true
+        }
+    }
+
+    private func leave() {
+        let now = lock.withLock { () -> Bool in
+            active -= 1
+            guard retired, active == 0, !released else { return false }
+            released = true
+            return true
+        }
+        if now { releaseFunction?(ctx) }
     }
 
     /// 1 to 64 bytes of [A-Za-z0-9_.-], for services and plugins alike.
@@ -53,23 +114,47 @@ public struct ServiceEntry: @unchecked Sendable {
     }
 
     var json: JSON {
+        var o: JSONObject = ["name": .string(name), "blocking": .bool(blocking)]
         switch origin {
-        case .host: return ["name": .string(name), "origin": "host"]
-        case .plugin(let p): return ["name": .string(name), "origin": "plugin", "plugin": .string(p)]
+        case .host: o["origin"] = "host"
+        case .plugin(let p):
+            o["origin"] = "plugin"
+            o["plugin"] = .string(p)
         }
+        return .object(o)
     }
 }
 
 /// A call in flight: which runtime and effect its completion belongs to.
-final class CallTarget: Sendable {
+final class CallTarget: @unchecked Sendable {
     let runtime: Runtime
     let effectID: Int64
     let service: ServiceEntry
+    private let lock = Lock()
+    private var started = false
+    private var cancelled = false
 
     init(runtime: Runtime, effectID: Int64, service: ServiceEntry) {
         self.runtime = runtime
         self.effectID = effectID
         self.service = service
+    }
+
+    /// Before perform(): false when the call was cancelled first.
+    func start() -> Bool {
+        lock.withLock {
+            guard !cancelled else { return false }
+            started = true
+            return true
+        }
+    }
+
+    /// Whether the service has seen the call, so that it should hear of the cancel.
+    func cancel() -> Bool {
+        lock.withLock {
+            cancelled = true
+            return started
+        }
     }
 }
 
@@ -83,20 +168,23 @@ func callPointer(_ handle: UInt) -> OpaquePointer? { OpaquePointer(bitPattern: h
 public func completeCall(_ call: OpaquePointer?, _ text: UnsafePointer<CChar>?, failed: Bool) -> Int32 {
     guard let call else { return YAIA_ERR_ARGUMENT }
     guard let text else { return YAIA_ERR_ARGUMENT }
-    guard let target = calls.remove(UInt(bitPattern: call)) else { return YAIA_ERR_STALE }
+    guard let target = calls.remove(UInt(bitPattern: call)) else {
+        Log.write(.info, "runtime", "a call was completed after it was completed or cancelled (or is unknown); ignored")
+        return YAIA_ERR_STALE
+    }
     let length = strlen(text)
     let parsed = text.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
         Result { () throws(YaiaError) in try JSONParser.parse(UnsafeBufferPointer(start: bytes, count: length)) }
     }
     switch parsed {
     case .success(let value):
-        target.runtime.complete(effectID: target.effectID, outcome: failed ? .failure(value) : .success(value))
+        target.runtime.finish(effectID: target.effectID, outcome: failed ? .failure(value) : .success(value))
         return YAIA_OK
     case .failure(let error):
         Log.write(.warning, target.service.name, "completed a call with \(error.message)")
         let failure: JSON = ["code": .string(ErrorCode.badResult.rawValue),
                              "message": .string("service \(target.service.name) completed with \(error.message)")]
-        target.runtime.complete(effectID: target.effectID, outcome: .failure(failure))
+        target.runtime.finish(effectID: target.effectID, outcome: .failure(failure))
         return YAIA_ERR_JSON
     }
 }

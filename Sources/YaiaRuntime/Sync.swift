@@ -26,66 +26,35 @@ final class Lock: @unchecked Sendable {
 
 /// A FIFO of JSON events that threads can wait on.
 final class EventQueue: @unchecked Sendable {
-    private let lock = Lock()
-    private let cond: UnsafeMutablePointer<pthread_cond_t>
+    private let monitor = Monitor()
     private var items: [JSON] = []
     private var head = 0
     private var closed = false
 
-    init() {
-        cond = .allocate(capacity: 1)
-        cond.initialize(to: pthread_cond_t())
-        var attr = pthread_condattr_t()
-        pthread_condattr_init(&attr)
-        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
-        pthread_cond_init(cond, &attr)
-        pthread_condattr_destroy(&attr)
-    }
-
-    deinit {
-        pthread_cond_destroy(cond)
-        cond.deallocate()
-    }
-
     func push(_ event: JSON) {
-        lock.withLock {
+        monitor.lock.withLock {
             guard !closed else { return }
             items.append(event)
         }
-        pthread_cond_signal(cond)
+        monitor.signal()
     }
 
     /// Wakes every waiter; later pops return nil at once.
     func close() {
-        lock.withLock {
+        monitor.lock.withLock {
             closed = true
             items.removeAll()
             head = 0
         }
-        pthread_cond_broadcast(cond)
+        monitor.broadcast()
     }
-
-    var count: Int { lock.withLock { items.count - head } }
 
     /// The next event; waits up to `timeout` seconds (negative: no limit).
     func pop(timeout: Double) -> JSON? {
-        lock.withLock {
-            var deadline = timespec()
-            let waits = timeout > 0 || timeout < 0
-            if timeout > 0 {
-                clock_gettime(CLOCK_MONOTONIC, &deadline)
-                let whole = min(timeout, 1e9).rounded(.down)
-                var nanos = Int(deadline.tv_nsec) + Int((min(timeout, 1e9) - whole) * 1e9)
-                deadline.tv_sec += Int(whole) + nanos / 1_000_000_000
-                nanos %= 1_000_000_000
-                deadline.tv_nsec = nanos
-            }
-            while head == items.count && !closed && waits {
-                if timeout < 0 {
-                    pthread_cond_wait(cond, lock.mutex)
-                } else if pthread_cond_timedwait(cond, lock.mutex, &deadline) == ETIMEDOUT {
-                    break
-                }
+        let deadline = timeout < 0 ? Double.infinity : monotonicNow() + timeout
+        return monitor.lock.withLock {
+            while head == items.count && !closed && timeout != 0 {
+                if !monitor.wait(until: deadline) { break }
             }
             guard head < items.count else { return nil }
             let event = items[head]
@@ -128,4 +97,224 @@ public final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendabl
 
     @discardableResult
     public func remove(_ handle: UInt) -> Object? { lock.withLock { objects.removeValue(forKey: handle) } }
+}
+
+/// Seconds on the monotonic clock.
+func monotonicNow() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+}
+
+/// A mutex with a condition variable on the monotonic clock.
+final class Monitor: @unchecked Sendable {
+    let lock = Lock()
+    private let cond: UnsafeMutablePointer<pthread_cond_t>
+
+    init() {
+        cond = .allocate(capacity: 1)
+        cond.initialize(to: pthread_cond_t())
+        var attr = pthread_condattr_t()
+        pthread_condattr_init(&attr)
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC)
+        pthread_cond_init(cond, &attr)
+        pthread_condattr_destroy(&attr)
+    }
+
+    deinit {
+        pthread_cond_destroy(cond)
+        cond.deallocate()
+    }
+
+    func signal() { pthread_cond_signal(cond) }
+    func broadcast() { pthread_cond_broadcast(cond) }
+
+    /// Waits (lock held) until signalled or `deadline` (monotonic seconds;
+    /// infinity: no limit). Returns false on time-out.
+    func wait(until deadline: Double) -> Bool {
+        if deadline == .infinity {
+            pthread_cond_wait(cond, lock.mutex)
+            return true
+        }
+        let clamped = min(deadline, monotonicNow() + 1e9)
+        var ts = timespec()
+        ts.tv_sec = Int(clamped.rounded(.down))
+        ts.tv_nsec = Int((clamped - clamped.rounded(.down)) * 1e9)
+        return pthread_cond_timedwait(cond, lock.mutex, &ts) != ETIMEDOUT
+    }
+}
+
+private final class ThreadBody: @unchecked Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+}
+
+/// Starts a detached thread running `body`. Threads are detached, not joined,
+/// so that a callback may free the runtime from any thread, this one included.
+func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+    let box = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    var thread = pthread_t()
+    let status = pthread_create(&thread, nil, { raw in
+        if let raw { Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().body() }
+        return nil
+    }, box)
+    guard status == 0 else {
+        Unmanaged<ThreadBody>.fromOpaque(box).release()
+        return false
+    }
+    pthread_detach(thread)
+    return true
+}
+
+/// A bounded pool of threads for blocking service calls, started on demand.
+final class WorkerPool: @unchecked Sendable {
+    private let monitor = Monitor()
+    private var jobs: [@Sendable () -> Void] = []
+    private var head = 0
+    private var threads = 0
+    private var idle = 0
+    private var stopped = false
+    let size: Int
+
+    init(size: Int) { self.size = size }
+
+    /// Queues a job; false when the pool is stopped or no thread could start.
+    @discardableResult
+    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let spawn = monitor.lock.withLock { () -> Bool? in
+            guard !stopped else { return nil }
+            jobs.append(job)
+            if idle > 0 || threads >= size { return false }
+            threads += 1
+            return true
+        }
+        guard let spawn else { return false }
+        if spawn && !startThread({ self.run() }) {
+            Log.write(.error, "runtime", "could not start a worker thread")
+            let left = monitor.lock.withLock { () -> Int in
+                threads -= 1
+                return threads
+            }
+            if left == 0 { return false }
+        }
+        monitor.signal()
+        return true
+    }
+
+    /// Lets the threads finish the jobs under way and exit; queued jobs are dropped.
+    func stop() {
+        monitor.lock.withLock {
+            stopped = true
+            jobs.removeAll()
+            head = 0
+        }
+        monitor.broadcast()
+    }
+
+    private func run() {
+        while let job = next() { job() }
+    }
+
+    private func next() -> (@Sendable () -> Void)? {
+        monitor.lock.withLock {
+            while head == jobs.count && !stopped {
+                idle += 1
+                _ = monitor.wait(until: .infinity)
+                idle -= 1
+            }
+            guard !stopped else {
+                threads -= 1
+                return nil
+            }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return job
+        }
+    }
+}
+
+/// Deadlines, fired on one thread of their own, started on demand.
+final class Timers: @unchecked Sendable {
+    private let monitor = Monitor()
+    /// Sorted by deadline, latest first, so the next one is popped from the end.
+    private var entries: [(deadline: Double, id: Int64)] = []
+    private var running = false
+    private var stopped = false
+    private let fire: @Sendable (Int64) -> Void
+
+    init(fire: @escaping @Sendable (Int64) -> Void) { self.fire = fire }
+
+    func schedule(_ id: Int64, at deadline: Double) {
+        let start = monitor.lock.withLock { () -> Bool in
+            guard !stopped else { return false }
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                if entries[mid].deadline > deadline { low = mid + 1 } else { high = mid }
+            }
+            entries.insert((deadline, id), at: low)
+            if running { return false }
+            running = true
+            return true
+        }
+        if start && !startThread({ self.run() }) {
+            Log.write(.error, "runtime", "could not start the timer thread; time-outs will not fire")
+        }
+        monitor.signal()
+    }
+
+    func stop() {
+        monitor.lock.withLock {
+            stopped = true
+            entries.removeAll()
+        }
+        monitor.broadcast()
+    }
+
+    private func run() {
+        while true {
+            let due = monitor.lock.withLock { () -> Int64? in
+                while !stopped {
+                    guard let last = entries.last else {
+                        _ = monitor.wait(until: .infinity)
+                        continue
+                    }
+                    if last.deadline <= monotonicNow() {
+                        entries.removeLast()
+                        return last.id
+                    }
+                    _ = monitor.wait(until: last.deadline)
+                }
+                return nil
+            }
+            guard let due else { return }
+            fire(due)
+        }
+    }
+}
+
+/// One outcome, handed from a completing thread to a waiting one.
+final class Waiter: @unchecked Sendable {
+    private let monitor = Monitor()
+    private var outcome: Outcome?
+
+    func deliver(_ value: Outcome) {
+        monitor.lock.withLock { outcome = value }
+        monitor.broadcast()
+    }
+
+    /// The outcome, or nil when `deadline` (monotonic seconds) passed first.
+    func wait(until deadline: Double) -> Outcome? {
+        monitor.lock.withLock {
+            while outcome == nil {
+                if !monitor.wait(until: deadline) && outcome == nil { return nil }
+            }
+            return outcome
+        }
+    }
 }
