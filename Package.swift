@@ -19,7 +19,7 @@ let package = Package(
     ],
     targets: [
         // The hand-written headers in Include/ seen from Swift.
-        .target(name: "CYaia", path: "Sources/CYaia"),
+        .target(name: "CYaia", path: "Sources/CYaia", linkerSettings: [.linkedLibrary("ffi")]),
         .target(name: "YaiaCore"),
         .target(name: "YaiaExamples", dependencies: ["YaiaCore"]),
         .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "CYaia"]),

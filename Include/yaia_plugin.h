@@ -138,6 +138,27 @@ typedef struct yaia_service {
 } yaia_service;
 
 /*
+** A typed op: a plain C function the host calls through libffi, marshalling
+** JSON arguments to C values and the C return value back to JSON, so the
+** plugin writes no JSON glue. See docs/ffi.md for the signature language.
+**
+** size       sizeof(yaia_function) as its author compiled it.
+** op         the op name effects use.
+** signature  its C signature, e.g. "double(double, double)" or
+**            "int64(string)"; checked when it is registered.
+** function   the function, cast to void (*)(void).
+** free       for a "string!" return: frees the returned string; NULL means
+**            free() from the C library.
+*/
+typedef struct yaia_function {
+    size_t size;
+    const char *op;
+    const char *signature;
+    void (*function)(void);
+    void (*free)(void *p);
+} yaia_function;
+
+/*
 ** The host API table handed to setup(). Constant, append-only, and valid for
 ** the life of the process, so a plugin may keep the pointer. Check api->size
 ** before using a field added after ABI version 1.
@@ -157,6 +178,13 @@ typedef struct yaia_service {
 ** log            writes a message to the runtime's log (stderr, filtered by
 **                the YAIA_LOG environment variable). Any thread, any time.
 ** set_error      during setup() only: the message the failed load reports.
+** add_functions  (appended in ABI 1.1: check api->size) registers a service
+**                whose ops are the count typed ops in functions (copied; the
+**                strings must outlive the process). flags as in
+**                yaia_service. Only during setup(). Returns YAIA_OK,
+**                YAIA_ERR_ARGUMENT (bad name, bad signature -- the load then
+**                fails with the signature's error), YAIA_ERR_EXISTS or
+**                YAIA_ERR_STATE.
 */
 typedef struct yaia_host_api {
     size_t size;
@@ -167,6 +195,8 @@ typedef struct yaia_host_api {
     int (*call_fail)(yaia_call *call, const char *error_json);
     void (*log)(yaia_host *host, int level, const char *message);
     void (*set_error)(yaia_host *host, const char *message);
+    int (*add_functions)(yaia_host *host, const char *service, const yaia_function *functions,
+                         size_t count, uint32_t flags);
 } yaia_host_api;
 
 /*

@@ -32,6 +32,11 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let noSuchService = ErrorCode(rawValue: "no_such_service")
     public static let serviceFailed = ErrorCode(rawValue: "service_failed")
     public static let timeout = ErrorCode(rawValue: "timeout")
+    public static let badSignature = ErrorCode(rawValue: "bad_signature")
+    public static let badArgument = ErrorCode(rawValue: "bad_argument")
+    public static let libraryNotFound = ErrorCode(rawValue: "library_not_found")
+    public static let symbolNotFound = ErrorCode(rawValue: "symbol_not_found")
+    public static let badBinding = ErrorCode(rawValue: "bad_binding")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }
 

@@ -34,6 +34,58 @@ final class LoadSession: @unchecked Sendable {
         self.pluginName = pluginName
         self.taken = taken
     }
+
+    /// Registers a service made during setup(); a refusal fails the whole load.
+    func stage(_ make: () throws(YaiaError) -> ServiceEntry) -> Int32 {
+        lock.withLock { () -> Int32 in
+            guard active else { return YAIA_ERR_STATE }
+            do throws(YaiaError) {
+                let entry = try make()
+                if taken.contains(entry.name) || staged.contains(where: { $0.name == entry.name }) {
+                    refusal = refusal ?? YaiaError(.duplicateService, "plugin \(pluginName) registers service \"\(entry.name)\", which is already registered")
+                    return YAIA_ERR_EXISTS
+                }
+                staged.append(entry)
+                return YAIA_OK
+            } catch {
+                refusal = refusal ?? YaiaError(error.code, "plugin \(pluginName): \(error.message)")
+                return YAIA_ERR_ARGUMENT
+            }
+        }
+    }
+}
+
+/// A plugin's typed ops as a service; reads no field beyond each struct's size.
+func typedService(name: UnsafePointer<CChar>?, functions: UnsafePointer<yaia_function>?, count: Int, flags: UInt32,
+                  plugin: String) throws(YaiaError) -> ServiceEntry {
+    guard let name else { throw YaiaError(.badService, "add_functions was given no service name") }
+    let service = String(cString: name)
+    try ServiceEntry.validate(name: service)
+    guard let functions, count > 0 else { throw YaiaError(.badService, "service \"\(service)\" has no functions") }
+    let v1Size = MemoryLayout<yaia_function>.size
+    var list: [ForeignFunction] = []
+    var f = UnsafeRawPointer(functions)
+    for _ in 0..<count {
+        let entry = f.assumingMemoryBound(to: yaia_function.self).pointee
+        guard entry.size >= v1Size else {
+            throw YaiaError(.badService, "a yaia_function of service \"\(service)\" has size \(entry.size); ABI v1 needs \(v1Size)")
+        }
+        guard let rawOp = entry.op, let rawSignature = entry.signature, let fn = entry.function else {
+            throw YaiaError(.badService, "a yaia_function of service \"\(service)\" lacks its op, signature or function")
+        }
+        let op = String(cString: rawOp)
+        let signature: ForeignSignature
+        do throws(YaiaError) {
+            signature = try ForeignSignature(parsing: String(cString: rawSignature))
+        } catch {
+            throw YaiaError(.badSignature, "\(service).\(op): \(error.message)")
+        }
+        let free = entry.free
+        list.append(try ForeignFunction(op: op, signature: signature, function: unsafeBitCast(fn, to: UnsafeMutableRawPointer.self), free: free))
+        f += entry.size  // the author's stride, so newer, longer structs still walk right
+    }
+    return ServiceEntry(name: service, origin: .plugin(plugin), blocking: flags & YAIA_SERVICE_BLOCKING != 0,
+                        native: ForeignService(functions: list))
 }
 
 /// Sessions by handle. Kept after setup so that log() can still name the plugin.
@@ -53,21 +105,7 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
         host_version: yaiaVersionCString,
         add_service: { host, service in
             guard let s = session(host) else { return YAIA_ERR_STATE }
-            return s.lock.withLock { () -> Int32 in
-                guard s.active else { return YAIA_ERR_STATE }
-                do throws(YaiaError) {
-                    let entry = try ServiceEntry(service, origin: .plugin(s.pluginName))
-                    if s.taken.contains(entry.name) || s.staged.contains(where: { $0.name == entry.name }) {
-                        s.refusal = s.refusal ?? YaiaError(.duplicateService, "plugin \(s.pluginName) registers service \"\(entry.name)\", which is already registered")
-                        return YAIA_ERR_EXISTS
-                    }
-                    s.staged.append(entry)
-                    return YAIA_OK
-                } catch {
-                    s.refusal = s.refusal ?? YaiaError(.badService, "plugin \(s.pluginName): \(error.message)")
-                    return YAIA_ERR_ARGUMENT
-                }
-            }
+            return s.stage { () throws(YaiaError) -> ServiceEntry in try ServiceEntry(service, origin: .plugin(s.pluginName)) }
         },
         call_complete: { call, text in completeCall(call, text, failed: false) },
         call_fail: { call, text in completeCall(call, text, failed: true) },
@@ -80,6 +118,12 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
             guard let s = session(host) else { return }
             s.lock.withLock {
                 if s.active { s.error = message.map { String(cString: $0) } ?? "unknown error" }
+            }
+        },
+        add_functions: { host, service, functions, count, flags in
+            guard let s = session(host) else { return YAIA_ERR_STATE }
+            return s.stage { () throws(YaiaError) -> ServiceEntry in
+                try typedService(name: service, functions: functions, count: count, flags: flags, plugin: s.pluginName)
             }
         }
     ))

@@ -73,6 +73,8 @@ extension Runtime {
             guard case .object = config else { throw YaiaError(.notAnObject, "\"config\" must be an object", at: "/config") }
             let info = try loadPlugin(path: try o.requestString("path"), config: config)
             return ["ok": true, "plugin": info.json]
+        case "bind":
+            return try bind(o)
         case "perform":
             guard let value = o["effect"] else { throw YaiaError(.badRequest, "perform needs an \"effect\"", at: "/effect") }
             return try perform(try Effect(json: value, at: "/effect"))

@@ -39,7 +39,7 @@ public final class Runtime: @unchecked Sendable {
         guard case .object(let o) = config else {
             throw YaiaError(.notAnObject, "the runtime config must be an object, not \(config.kindName)")
         }
-        for (key, _) in o where key != "plugins" && key != "workers" {
+        for (key, _) in o where !["plugins", "workers", "bind"].contains(key) {
             throw YaiaError(.badConfig, "unknown config key \"\(key)\"", at: JSONPointer.appending("", key))
         }
         var workers = Runtime.defaultWorkers
@@ -72,6 +72,18 @@ public final class Runtime: @unchecked Sendable {
                     default:
                         throw YaiaError(.badConfig, "a plugin entry is a path or {\"path\", \"config\"}", at: at)
                     }
+                }
+            }
+            if let list = o["bind"] {
+                guard case .array(let items) = list else {
+                    throw YaiaError(.badConfig, "\"bind\" must be an array of bindings", at: "/bind")
+                }
+                for (i, item) in items.enumerated() {
+                    let at = JSONPointer.appending("/bind", i)
+                    guard case .object(let binding) = item else {
+                        throw YaiaError(.badConfig, "a binding must be an object", at: at)
+                    }
+                    try bind(binding, at: at)
                 }
             }
         } catch {
@@ -362,8 +374,10 @@ public final class Runtime: @unchecked Sendable {
         case .success(let result):
             return ["ok": true, "result": result]
         case .failure(let detail):
+            // Failures the runtime itself reports keep their code.
             var code = ErrorCode.serviceFailed
-            if case .string(let c)? = detail["code"], c == ErrorCode.timeout.rawValue || c == ErrorCode.badResult.rawValue {
+            let own: Set<String> = [ErrorCode.timeout.rawValue, ErrorCode.badResult.rawValue, ErrorCode.badArgument.rawValue]
+            if case .string(let c)? = detail["code"], own.contains(c) {
                 code = ErrorCode(rawValue: c)
             }
             let message = detail["message"]?.stringValue ?? "\(effect.service).\(effect.op) failed"
@@ -467,6 +481,15 @@ public final class Runtime: @unchecked Sendable {
             throw error
         }
         return info
+    }
+
+    /// Binds a service to a shared library's functions (see docs/ffi.md).
+    @discardableResult
+    public func bind(_ binding: JSONObject, at pointer: String = "") throws(YaiaError) -> JSON {
+        let entry = try bindLibrary(binding, at: pointer)
+        try addService(entry)
+        let ops = (entry.native as? ForeignService)?.functions.keys.sorted() ?? []
+        return ["ok": true, "service": .string(entry.name), "ops": .array(ops.map(JSON.string))]
     }
 
     public func serviceList() -> JSON {

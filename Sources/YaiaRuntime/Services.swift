@@ -7,6 +7,8 @@ public final class ServiceEntry: @unchecked Sendable {
     public enum Origin: Sendable, Equatable {
         case plugin(String)
         case host
+        /// Bound to a shared library's functions through libffi.
+        case foreign(String)
     }
 
     public let name: String
@@ -15,9 +17,11 @@ public final class ServiceEntry: @unchecked Sendable {
     public let blocking: Bool
     // Raw C pointers: the ABI promises they stay valid while the runtime lives.
     let ctx: UnsafeMutableRawPointer?
-    let performFunction: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void
+    let performFunction: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void)?
     let cancelFunction: (@convention(c) (UnsafeMutableRawPointer?, OpaquePointer?) -> Void)?
     let releaseFunction: (@convention(c) (UnsafeMutableRawPointer?) -> Void)?
+    /// A service implemented in Swift, answering synchronously.
+    let native: (any NativeService)?
 
     // release() waits for the callbacks under way: see retire().
     private let lock = Lock()
@@ -49,12 +53,29 @@ public final class ServiceEntry: @unchecked Sendable {
         self.performFunction = perform
         self.cancelFunction = s.cancel
         self.releaseFunction = s.release
+        self.native = nil
+    }
+
+    init(name: String, origin: Origin, blocking: Bool, native: any NativeService) {
+        self.name = name
+        self.origin = origin
+        self.blocking = blocking
+        self.ctx = nil
+        self.performFunction = nil
+        self.cancelFunction = nil
+        self.releaseFunction = nil
+        self.native = native
     }
 
     /// Calls perform(); false when the service was retired meanwhile.
     func perform(_ call: UInt, op: String, args: JSON) -> Bool {
         guard enter() else { return false }
         defer { leave() }
+        if let native {
+            deliver(call, native.perform(op: op, args: args))
+            return true
+        }
+        guard let performFunction else { return false }
         var text = args.serializedBytes()
         text.append(0)
         op.withCString { op in
@@ -120,9 +141,17 @@ public final class ServiceEntry: @unchecked Sendable {
         case .plugin(let p):
             o["origin"] = "plugin"
             o["plugin"] = .string(p)
+        case .foreign(let library):
+            o["origin"] = "foreign"
+            o["library"] = .string(library)
         }
         return .object(o)
     }
+}
+
+/// A service written in Swift: performs one call and returns its outcome.
+protocol NativeService: Sendable {
+    func perform(op: String, args: JSON) -> Outcome
 }
 
 /// A call in flight: which runtime and effect its completion belongs to.
@@ -168,25 +197,30 @@ func callPointer(_ handle: UInt) -> OpaquePointer? { OpaquePointer(bitPattern: h
 public func completeCall(_ call: OpaquePointer?, _ text: UnsafePointer<CChar>?, failed: Bool) -> Int32 {
     guard let call else { return YAIA_ERR_ARGUMENT }
     guard let text else { return YAIA_ERR_ARGUMENT }
-    guard let target = calls.remove(UInt(bitPattern: call)) else {
-        Log.write(.info, "runtime", "a call was completed after it was completed or cancelled (or is unknown); ignored")
-        return YAIA_ERR_STALE
-    }
     let length = strlen(text)
     let parsed = text.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
         Result { () throws(YaiaError) in try JSONParser.parse(UnsafeBufferPointer(start: bytes, count: length)) }
     }
     switch parsed {
     case .success(let value):
-        target.runtime.finish(effectID: target.effectID, outcome: failed ? .failure(value) : .success(value))
-        return YAIA_OK
+        return deliver(UInt(bitPattern: call), failed ? .failure(value) : .success(value)) ? YAIA_OK : YAIA_ERR_STALE
     case .failure(let error):
-        Log.write(.warning, target.service.name, "completed a call with \(error.message)")
-        let failure: JSON = ["code": .string(ErrorCode.badResult.rawValue),
-                             "message": .string("service \(target.service.name) completed with \(error.message)")]
-        target.runtime.finish(effectID: target.effectID, outcome: .failure(failure))
+        let failure: JSON = ["code": .string(ErrorCode.badResult.rawValue), "message": .string("the service completed with \(error.message)")]
+        guard deliver(UInt(bitPattern: call), .failure(failure)) else { return YAIA_ERR_STALE }
+        Log.write(.warning, "runtime", "a service completed a call with \(error.message)")
         return YAIA_ERR_JSON
     }
+}
+
+/// Ends a call with its outcome; false when it was ended already (stale).
+@discardableResult
+func deliver(_ call: UInt, _ outcome: Outcome) -> Bool {
+    guard let target = calls.remove(call) else {
+        Log.write(.info, "runtime", "a call was completed after it was completed or cancelled (or is unknown); ignored")
+        return false
+    }
+    target.runtime.finish(effectID: target.effectID, outcome: outcome)
+    return true
 }
 
 import Glibc

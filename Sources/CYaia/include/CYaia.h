@@ -1,5 +1,22 @@
-/* The hand-written contract headers, seen from Swift. */
+/* The hand-written contract headers, seen from Swift, and libffi. */
 #ifndef CYAIA_H
 #define CYAIA_H
 #include "../../../Include/yaia.h"
+#include <ffi.h>
+
+/* libffi's ffi_type_* are mutable globals, which Swift 6 refuses to touch
+** from concurrent code; these accessors hand out their addresses instead. */
+static inline ffi_type *cyaia_ffi_void(void) { return &ffi_type_void; }
+static inline ffi_type *cyaia_ffi_uint8(void) { return &ffi_type_uint8; }
+static inline ffi_type *cyaia_ffi_sint8(void) { return &ffi_type_sint8; }
+static inline ffi_type *cyaia_ffi_uint16(void) { return &ffi_type_uint16; }
+static inline ffi_type *cyaia_ffi_sint16(void) { return &ffi_type_sint16; }
+static inline ffi_type *cyaia_ffi_uint32(void) { return &ffi_type_uint32; }
+static inline ffi_type *cyaia_ffi_sint32(void) { return &ffi_type_sint32; }
+static inline ffi_type *cyaia_ffi_uint64(void) { return &ffi_type_uint64; }
+static inline ffi_type *cyaia_ffi_sint64(void) { return &ffi_type_sint64; }
+static inline ffi_type *cyaia_ffi_float(void) { return &ffi_type_float; }
+static inline ffi_type *cyaia_ffi_double(void) { return &ffi_type_double; }
+static inline ffi_type *cyaia_ffi_pointer(void) { return &ffi_type_pointer; }
+static inline ffi_abi cyaia_ffi_default_abi(void) { return FFI_DEFAULT_ABI; }
 #endif
