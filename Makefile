@@ -35,13 +35,13 @@ CLINK      := -L$(REL) -lyaia -Wl,-rpath,$(abspath $(REL)) -lpthread
 SWIFT_SOURCES := $(shell find Sources -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') Package.swift Include/yaia.h Include/yaia_plugin.h
 
 APT_PACKAGES := gcc make pkg-config libffi-dev libsqlite3-dev zlib1g-dev binutils
-PY_PACKAGES  := pytest
+PY_PACKAGES  := pytest wheel mypy
 
 export YAIA_LIBRARY    := $(abspath $(LIB))
 export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))
 export YAIA_TEST_PLUGIN_DIR := $(abspath $(TESTPLUG))
 
-.PHONY: all deps lib plugins demo test test-swift test-c test-python bench install clean
+.PHONY: all deps lib plugins demo test test-swift test-c test-python bench tsan install clean
 
 all: lib plugins
 
@@ -91,7 +91,12 @@ $(TESTPLUG)/%.so: Tests/plugins/%.c Include/yaia_plugin.h
 	@mkdir -p $(TESTPLUG)
 	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lpthread
 
-plugins: $(PLUGINS)/auth.so
+# The store example: SQLite through Debian's libsqlite3-dev.
+$(PLUGINS)/store.so: Examples/plugins/store/store.c Include/yaia_plugin.h
+	@mkdir -p $(PLUGINS)
+	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lsqlite3 -lpthread
+
+plugins: $(PLUGINS)/auth.so $(PLUGINS)/store.so
 
 $(CBIN)/login: Examples/c/login.c Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
@@ -104,6 +109,18 @@ $(CBIN)/test_abi: Tests/c/test_abi.c Include/yaia.h $(LIB)
 $(CBIN)/bench_send: Benchmarks/bench_send.c Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
+
+$(CBIN)/test_services: Tests/c/test_services.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
+
+$(CBIN)/stress: Tests/c/stress.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
+
+$(CBIN)/bench_effects: Benchmarks/bench_effects.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK) -lsqlite3
 
 # ---------------------------------------------------------------- demo
 
@@ -122,17 +139,44 @@ test-swift: $(BUILD)/.deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build
 
-test-c: lib plugins $(TEST_PLUGINS) $(CBIN)/test_abi
+test-c: lib plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/stress
 	$(CBIN)/test_abi
+	$(CBIN)/test_services
+	$(CBIN)/stress
 
 test-python: lib plugins $(TEST_PLUGINS)
 	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
 
 # ---------------------------------------------------------------- benchmarks
 
-bench: lib $(CBIN)/bench_send
+bench: lib plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects
 	$(CBIN)/bench_send
+	$(CBIN)/bench_effects
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
+
+# ---------------------------------------------------------------- thread sanitizer
+
+# A debug libyaia built with -sanitize=thread (its own scratch path, so the
+# release build is untouched) and stress.c built with the Swift toolchain's
+# clang, whose TSan runtime matches the library's. Fails on any report.
+TSAN_SCRATCH := .build-tsan
+TSAN_LIB     := $(TSAN_SCRATCH)/debug/libyaia.so
+TSAN_CC      ?= /opt/swift/usr/bin/clang
+TSAN_BIN     := $(OUT)/tsan
+TSAN_OPTIONS_RUN ?= halt_on_error=0 exitcode=66 second_deadlock_stack=1
+
+$(TSAN_LIB): $(BUILD)/.deps $(SWIFT_SOURCES)
+	$(SWIFT) build -c debug --sanitize=thread --scratch-path $(TSAN_SCRATCH) --product yaia
+	@ln -sf libyaia.so $(TSAN_SCRATCH)/debug/libyaia.so.$(ABI_MAJOR)
+	@touch $@
+
+$(TSAN_BIN)/stress: Tests/c/stress.c Include/yaia.h $(TSAN_LIB)
+	@mkdir -p $(TSAN_BIN)
+	$(TSAN_CC) -fsanitize=thread $(CWARN) -O1 -g $(CINC) -o $@ $< \
+	  -L$(TSAN_SCRATCH)/debug -lyaia -Wl,-rpath,$(abspath $(TSAN_SCRATCH)/debug) -lpthread
+
+tsan: $(TSAN_BIN)/stress
+	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" YAIA_LIBRARY=$(abspath $(TSAN_LIB)) $(TSAN_BIN)/stress
 
 # ---------------------------------------------------------------- install
 
@@ -146,4 +190,4 @@ install: lib
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/yaia.pc
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(TSAN_SCRATCH)

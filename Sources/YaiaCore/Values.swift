@@ -134,27 +134,21 @@ public enum Outcome: Sendable, Equatable {
     case failure(JSON)
 }
 
-/// Navigation intent: where to go, not how.
+/// Navigation intent: where to go, not how. A flow applies it (see Flow).
 public enum Route: Sendable, Equatable {
-    case push(String, args: JSON? = nil)
-    case present(String, args: JSON? = nil)
+    /// Onto the current stack. `onResult` names the action that delivers the
+    /// pushed scene's result (from pop or dismiss) to the scene below it.
+    case push(String, args: JSON? = nil, onResult: String? = nil)
+    /// A modal layer over the current stack; it can push inside itself.
+    case present(String, args: JSON? = nil, onResult: String? = nil)
+    /// The top scene, swapped for another in the same place.
     case replace(String, args: JSON? = nil)
     case pop(result: JSON? = nil)
     case dismiss(result: JSON? = nil)
-
-    /// `{"push": NAME, "args": ...}`, `{"pop": true, "result": ...}`, and so on.
-    public var json: JSON {
-        var o = JSONObject()
-        switch self {
-        case .push(let scene, let args), .present(let scene, let args), .replace(let scene, let args):
-            o[kind] = .string(scene)
-            if let args { o["args"] = args }
-        case .pop(let result), .dismiss(let result):
-            o[kind] = true
-            if let result { o["result"] = result }
-        }
-        return .object(o)
-    }
+    /// Down to the first scene of the current layer.
+    case popToRoot
+    /// Down to the nearest scene of that type.
+    case popTo(String)
 
     public var kind: String {
         switch self {
@@ -163,7 +157,54 @@ public enum Route: Sendable, Equatable {
         case .replace: return "replace"
         case .pop: return "pop"
         case .dismiss: return "dismiss"
+        case .popToRoot: return "popToRoot"
+        case .popTo: return "popTo"
         }
+    }
+
+    /// `{"push": NAME, "args": ..., "onResult": ...}`, `{"pop": true, "result": ...}`,
+    /// `{"popToRoot": true}`, `{"popTo": NAME}`.
+    public var json: JSON {
+        var o = JSONObject()
+        switch self {
+        case .push(let scene, let args, let onResult), .present(let scene, let args, let onResult):
+            o[kind] = .string(scene)
+            if let args { o["args"] = args }
+            if let onResult { o["onResult"] = .string(onResult) }
+        case .replace(let scene, let args):
+            o[kind] = .string(scene)
+            if let args { o["args"] = args }
+        case .pop(let result), .dismiss(let result):
+            o[kind] = true
+            if let result { o["result"] = result }
+        case .popToRoot:
+            o[kind] = true
+        case .popTo(let scene):
+            o[kind] = .string(scene)
+        }
+        return .object(o)
+    }
+
+    /// Reads a route from its JSON form.
+    public init(json: JSON, at pointer: String = "") throws(YaiaError) {
+        guard case .object(let o) = json else {
+            throw YaiaError(.badRoute, "a route must be an object, not \(json.kindName)", at: pointer)
+        }
+        func scene(_ key: String) throws(YaiaError) -> String {
+            guard case .string(let s)? = o[key], !s.isEmpty else {
+                throw YaiaError(.badRoute, "\"\(key)\" takes a scene name", at: JSONPointer.appending(pointer, key))
+            }
+            return s
+        }
+        let onResult = o["onResult"]?.stringValue
+        if o["push"] != nil { self = .push(try scene("push"), args: o["args"], onResult: onResult) }
+        else if o["present"] != nil { self = .present(try scene("present"), args: o["args"], onResult: onResult) }
+        else if o["replace"] != nil { self = .replace(try scene("replace"), args: o["args"]) }
+        else if o["pop"] != nil { self = .pop(result: o["result"]) }
+        else if o["dismiss"] != nil { self = .dismiss(result: o["result"]) }
+        else if o["popToRoot"] != nil { self = .popToRoot }
+        else if o["popTo"] != nil { self = .popTo(try scene("popTo")) }
+        else { throw YaiaError(.badRoute, "a route needs one of push, present, replace, pop, dismiss, popToRoot, popTo", at: pointer) }
     }
 }
 

@@ -37,6 +37,12 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let libraryNotFound = ErrorCode(rawValue: "library_not_found")
     public static let symbolNotFound = ErrorCode(rawValue: "symbol_not_found")
     public static let badBinding = ErrorCode(rawValue: "bad_binding")
+    public static let badRoute = ErrorCode(rawValue: "bad_route")
+    public static let noSuchFlow = ErrorCode(rawValue: "no_such_flow")
+    public static let staleNavigation = ErrorCode(rawValue: "stale_navigation")
+    public static let sceneInFlow = ErrorCode(rawValue: "scene_in_flow")
+    public static let badSnapshot = ErrorCode(rawValue: "bad_snapshot")
+    public static let badJournal = ErrorCode(rawValue: "bad_journal")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }
 

@@ -42,11 +42,18 @@ extension Runtime {
             guard case .object = args else { throw YaiaError(.notAnObject, "\"args\" must be an object, not \(args.kindName)", at: "/args") }
             return try open(try o.requestString("scene"), args: args)
         case "send":
-            let scene = try o.requestInteger("scene")
+            let target: Int64
+            let toFlow = o["flow"] != nil
+            if toFlow {
+                guard o["scene"] == nil else { throw YaiaError(.badRequest, "send takes \"scene\" or \"flow\", not both", at: "/flow") }
+                target = try o.requestInteger("flow")
+            } else {
+                target = try o.requestInteger("scene")
+            }
             guard let actionValue = o["action"] else { throw YaiaError(.badRequest, "send needs an \"action\"", at: "/action") }
             let action = try Action(json: actionValue, at: "/action")
             do throws(YaiaError) {
-                return try send(scene: scene, action: action)
+                return toFlow ? try send(flow: target, action: action) : try send(scene: target, action: action)
             } catch {
                 // The scene locates faults within the action.
                 throw error.at == nil ? error : error.nested(under: "/action")
@@ -61,9 +68,32 @@ extension Runtime {
         case "state":
             return try state(scene: try o.requestInteger("scene"))
         case "close":
+            if o["flow"] != nil {
+                let id = try o.requestInteger("flow")
+                try closeFlow(id)
+                return ["ok": true, "flow": .int(id), "closed": true]
+            }
             let id = try o.requestInteger("scene")
             try close(scene: id)
             return ["ok": true, "scene": .int(id), "closed": true]
+        case "start":
+            let args = o["args"] ?? [:]
+            guard case .object = args else { throw YaiaError(.notAnObject, "\"args\" must be an object, not \(args.kindName)", at: "/args") }
+            var name: String?
+            if let n = o["flow"] {
+                guard case .string(let s) = n else { throw YaiaError(.badRequest, "\"flow\" names the flow: a string", at: "/flow") }
+                name = s
+            }
+            return try startFlow(name: name, scene: try o.requestString("scene"), args: args)
+        case "flow":
+            return try describeFlow(try o.requestInteger("flow"))
+        case "popped":
+            let depth = try o.requestInteger("depth")
+            let version = try o["version"].map { (_) throws(YaiaError) -> Int64 in try o.requestInteger("version") }
+            return try popped(flow: try o.requestInteger("flow"), depth: Int(clamping: depth), version: version)
+        case "link":
+            guard case .array(let path)? = o["path"] else { throw YaiaError(.badRequest, "link needs a \"path\" array", at: "/path") }
+            return try link(flow: try o.requestInteger("flow"), path: path)
         case "scenes":
             return sceneList()
         case "services":

@@ -14,14 +14,16 @@ public final class Runtime: @unchecked Sendable {
     private let pool: WorkerPool
     private var timers: Timers?
 
-    private let lock = Lock()
-    private var scenes: [Int64: SceneSlot] = [:]
-    private var effects: [Int64: EffectRecord] = [:]
+    let lock = Lock()
+    var scenes: [Int64: SceneSlot] = [:]
+    var effects: [Int64: EffectRecord] = [:]
     /// Live effects by scene and key, in the order they were emitted.
     private var keyed: [EffectKey: [EffectRecord]] = [:]
     private var services: [String: ServiceEntry] = [:]
     private var plugins: [PluginInfo] = []
-    private var nextSceneID: Int64 = 1
+    var nextSceneID: Int64 = 1
+    var flows: [Int64: FlowSlot] = [:]
+    var nextFlowID: Int64 = 1
     private var nextEffectID: Int64 = 1
     private var isShutDown = false
     private var notifier: Notifier?
@@ -106,12 +108,12 @@ public final class Runtime: @unchecked Sendable {
             scenes[slot.id] = slot
             return slot
         }
-        return slot.lock.withLock { update(slot, effects: [], routes: [], cause: nil) }
+        return slot.lock.withLock { update(slot, effects: [], routes: [], cause: .request) }
     }
 
     public func send(scene id: Int64, action: Action) throws(YaiaError) -> JSON {
         let slot = try scene(id)
-        let (response, work) = try reduce(slot, action, cause: nil)
+        let (response, work) = try reduce(slot, action, cause: .request)
         run(work)
         return response
     }
@@ -128,7 +130,11 @@ public final class Runtime: @unchecked Sendable {
     /// Closes a scene; its effects are cancelled.
     public func close(scene id: Int64) throws(YaiaError) {
         let (slot, dropped) = try lock.withLock { () throws(YaiaError) -> (SceneSlot, [EffectRecord]) in
-            guard let slot = scenes.removeValue(forKey: id) else { throw noSuchScene(id) }
+            guard let slot = scenes[id] else { throw noSuchScene(id) }
+            if let flow = slot.flow {
+                throw YaiaError(.sceneInFlow, "scene \(id) belongs to flow \(flow.id): navigate (pop, dismiss) or close the flow")
+            }
+            scenes[id] = nil
             let dropped = effects.values.filter { $0.sceneID == id }
             for record in dropped { forget(record) }
             return (slot, dropped)
@@ -142,53 +148,94 @@ public final class Runtime: @unchecked Sendable {
         let open = list.map { slot in
             slot.lock.withLock { JSON.object(["id": .int(slot.id), "name": .string(slot.value.name), "seq": .int(slot.seq)]) }
         }
-        return ["ok": true, "types": .array(catalog.names.map(JSON.string)), "scenes": .array(open)]
+        let flowList = lock.withLock { flows.values.sorted { $0.id < $1.id } }.map { flow in
+            flow.lock.withLock { () -> JSON in
+                var o: JSONObject = ["id": .int(flow.id), "version": .int(flow.flow.version), "depth": .int(Int64(flow.flow.depth))]
+                if let name = flow.name { o["name"] = .string(name) }
+                return .object(o)
+            }
+        }
+        return ["ok": true, "types": .array(catalog.names.map(JSON.string)), "scenes": .array(open), "flows": .array(flowList)]
     }
 
     // MARK: reducing
 
-    /// Reduces one action on a scene. With a `cause` (an effect's outcome) the
-    /// update is queued as an event, inside the scene lock, so that the events
-    /// of a scene keep their order.
-    private func reduce(_ slot: SceneSlot, _ action: Action, cause: Int64?,
+    /// Why a scene was reduced: a direct request (answered), or an effect's
+    /// outcome or a popped scene's result (queued as an event).
+    enum Cause: Equatable {
+        case request
+        case effect(Int64)
+        case result(from: Int64)
+    }
+
+    /// Reduces one action on a scene, taking its lock.
+    private func reduce(_ slot: SceneSlot, _ action: Action, cause: Cause,
                         before: () throws(YaiaError) -> Void = {}) throws(YaiaError) -> (JSON, Work) {
         try slot.lock.withLock { () throws(YaiaError) -> (JSON, Work) in
+            var work = Work()
             guard !slot.closed else { throw noSuchScene(slot.id) }
             try before()
-            let commands = try slot.value.reduce(action)
-            slot.seq += 1
-            var routes: [JSON] = []
-            var emitted: [EffectRecord] = []
-            var work = Work()
-            if commands.contains(where: { if case .route = $0 { return false } else { return true } }) {
-                lock.withLock {
-                    for command in commands {
-                        switch command {
-                        case .route(let r): routes.append(r.json)
-                        case .effect(let e): emitted.append(admit(e, scene: slot.id, work: &work))
-                        case .cancel(let key): cancel(key: key, scene: slot.id, work: &work)
-                        }
-                    }
-                }
-            } else {
-                for case .route(let r) in commands { routes.append(r.json) }
-            }
-            let response = update(slot, effects: emitted, routes: routes, cause: cause)
-            if cause != nil {
-                events.push(response)
-                work.notify = true
-            }
+            let response = try reduceLocked(slot, action, cause: cause, work: &work)
             return (response, work)
         }
     }
 
-    private func update(_ slot: SceneSlot, effects records: [EffectRecord], routes: [JSON], cause: Int64?) -> JSON {
+    /// Reduces one action; the caller holds the scene's lock. Effects are
+    /// admitted, and in a flow its routes applied, before the lock is let go.
+    /// Updates not caused by a request are queued as events, inside the lock,
+    /// so that the events of a scene keep their order.
+    func reduceLocked(_ slot: SceneSlot, _ action: Action, cause: Cause, work: inout Work, depth: Int = 0) throws(YaiaError) -> JSON {
+        guard !slot.closed else { throw noSuchScene(slot.id) }
+        let commands = try slot.value.reduce(action)
+        slot.seq += 1
+        var routes: [Route] = []
+        var emitted: [EffectRecord] = []
+        if commands.contains(where: { if case .route = $0 { return false } else { return true } }) {
+            lock.withLock {
+                for command in commands {
+                    switch command {
+                    case .route(let r): routes.append(r)
+                    case .effect(let e): emitted.append(admit(e, scene: slot.id, work: &work))
+                    case .cancel(let key): cancel(key: key, scene: slot.id, work: &work)
+                    }
+                }
+            }
+        } else {
+            for case .route(let r) in commands { routes.append(r) }
+        }
+        var navigationErrors: [JSON] = []
+        let version = slot.flow?.flow.version
+        if let flow = slot.flow {
+            for route in routes {
+                do throws(YaiaError) {
+                    try navigate(flow, route, from: slot, work: &work, depth: depth)
+                } catch {
+                    navigationErrors.append(["route": route.json, "error": error.json])
+                }
+            }
+        }
+        var response = update(slot, effects: emitted, routes: routes.map(\.json), cause: cause)
+        let flowChanged = slot.flow.map { $0.flow.version != version } ?? false
+        if !navigationErrors.isEmpty || flowChanged, case .object(var o) = response {
+            if !navigationErrors.isEmpty { o["navigationErrors"] = .array(navigationErrors) }
+            if flowChanged, let flow = slot.flow { flow.describe(into: &o) }
+            response = .object(o)
+        }
+        if cause != .request {
+            events.push(response)
+            work.notify = true
+        }
+        return response
+    }
+
+    func update(_ slot: SceneSlot, effects records: [EffectRecord], routes: [JSON], cause: Cause) -> JSON {
         // Members in key order, so the object is built without sorting.
         var members: [JSONObject.Member] = []
-        members.reserveCapacity(8)
-        if let cause { members.append(.init(key: "effect", value: .int(cause))) }
+        members.reserveCapacity(9)
+        if case .effect(let id) = cause { members.append(.init(key: "effect", value: .int(id))) }
         members.append(.init(key: "effects", value: .array(records.map(\.json))))
-        if cause != nil { members.append(.init(key: "event", value: "update")) }
+        if cause != .request { members.append(.init(key: "event", value: "update")) }
+        if case .result(let from) = cause { members.append(.init(key: "from", value: .int(from))) }
         members.append(.init(key: "ok", value: true))
         members.append(.init(key: "routes", value: .array(routes)))
         members.append(.init(key: "scene", value: .int(slot.id)))
@@ -240,7 +287,7 @@ public final class Runtime: @unchecked Sendable {
     }
 
     /// Removes an ended effect; the next queued effect with its key may start.
-    private func forget(_ record: EffectRecord, work: inout Work) {
+    func forget(_ record: EffectRecord, work: inout Work) {
         effects[record.id] = nil
         guard let key = record.effect.id else { return }
         let ref = EffectKey(scene: record.sceneID, key: key)
@@ -294,9 +341,9 @@ public final class Runtime: @unchecked Sendable {
             // The effect asked for no action on this outcome: nothing to reduce.
             try claim()
             run(claimed)
-            return slot.lock.withLock { update(slot, effects: [], routes: [], cause: nil) }
+            return slot.lock.withLock { update(slot, effects: [], routes: [], cause: .request) }
         }
-        let (response, work) = try reduce(slot, action, cause: nil) { () throws(YaiaError) in
+        let (response, work) = try reduce(slot, action, cause: .request) { () throws(YaiaError) in
             try slot.value.check(action)
             try claim()
         }
@@ -323,7 +370,7 @@ public final class Runtime: @unchecked Sendable {
         }
         guard let slot, let action = record.effect.outcomeAction(outcome) else { return }
         do throws(YaiaError) {
-            let (_, more) = try reduce(slot, action, cause: effectID)
+            let (_, more) = try reduce(slot, action, cause: .effect(effectID))
             run(more)
         } catch {
             guard error.code != .noSuchScene else { return }
@@ -397,7 +444,7 @@ public final class Runtime: @unchecked Sendable {
         var notify = false
     }
 
-    private func run(_ work: Work) {
+    func run(_ work: Work) {
         if !work.deadlines.isEmpty {
             let timers = lock.withLock { () -> Timers in
                 if let t = self.timers { return t }
@@ -509,7 +556,7 @@ public final class Runtime: @unchecked Sendable {
         lock.withLock { self.notifier = notifier }
     }
 
-    private func notify() {
+    func notify() {
         lock.withLock { notifier }?.call()
     }
 
@@ -522,6 +569,7 @@ public final class Runtime: @unchecked Sendable {
             notifier = nil
             defer {
                 scenes.removeAll()
+                flows.removeAll()
                 effects.removeAll()
                 keyed.removeAll()
                 services.removeAll()
@@ -544,11 +592,11 @@ public final class Runtime: @unchecked Sendable {
         return slot
     }
 
-    private func checkRunning() throws(YaiaError) {
+    func checkRunning() throws(YaiaError) {
         if isShutDown { throw YaiaError(.badHandle, "the runtime has been freed") }
     }
 
-    private func noSuchScene(_ id: Int64) -> YaiaError {
+    func noSuchScene(_ id: Int64) -> YaiaError {
         YaiaError(.noSuchScene, "no open scene with id \(id)")
     }
 }
@@ -567,16 +615,22 @@ public struct Notifier: @unchecked Sendable {
 }
 
 /// An open scene. Its lock serializes reductions; `closed` is set under it.
+/// The scenes of a flow share the flow's lock, so navigation that touches
+/// several of them (close, deliver a result) happens in one critical section.
 final class SceneSlot: @unchecked Sendable {
     let id: Int64
-    let lock = Lock()
+    let lock: Lock
+    /// The flow the scene belongs to, if any; fixed at creation.
+    let flow: FlowSlot?
     var value: SceneValue
     var seq: Int64 = 0
     var closed = false
 
-    init(id: Int64, value: SceneValue) {
+    init(id: Int64, value: SceneValue, flow: FlowSlot? = nil) {
         self.id = id
         self.value = value
+        self.flow = flow
+        self.lock = flow?.lock ?? Lock()
     }
 }
 

@@ -1,0 +1,92 @@
+"""Cost of a send through the Python binding, against ctypes baselines.
+
+Run by `make bench` (PYTHONPATH=Bindings/python) after the C benchmark. Each
+case runs in BATCHES batches of a calibrated number of calls; the table shows
+the median time per call and its ratio to the baseline measured in the same
+run (a ctypes call of yaia_abi_version: the floor of any call through ctypes).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import statistics
+import sys
+import time
+from typing import Callable, List, Tuple
+
+import yaia
+
+BATCHES = 21
+TARGET_NS = 20_000_000  # about 20 ms per batch
+
+
+def calibrate(fn: Callable[[], object]) -> int:
+    n = 16
+    while True:
+        start = time.perf_counter_ns()
+        for _ in range(n):
+            fn()
+        if time.perf_counter_ns() - start >= TARGET_NS // 4 or n >= 1 << 22:
+            return max(16, n * 4)
+        n *= 2
+
+
+def median_ns(fn: Callable[[], object]) -> Tuple[float, int]:
+    n = calibrate(fn)
+    per_call: List[float] = []
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(BATCHES):
+            start = time.perf_counter_ns()
+            for _ in range(n):
+                fn()
+            per_call.append((time.perf_counter_ns() - start) / n)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return statistics.median(per_call), n
+
+
+def main() -> int:
+    lib = yaia.ffi.load_library()
+    with yaia.Runtime() as rt:
+        scene = rt.open("example/login")
+        handle, scene_id = rt.handle, scene.id
+        action = b'{"type":"emailChanged","payload":"a@b.c"}'
+        string_at, free, send = ctypes.string_at, lib.yaia_free, lib.yaia_send
+
+        def raw_send() -> bytes:
+            ptr = send(handle, scene_id, action)
+            try:
+                return string_at(ptr)
+            finally:
+                free(ptr)
+
+        # Both send paths must really work before they are timed.
+        if b'"ok":true' not in raw_send():
+            print("bench_send.py: yaia_send failed", file=sys.stderr)
+            return 1
+        if scene.send("emailChanged", "a@b.c").view_model["email"] != "a@b.c":
+            print("bench_send.py: Scene.send gave an unexpected view model", file=sys.stderr)
+            return 1
+
+        cases: List[Tuple[str, Callable[[], object]]] = [
+            ("ctypes yaia_abi_version (baseline)", lib.yaia_abi_version),
+            ("ctypes yaia_send + string_at + yaia_free", raw_send),
+            ('Scene.send("emailChanged", "a@b.c")', lambda: scene.send("emailChanged", "a@b.c")),
+        ]
+        results = [(name, *median_ns(fn)) for name, fn in cases]
+
+    baseline = results[0][1]
+    width = max(len(name) for name, _, _ in results)
+    print(f"Python binding, median of {BATCHES} batches (libyaia {yaia.library_version()}, Python {sys.version.split()[0]})")
+    print(f"{'case':<{width}}  {'ns/call':>10}  {'x baseline':>10}  {'calls/batch':>11}")
+    for name, ns, n in results:
+        print(f"{name:<{width}}  {ns:>10.0f}  {ns / baseline:>10.1f}  {n:>11}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,669 @@
+"""The Pythonic face of libyaia: Runtime, Scene, Update, host services."""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+import itertools
+import os
+import threading
+import weakref
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Type, TypeVar, Union
+
+from . import ffi
+from .errors import ServiceError, YaiaError
+
+__all__ = ["Runtime", "Scene", "Update", "Effect", "Call", "ServiceFunction", "DeferredServiceFunction"]
+
+
+class _Missing(enum.Enum):
+    MISSING = 0
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+#: Marks an argument that was not given (None is a JSON value: null).
+MISSING = _Missing.MISSING
+
+PathLike = Union[str, "os.PathLike[str]"]
+#: A plugin for Runtime(plugins=...): a path, or {"path": PATH, "config": {...}}.
+PluginSpec = Union[PathLike, Mapping[str, Any]]
+#: fn(op, args) -> result (JSON-able); raising fails the call.
+ServiceFunction = Callable[[str, Any], Any]
+#: fn(call) -> None; completes the call now or later with call.complete / call.fail.
+DeferredServiceFunction = Callable[["Call"], Any]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+# ---------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class Effect:
+    """An effect a reduction emitted.
+
+    ``status`` is ``"running"`` when a registered service performs it,
+    ``"queued"`` when it waits its turn behind an effect with the same key
+    (policy "queue"), and ``"pending"`` when it waits for
+    :meth:`Runtime.resolve`. ``key`` is the reducer's cancellation key (its
+    effect "id"), or None.
+    """
+
+    id: int
+    service: str
+    op: str
+    args: Any
+    status: str
+    key: Optional[str] = None
+
+    @property
+    def pending(self) -> bool:
+        return self.status == "pending"
+
+    @staticmethod
+    def from_raw(raw: Mapping[str, Any]) -> "Effect":
+        return Effect(
+            id=raw["id"],
+            service=raw["service"],
+            op=raw["op"],
+            args=raw.get("args"),
+            status=raw["status"],
+            key=raw.get("key"),
+        )
+
+
+@dataclass(frozen=True)
+class Update:
+    """A scene update: the answer to open, send and resolve, or a received event.
+
+    ``event`` is None for direct responses and ``"update"`` for events from
+    :meth:`Runtime.receive`; ``effect`` is the id of the effect whose outcome
+    caused the update (None otherwise); ``tag`` echoes the request's tag.
+    ``raw`` is the response as the library sent it.
+    """
+
+    scene: int
+    seq: int
+    view_model: Any
+    effects: List[Effect]
+    routes: List[Any]
+    event: Optional[str] = None
+    effect: Optional[int] = None
+    tag: Any = None
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @staticmethod
+    def from_raw(raw: Dict[str, Any]) -> "Update":
+        # The hot path of every send: filling __dict__ directly is what the
+        # frozen dataclass's __init__ does, at a third of the cost.
+        update = object.__new__(Update)
+        update.__dict__.update(
+            scene=raw["scene"],
+            seq=raw["seq"],
+            view_model=raw.get("viewModel"),
+            effects=[Effect.from_raw(e) for e in raw.get("effects", ())],
+            routes=raw.get("routes", []),
+            event=raw.get("event"),
+            effect=raw.get("effect"),
+            tag=raw.get("tag"),
+            raw=raw,
+        )
+        return update
+
+
+# ---------------------------------------------------------------- host services
+#
+# The three C callbacks are module-level ctypes thunks that live as long as
+# the process, so no call into them can ever land in freed trampoline memory.
+# Each registered service gets a small integer as its ctx; the registry maps it
+# to the Python side until the library calls release(). The registry lock is
+# only held around dict operations, never while calling into the library.
+
+_registry_lock = threading.Lock()
+_registry: Dict[int, "_HostService"] = {}
+_next_ctx = itertools.count(1)
+
+
+def _error_value(exc: BaseException) -> Any:
+    """The error a raising service delivers to the effect's catch action."""
+    if isinstance(exc, ServiceError):
+        return exc.error
+    return {"message": str(exc), "type": type(exc).__name__}
+
+
+def _encode_error(error: Any) -> bytes:
+    try:
+        return ffi.encode(error)
+    except (TypeError, ValueError) as exc:
+        return ffi.encode({"message": f"the service's error is not JSON: {exc}", "type": type(exc).__name__})
+
+
+class Call:
+    """One call of a deferred host service.
+
+    ``op`` and ``args`` are the effect's. Complete it exactly once, from any
+    thread, now or later, with :meth:`complete` or :meth:`fail`.
+    """
+
+    def __init__(self, service: "_HostService", pointer: int, op: str, args: Any) -> None:
+        self.op = op
+        self.args = args
+        self._service = service
+        self._pointer = pointer
+        self._lock = threading.Lock()
+        self._done = False
+        self._cancelled = threading.Event()
+
+    @property
+    def service(self) -> str:
+        return self._service.name
+
+    @property
+    def done(self) -> bool:
+        """True once complete() or fail() was called."""
+        return self._done
+
+    @property
+    def cancelled(self) -> bool:
+        """True when the runtime no longer wants the outcome (scene closed, runtime freed)."""
+        return self._cancelled.is_set()
+
+    def complete(self, result: Any = None) -> bool:
+        """Completes the call with ``result`` (JSON-able).
+
+        Returns True when the outcome was delivered, False when the call was
+        completed, cancelled or its runtime freed already. Raises ValueError or
+        TypeError, leaving the call open, when ``result`` cannot be JSON.
+        """
+        data = ffi.encode(result)
+        return self._finish(self._service.lib.yaia_call_complete, data)
+
+    def fail(self, error: Any = None) -> bool:
+        """Fails the call with ``error`` (JSON-able; usually {"message": ...}).
+
+        Returns as :meth:`complete`.
+        """
+        data = ffi.encode(error)
+        return self._finish(self._service.lib.yaia_call_fail, data)
+
+    def _finish(self, fn: Callable[[int, bytes], int], data: bytes) -> bool:
+        with self._lock:
+            if self._done:
+                return False
+            self._done = True
+        self._service.forget(self._pointer)
+        return fn(self._pointer, data) == ffi.YAIA_OK
+
+    def _cancel(self) -> None:
+        self._cancelled.set()
+
+    def __repr__(self) -> str:
+        state = "done" if self._done else "cancelled" if self.cancelled else "open"
+        return f"<yaia.Call {self._service.name}.{self.op} {state}>"
+
+
+class _HostService:
+    def __init__(self, lib: ctypes.CDLL, name: str, fn: Callable[..., Any], deferred: bool, blocking: bool) -> None:
+        self.lib = lib
+        self.name = name
+        self.fn = fn
+        self.deferred = deferred
+        self.ctx = next(_next_ctx)
+        self.calls: Dict[int, Call] = {}
+        self.lock = threading.Lock()
+        # Holds the name bytes (the struct keeps a reference) for the runtime's life.
+        self.struct = ffi.YaiaService(
+            ctypes.sizeof(ffi.YaiaService),
+            name.encode("utf-8"),
+            self.ctx,
+            _PERFORM,
+            _CANCEL,
+            _RELEASE,
+            ffi.YAIA_SERVICE_BLOCKING if blocking else 0,
+        )
+
+    def forget(self, pointer: int) -> None:
+        with self.lock:
+            self.calls.pop(pointer, None)
+
+    def perform(self, pointer: int, op: str, args: Any) -> None:
+        if self.deferred:
+            call = Call(self, pointer, op, args)
+            with self.lock:
+                self.calls[pointer] = call
+            try:
+                self.fn(call)
+            except BaseException as exc:  # noqa: BLE001 - never let it reach C
+                if not call.done:
+                    call._finish(self.lib.yaia_call_fail, _encode_error(_error_value(exc)))
+            return
+        try:
+            result = self.fn(op, args)
+            data = ffi.encode(result)
+        except BaseException as exc:  # noqa: BLE001 - becomes the effect's error
+            self.lib.yaia_call_fail(pointer, _encode_error(_error_value(exc)))
+        else:
+            self.lib.yaia_call_complete(pointer, data)
+
+    def cancel(self, pointer: int) -> None:
+        with self.lock:
+            call = self.calls.pop(pointer, None)
+        if call is not None:
+            call._cancel()
+
+
+def _perform(ctx: Optional[int], pointer: Optional[int], op: Optional[bytes], args_json: Optional[bytes]) -> None:
+    try:
+        with _registry_lock:
+            service = _registry.get(ctx or 0)
+        if service is None or not pointer:
+            if pointer and ffi._lib is not None:
+                ffi._lib.yaia_call_fail(pointer, b'{"message":"host service released"}')
+            return
+        op_text = (op or b"").decode("utf-8", "replace")
+        args = ffi.decode(args_json) if args_json else None
+        service.perform(pointer, op_text, args)
+    except BaseException:  # noqa: BLE001 - last resort: a C callback must not raise
+        if pointer and ffi._lib is not None:
+            ffi._lib.yaia_call_fail(pointer, b'{"message":"host service crashed","type":"internal"}')
+
+
+def _cancel(ctx: Optional[int], pointer: Optional[int]) -> None:
+    try:
+        with _registry_lock:
+            service = _registry.get(ctx or 0)
+        if service is not None and pointer:
+            service.cancel(pointer)
+    except BaseException:  # noqa: BLE001
+        pass
+
+
+def _release(ctx: Optional[int]) -> None:
+    try:
+        with _registry_lock:
+            _registry.pop(ctx or 0, None)
+    except BaseException:  # noqa: BLE001
+        pass
+
+
+_PERFORM = ffi.PERFORM(_perform)
+_CANCEL = ffi.CANCEL(_cancel)
+_RELEASE = ffi.RELEASE(_release)
+
+# Notifiers work the same way: one eternal thunk, ctx keys a registry entry
+# that lives until its runtime is freed (a late call then finds nothing).
+_notifiers: Dict[int, Callable[[], Any]] = {}
+
+
+def _notify(ctx: Optional[int]) -> None:
+    with _registry_lock:
+        fn = _notifiers.get(ctx or 0)
+    if fn is not None:
+        fn()  # an exception is reported by ctypes (sys.unraisablehook), not raised into C
+
+
+_NOTIFY = ffi.NOTIFY(_notify)
+
+
+# ---------------------------------------------------------------- runtime
+
+
+def _plugin_entry(plugin: PluginSpec) -> Any:
+    if isinstance(plugin, Mapping):
+        entry = dict(plugin)
+        if "path" in entry and not isinstance(entry["path"], str):
+            entry["path"] = os.fspath(entry["path"])
+        return entry
+    return os.fspath(plugin)
+
+
+def _free_runtime(lib: ctypes.CDLL, handle: int, services: List[_HostService], notifier: int) -> None:
+    # `services` rides along only to stay alive until the runtime is freed.
+    lib.yaia_runtime_free(handle)
+    with _registry_lock:
+        _notifiers.pop(notifier, None)
+    del services
+
+
+class Runtime:
+    """A Yaia runtime: scene catalog, open scenes, services, event queue.
+
+    ``plugins`` is a list of plugin paths (or {"path", "config"} mappings);
+    ``config`` is the runtime configuration object (see yaia.h), to which the
+    plugins are appended. Use it as a context manager or call :meth:`close`;
+    the handle is freed exactly once, at the latest when the object is
+    collected. After close, every call raises YaiaError("bad_handle").
+    """
+
+    def __init__(
+        self,
+        plugins: Optional[Iterable[PluginSpec]] = None,
+        config: Optional[Mapping[str, Any]] = None,
+    ) -> None:
+        lib = ffi.load_library()
+        self._lib = lib
+        data: Optional[bytes] = None
+        if config is not None or plugins is not None:
+            cfg: Dict[str, Any] = dict(config) if config is not None else {}
+            if plugins is not None:
+                given = cfg.get("plugins", [])
+                listed = list(given) if isinstance(given, (list, tuple)) else [given]
+                cfg["plugins"] = listed + [_plugin_entry(p) for p in plugins]
+            data = ffi.encode(cfg)
+        error = ctypes.c_void_p()
+        handle = lib.yaia_runtime_new(data, ctypes.byref(error))
+        if not handle:
+            text = ffi.take_string(lib, error.value)
+            if text is None:
+                raise YaiaError("internal", "yaia_runtime_new failed and gave no error")
+            raise YaiaError.from_envelope(ffi.decode(text))
+        ffi.take_string(lib, error.value)  # NULL on success; free it if not
+        self._handle: int = handle
+        self._services: List[_HostService] = []
+        self._notifier = next(_next_ctx)
+        self._finalizer = weakref.finalize(self, _free_runtime, lib, handle, self._services, self._notifier)
+
+    # -- life
+
+    @property
+    def handle(self) -> int:
+        """The yaia_runtime * handle, for calling the library directly (yaia.ffi)."""
+        return self._handle
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def close(self) -> None:
+        """Frees the runtime (closes its scenes, cancels its calls). Idempotent."""
+        self._finalizer()
+
+    def __enter__(self) -> "Runtime":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        if "_finalizer" not in self.__dict__:
+            return "<yaia.Runtime (not created)>"
+        return f"<yaia.Runtime {'closed' if self.closed else hex(self._handle)}>"
+
+    # -- requests
+
+    def _answer(self, ptr: Optional[int]) -> Dict[str, Any]:
+        text = ffi.take_string(self._lib, ptr)
+        if text is None:
+            raise YaiaError("internal", "the library returned NULL")
+        response = ffi.decode(text)
+        if not isinstance(response, dict) or response.get("ok") is not True:
+            raise YaiaError.from_envelope(response if isinstance(response, dict) else {})
+        return response
+
+    def execute_text(self, request: Union[str, bytes]) -> Dict[str, Any]:
+        """Performs a request given as JSON text, as is; raises on an error envelope."""
+        data = request.encode("utf-8") if isinstance(request, str) else bytes(request)
+        return self._answer(self._lib.yaia_execute_n(self._handle, data, len(data)))
+
+    def execute(self, request: Mapping[str, Any]) -> Dict[str, Any]:
+        """Performs one request (see yaia.h); returns the response, raises YaiaError on failure."""
+        data = ffi.encode(request)
+        return self._answer(self._lib.yaia_execute_n(self._handle, data, len(data)))
+
+    def open(self, scene: str, args: Optional[Mapping[str, Any]] = None, *, tag: Any = MISSING) -> "Scene":
+        """Opens a scene of type ``scene`` (for example "example/login")."""
+        request: Dict[str, Any] = {"op": "open", "scene": scene}
+        if args is not None:
+            request["args"] = args
+        if tag is not MISSING:
+            request["tag"] = tag
+        update = Update.from_raw(self.execute(request))
+        return Scene(self, update.scene, scene, update)
+
+    def resolve(self, effect_id: int, result: Any = MISSING, error: Any = MISSING, *, tag: Any = MISSING) -> Update:
+        """Gives a pending effect its outcome: ``result=`` or ``error=`` (exactly one)."""
+        if (result is MISSING) == (error is MISSING):
+            raise TypeError("resolve() takes exactly one of result= and error=")
+        request: Dict[str, Any] = {"op": "resolve", "effect": effect_id}
+        if result is not MISSING:
+            request["result"] = result
+        else:
+            request["error"] = error
+        if tag is not MISSING:
+            request["tag"] = tag
+        return Update.from_raw(self.execute(request))
+
+    def receive(self, timeout: Optional[float] = 0) -> Optional[Update]:
+        """The next queued event, or None when none arrived within ``timeout`` seconds.
+
+        0 returns at once; None waits until an event arrives or the runtime is
+        closed. The wait happens in C with the GIL released. An event for an
+        outcome the scene refused raises YaiaError (its ``envelope`` carries
+        "event": "error", "effect" and "scene").
+        """
+        seconds = -1.0 if timeout is None else float(timeout)
+        ptr = self._lib.yaia_receive(self._handle, seconds)
+        if not ptr:
+            return None
+        return Update.from_raw(self._answer(ptr))
+
+    def perform(
+        self,
+        service: str,
+        op: str,
+        args: Any = MISSING,
+        *,
+        timeout: Optional[float] = None,
+        tag: Any = MISSING,
+    ) -> Any:
+        """Performs one effect outside any scene, waits for it and returns its result.
+
+        Blocks (in C, GIL released) until the service completes the call or
+        ``timeout`` seconds pass (the library's default when None). A failed
+        call raises YaiaError "service_failed" whose ``detail`` is the
+        service's error; also "bad_result", "timeout", "no_such_service".
+        Do not call it from inside a service of the same runtime.
+        """
+        effect: Dict[str, Any] = {"service": service, "op": op}
+        if args is not MISSING:
+            effect["args"] = args
+        if timeout is not None:
+            effect["timeout"] = timeout
+        request: Dict[str, Any] = {"op": "perform", "effect": effect}
+        if tag is not MISSING:
+            request["tag"] = tag
+        return self.execute(request).get("result")
+
+    def bind(
+        self,
+        service: str,
+        library: str,
+        ops: Mapping[str, Any],
+        *,
+        blocking: bool = False,
+        free: Optional[str] = None,
+    ) -> List[str]:
+        """Binds C functions of a shared library as the ops of a service (docs/ffi.md).
+
+        ``ops`` maps op names to signatures ("double(double,double)") or to
+        {"symbol", "signature", "free"}. Returns the bound op names.
+        """
+        request: Dict[str, Any] = {"op": "bind", "service": service, "library": library, "ops": ops}
+        if blocking:
+            request["blocking"] = True
+        if free is not None:
+            request["free"] = free
+        bound: List[str] = self.execute(request)["ops"]
+        return bound
+
+    def scenes(self) -> Dict[str, Any]:
+        """{"scenes": [{"id", "name", "seq"}, ...], "types": [NAME, ...]}."""
+        response = self.execute({"op": "scenes"})
+        response.pop("ok", None)
+        return response
+
+    def services(self) -> List[Dict[str, Any]]:
+        """The registered services: [{"name", "origin", "plugin"?}, ...]."""
+        services: List[Dict[str, Any]] = self.execute({"op": "services"})["services"]
+        return services
+
+    def load_plugin(self, path: PathLike, config: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Loads a plugin; returns its description {"abi", "name", "path", "services", "version"}."""
+        request: Dict[str, Any] = {"op": "load_plugin", "path": os.fspath(path)}
+        if config is not None:
+            request["config"] = config
+        plugin: Dict[str, Any] = self.execute(request)["plugin"]
+        return plugin
+
+    # -- host services
+
+    def add_service(self, name: str, fn: Callable[..., Any], deferred: bool = False, blocking: bool = False) -> str:
+        """Registers a host service named ``name``.
+
+        Plain: ``fn(op, args)`` returns the result or raises (the error becomes
+        {"message": str(exc), "type": class name}, or ``exc.error`` for a
+        :class:`yaia.ServiceError`). Deferred: ``fn(call)`` completes the
+        :class:`Call` now or later, from any thread. ``fn`` runs on the thread
+        that caused the effect (the one sending, resolving or completing), or
+        with ``blocking=True`` on the runtime's worker pool, so that a slow
+        ``fn`` (disk, network) does not hold up the sender.
+        """
+        service = _HostService(self._lib, name, fn, deferred, blocking)
+        with _registry_lock:
+            _registry[service.ctx] = service
+        try:
+            response = self._answer(self._lib.yaia_add_service(self._handle, ctypes.byref(service.struct)))
+        except BaseException:
+            with _registry_lock:
+                _registry.pop(service.ctx, None)
+            raise
+        self._services.append(service)
+        registered: str = response.get("service", name)
+        return registered
+
+    def service(self, name: str, *, deferred: bool = False, blocking: bool = False) -> Callable[[F], F]:
+        """Decorator form of :meth:`add_service`::
+
+        @rt.service("feed")
+        def feed(op, args): return {"items": [...]}
+        """
+
+        def register(fn: F) -> F:
+            self.add_service(name, fn, deferred=deferred, blocking=blocking)
+            return fn
+
+        return register
+
+    def set_notifier(self, fn: Optional[Callable[[], Any]]) -> None:
+        """Calls ``fn()`` each time an event is queued for :meth:`receive`.
+
+        ``fn`` runs on the thread that queued the event (a plugin's, a worker's,
+        or one inside send) and should only wake the host's loop, e.g.
+        ``loop.call_soon_threadsafe(...)``. None removes it; a new one replaces
+        the old. Needs a library with yaia_set_notifier (NotImplementedError
+        otherwise).
+        """
+        setter = getattr(self._lib, "yaia_set_notifier", None)
+        if setter is None or setter.argtypes is None:
+            raise NotImplementedError("this libyaia.so has no yaia_set_notifier")
+        with _registry_lock:
+            if fn is None:
+                _notifiers.pop(self._notifier, None)
+            else:
+                _notifiers[self._notifier] = fn
+        rc = setter(self._handle, _NOTIFY if fn is not None else ffi.NOTIFY(), self._notifier)
+        if rc != ffi.YAIA_OK:
+            with _registry_lock:
+                _notifiers.pop(self._notifier, None)
+            raise YaiaError("bad_handle", "the runtime is closed")
+
+
+class Scene:
+    """An open scene. ``id`` is its runtime id, ``name`` its type, ``opened`` the open update."""
+
+    def __init__(self, runtime: Runtime, scene_id: int, name: str, opened: Update) -> None:
+        self.runtime = runtime
+        self.id = scene_id
+        self.name = name
+        self.opened = opened
+        self._closed = False
+        self._send_prefix = b'{"op":"send","scene":%d,"action":' % scene_id
+
+    def send(
+        self,
+        action: Union[str, Mapping[str, Any]],
+        payload: Any = MISSING,
+        *,
+        error: bool = False,
+        meta: Any = MISSING,
+        tag: Any = MISSING,
+    ) -> Update:
+        """Reduces an action: ``send("emailChanged", "a@b.c")`` or ``send({"type": ...})``."""
+        if isinstance(action, Mapping):
+            if payload is not MISSING or error or meta is not MISSING:
+                raise TypeError("send(action_dict) takes no payload, error or meta: put them in the dict")
+            body: Any = action
+        else:
+            body = {"type": action}
+            if payload is not MISSING:
+                body["payload"] = payload
+            if error:
+                body["error"] = True
+            if meta is not MISSING:
+                body["meta"] = meta
+        # {"op":"send","scene":ID,"action":ACTION[,"tag":TAG]}, the constant part encoded once.
+        data = self._send_prefix + ffi.encode(body)
+        if tag is not MISSING:
+            data += b',"tag":' + ffi.encode(tag)
+        runtime = self.runtime
+        return Update.from_raw(runtime._answer(runtime._lib.yaia_execute_n(runtime._handle, data + b"}", len(data) + 1)))
+
+    def _snapshot(self) -> Dict[str, Any]:
+        return self.runtime.execute({"op": "state", "scene": self.id})
+
+    @property
+    def view_model(self) -> Any:
+        """The current view model (asked of the runtime each time)."""
+        return self._snapshot()["viewModel"]
+
+    @property
+    def state(self) -> Any:
+        """The current state (asked of the runtime each time)."""
+        return self._snapshot()["state"]
+
+    @property
+    def seq(self) -> int:
+        """The number of reductions so far."""
+        seq: int = self._snapshot()["seq"]
+        return seq
+
+    def close(self) -> None:
+        """Closes the scene; calls its services perform are cancelled. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.runtime.closed:
+            return  # freeing the runtime closed it
+        self.runtime.execute({"op": "close", "scene": self.id})
+
+    def __enter__(self) -> "Scene":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<yaia.Scene {self.name} #{self.id}{' closed' if self._closed else ''}>"

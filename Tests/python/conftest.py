@@ -1,0 +1,104 @@
+"""Fixtures for the Python binding's tests.
+
+The library is found as the binding finds it (YAIA_LIBRARY, else the build
+folder); plugins come from YAIA_PLUGIN_DIR and YAIA_TEST_PLUGIN_DIR, else the
+build folders `make plugins` and `make test` fill.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterator, List, Optional
+
+import pytest
+
+import yaia
+
+REPO = Path(__file__).resolve().parents[2]
+
+# Upper bounds for waits on other threads: generous, so a slow machine passes;
+# no test asserts how long anything takes.
+WAIT = 10.0
+
+
+def _dir(env: str, default: Path) -> Path:
+    value = os.environ.get(env)
+    return Path(value) if value else default
+
+
+PLUGIN_DIR = _dir("YAIA_PLUGIN_DIR", REPO / ".build" / "yaia" / "plugins")
+TEST_PLUGIN_DIR = _dir("YAIA_TEST_PLUGIN_DIR", REPO / ".build" / "yaia" / "test-plugins")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def library() -> Any:
+    try:
+        return yaia.ffi.load_library()
+    except yaia.LibraryNotFound as exc:
+        pytest.skip(f"libyaia.so is not built ({exc}); `make test` builds it first")
+
+
+@pytest.fixture
+def rt() -> Iterator[yaia.Runtime]:
+    with yaia.Runtime() as runtime:
+        yield runtime
+
+
+@pytest.fixture(scope="session")
+def auth_so() -> str:
+    path = PLUGIN_DIR / "auth.so"
+    if not path.is_file():
+        pytest.skip(f"{path} is not built; `make plugins` builds it")
+    return str(path)
+
+
+@pytest.fixture(scope="session")
+def test_plugin() -> Callable[[str], str]:
+    def find(name: str) -> str:
+        path = TEST_PLUGIN_DIR / f"{name}.so"
+        if not path.is_file():
+            pytest.skip(f"{path} is not built; `make test` builds Tests/plugins/{name}.c")
+        return str(path)
+
+    return find
+
+
+@pytest.fixture
+def auth_rt(auth_so: str) -> Iterator[yaia.Runtime]:
+    with yaia.Runtime(plugins=[auth_so]) as runtime:
+        yield runtime
+
+
+def wait_event(runtime: yaia.Runtime, timeout: float = WAIT) -> yaia.Update:
+    """The next event; fails the test when none arrives in `timeout` seconds."""
+    update = runtime.receive(timeout=timeout)
+    assert update is not None, f"no event within {timeout} s"
+    return update
+
+
+def listed(runtime: yaia.Runtime) -> List[Any]:
+    """{"op": "services"} reduced to the keys docs/abi.md names (more may follow)."""
+    return [{k: s[k] for k in ("name", "origin", "plugin") if k in s} for s in runtime.services()]
+
+
+def login_ready(runtime: yaia.Runtime, email: str = "a@b.c", password: str = "hunter2") -> yaia.Scene:
+    scene = runtime.open("example/login")
+    scene.send("emailChanged", email)
+    scene.send("passwordChanged", password)
+    return scene
+
+
+class Recorder:
+    """A host service that records its calls and answers with `answer(op, args)`."""
+
+    def __init__(self, answer: Callable[[str, Any], Any]) -> None:
+        self.answer = answer
+        self.calls: List[Any] = []
+        self.threads: List[Optional[str]] = []
+
+    def __call__(self, op: str, args: Any) -> Any:
+        self.calls.append((op, args))
+        self.threads.append(threading.current_thread().name)
+        return self.answer(op, args)
