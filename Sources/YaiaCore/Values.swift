@@ -54,6 +54,17 @@ public struct Effect: Sendable, Equatable {
         case queue
     }
 
+    /// What becomes of the effect, still in flight, when a snapshot is restored.
+    public enum RestorePolicy: String, Sendable, Equatable, CaseIterable {
+        /// Perform it again (idempotent reads).
+        case reissue
+        /// Deliver the catch action with `{"code": "interrupted"}` (the default:
+        /// no IO is repeated unless the logic asks for it).
+        case cancel
+        /// Leave it pending for the host to resolve.
+        case await
+    }
+
     public var service: String
     public var op: String
     public var args: JSON
@@ -65,9 +76,10 @@ public struct Effect: Sendable, Equatable {
     /// gets `{"code": "timeout"}`.
     public var timeout: Double?
     public var policy: Policy
+    public var restore: RestorePolicy
 
     public init(service: String, op: String, args: JSON = .null, then: String? = nil, catch: String? = nil,
-                id: String? = nil, timeout: Double? = nil, policy: Policy = .concurrent) {
+                id: String? = nil, timeout: Double? = nil, policy: Policy = .concurrent, restore: RestorePolicy = .cancel) {
         self.service = service
         self.op = op
         self.args = args
@@ -76,6 +88,7 @@ public struct Effect: Sendable, Equatable {
         self.id = id
         self.timeout = timeout
         self.policy = policy
+        self.restore = restore
     }
 
     /// Reads an effect object; `at` locates it in the request for errors.
@@ -104,9 +117,16 @@ public struct Effect: Sendable, Equatable {
             }
             policy = known
         }
+        var restore = RestorePolicy.cancel
+        if let r = o["restore"] {
+            guard case .string(let name) = r, let known = RestorePolicy(rawValue: name) else {
+                throw YaiaError(.badRequest, "the effect's \"restore\" must be one of reissue, cancel, await", at: JSONPointer.appending(pointer, "restore"))
+            }
+            restore = known
+        }
         self.init(service: try text("service", required: true) ?? "", op: try text("op", required: true) ?? "",
                   args: o["args"] ?? .null, then: try text("then", required: false), catch: try text("catch", required: false),
-                  id: try text("id", required: false), timeout: timeout, policy: policy)
+                  id: try text("id", required: false), timeout: timeout, policy: policy, restore: restore)
     }
 
     public var json: JSON {
@@ -116,6 +136,7 @@ public struct Effect: Sendable, Equatable {
         if let id { o["id"] = .string(id) }
         if let timeout { o["timeout"] = JSON(timeout) }
         if policy != .concurrent { o["policy"] = .string(policy.rawValue) }
+        if restore != .cancel { o["restore"] = .string(restore.rawValue) }
         return .object(o)
     }
 

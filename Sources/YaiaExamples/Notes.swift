@@ -97,7 +97,7 @@ public struct HomeState: SceneState {
             isLoading = true
             error = nil
             return [.effect(Effect(service: "store", op: "list", args: ["prefix": .string(HomeState.prefix)],
-                                   then: "loaded", catch: "loadFailed", id: "load", policy: .latest))]
+                                   then: "loaded", catch: "loadFailed", id: "load", policy: .latest, restore: .reissue))]
         case .loaded(let list):
             isLoading = false
             items = list

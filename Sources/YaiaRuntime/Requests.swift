@@ -103,6 +103,15 @@ extension Runtime {
             guard case .object = config else { throw YaiaError(.notAnObject, "\"config\" must be an object", at: "/config") }
             let info = try loadPlugin(path: try o.requestString("path"), config: config)
             return ["ok": true, "plugin": info.json]
+        case "snapshot":
+            return ["ok": true, "snapshot": snapshot()]
+        case "restore":
+            guard let image = o["snapshot"] else { throw YaiaError(.badRequest, "restore needs a \"snapshot\"", at: "/snapshot") }
+            do throws(YaiaError) {
+                return try restore(image)
+            } catch {
+                throw error.at == nil ? error : error.nested(under: "/snapshot")
+            }
         case "bind":
             return try bind(o)
         case "perform":

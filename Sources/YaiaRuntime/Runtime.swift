@@ -18,13 +18,13 @@ public final class Runtime: @unchecked Sendable {
     var scenes: [Int64: SceneSlot] = [:]
     var effects: [Int64: EffectRecord] = [:]
     /// Live effects by scene and key, in the order they were emitted.
-    private var keyed: [EffectKey: [EffectRecord]] = [:]
-    private var services: [String: ServiceEntry] = [:]
+    var keyed: [EffectKey: [EffectRecord]] = [:]
+    var services: [String: ServiceEntry] = [:]
     private var plugins: [PluginInfo] = []
     var nextSceneID: Int64 = 1
     var flows: [Int64: FlowSlot] = [:]
     var nextFlowID: Int64 = 1
-    private var nextEffectID: Int64 = 1
+    var nextEffectID: Int64 = 1
     private var isShutDown = false
     private var notifier: Notifier?
 
@@ -41,7 +41,7 @@ public final class Runtime: @unchecked Sendable {
         guard case .object(let o) = config else {
             throw YaiaError(.notAnObject, "the runtime config must be an object, not \(config.kindName)")
         }
-        for (key, _) in o where !["plugins", "workers", "bind"].contains(key) {
+        for (key, _) in o where !["plugins", "workers", "bind", "restore"].contains(key) {
             throw YaiaError(.badConfig, "unknown config key \"\(key)\"", at: JSONPointer.appending("", key))
         }
         var workers = Runtime.defaultWorkers
@@ -86,6 +86,14 @@ public final class Runtime: @unchecked Sendable {
                         throw YaiaError(.badConfig, "a binding must be an object", at: at)
                     }
                     try bind(binding, at: at)
+                }
+            }
+            // Last, so that reissued effects find their services.
+            if let image = o["restore"] {
+                do throws(YaiaError) {
+                    _ = try restore(image)
+                } catch {
+                    throw YaiaError(error.code == .badSnapshot ? .badConfig : error.code, error.message, at: "/restore" + (error.at ?? ""))
                 }
             }
         } catch {
@@ -269,7 +277,7 @@ public final class Runtime: @unchecked Sendable {
     }
 
     /// Starts an effect: a service performs it, or it waits for the host.
-    private func activate(_ record: EffectRecord, work: inout Work) {
+    func activate(_ record: EffectRecord, work: inout Work) {
         record.status = record.service == nil ? .pending : .running
         if let seconds = record.effect.timeout {
             work.deadlines.append((record.id, monotonicNow() + seconds))

@@ -1,0 +1,235 @@
+import YaiaCore
+
+/// Snapshots: the whole runtime as one JSON document, and back.
+extension Runtime {
+    public static let snapshotFormat = "yaia.snapshot/1"
+
+    /// How restored effects are treated.
+    enum RestoreMode {
+        /// Each effect's own `restore` policy applies (reissue, cancel, await).
+        case live
+        /// Effects stay exactly as they were, waiting for outcomes from a journal.
+        case replay
+    }
+
+    /// Flows, scene states, effects in flight and counters. Consistent: every
+    /// scene is locked while it is taken.
+    public func snapshot() -> JSON {
+        let slots = lock.withLock { Array(scenes.values) }
+        return withSceneLocks(slots) {
+            lock.withLock {
+                let sceneList = slots.filter { !$0.closed }.sorted { $0.id < $1.id }.map { slot -> JSON in
+                    var o: JSONObject = ["id": .int(slot.id), "name": .string(slot.value.name), "seq": .int(slot.seq), "state": slot.value.json]
+                    if let flow = slot.flow { o["flow"] = .int(flow.id) }
+                    return .object(o)
+                }
+                let flowList = flows.values.sorted { $0.id < $1.id }.map { flow -> JSON in
+                    var o = flow.flow.json.objectValue ?? [:]
+                    o["id"] = .int(flow.id)
+                    if let name = flow.name { o["name"] = .string(name) }
+                    return .object(o)
+                }
+                let effectList = effects.values.filter { $0.sceneID != 0 }.sorted { $0.id < $1.id }.map { record -> JSON in
+                    ["id": .int(record.id), "scene": .int(record.sceneID), "effect": record.effect.json, "status": .string(record.status.rawValue)]
+                }
+                return ["format": .string(Runtime.snapshotFormat), "scenes": .array(sceneList), "flows": .array(flowList),
+                        "effects": .array(effectList),
+                        "next": ["scene": .int(nextSceneID), "effect": .int(nextEffectID), "flow": .int(nextFlowID)]]
+            }
+        }
+    }
+
+    /// Locks the given scenes' locks (each once, in one global order, so two
+    /// snapshots cannot deadlock), runs body, unlocks.
+    private func withSceneLocks<T>(_ slots: [SceneSlot], _ body: () -> T) -> T {
+        var seen = Set<ObjectIdentifier>()
+        let locks = slots.map(\.lock).filter { seen.insert(ObjectIdentifier($0)).inserted }
+            .sorted { UInt(bitPattern: ObjectIdentifier($0).hashValue) < UInt(bitPattern: ObjectIdentifier($1).hashValue) }
+        for l in locks { pthread_mutex_lock(l.mutex) }
+        defer { for l in locks.reversed() { pthread_mutex_unlock(l.mutex) } }
+        return body()
+    }
+
+    /// Replaces everything open with the snapshot's scenes, flows and effects.
+    /// The snapshot is checked whole first: if any part is refused, nothing changes.
+    public func restore(_ snapshot: JSON) throws(YaiaError) -> JSON {
+        try restore(snapshot, mode: .live)
+    }
+
+    func restore(_ snapshot: JSON, mode: RestoreMode) throws(YaiaError) -> JSON {
+        let image = try SnapshotImage(snapshot, catalog: catalog)
+
+        // Build the new world off to the side.
+        var newFlows: [Int64: FlowSlot] = [:]
+        for f in image.flows { newFlows[f.id] = FlowSlot(id: f.id, name: f.name, flow: f.flow) }
+        var newScenes: [Int64: SceneSlot] = [:]
+        for s in image.scenes {
+            let flow = try s.flow.map { (id) throws(YaiaError) -> FlowSlot in
+                guard let f = newFlows[id] else { throw YaiaError(.badSnapshot, "scene \(s.id) names flow \(id), which the snapshot lacks") }
+                return f
+            }
+            let slot = SceneSlot(id: s.id, value: s.value, flow: flow)
+            slot.seq = s.seq
+            newScenes[s.id] = slot
+            flow?.members[s.id] = slot
+        }
+        for f in newFlows.values {
+            for e in f.flow.entries where f.members[e.scene] == nil {
+                throw YaiaError(.badSnapshot, "flow \(f.id) stacks scene \(e.scene), which the snapshot lacks")
+            }
+        }
+        for e in image.effects where newScenes[e.scene] == nil {
+            throw YaiaError(.badSnapshot, "effect \(e.id) belongs to scene \(e.scene), which the snapshot lacks")
+        }
+
+        // Take down what is open now.
+        var work = Work()
+        let (oldSlots, oldEffects) = try lock.withLock { () throws(YaiaError) -> ([SceneSlot], [EffectRecord]) in
+            try checkRunning()
+            let old = (Array(scenes.values), Array(effects.values.filter { $0.sceneID != 0 }))
+            for record in old.1 { effects[record.id] = nil }
+            keyed.removeAll()
+            scenes = newScenes
+            flows = newFlows
+            nextSceneID = max(nextSceneID, image.nextScene)
+            nextEffectID = max(nextEffectID, image.nextEffect)
+            nextFlowID = max(nextFlowID, image.nextFlow)
+            return old
+        }
+        for slot in oldSlots { slot.lock.withLock { slot.closed = true } }
+        work.cancels.append(contentsOf: oldEffects)
+
+        // Bring the effects back, in id order so keyed queues keep their order.
+        var reissued: [JSON] = []
+        var awaiting: [JSON] = []
+        var cancelled: [(EffectRecord, SceneSlot)] = []
+        lock.withLock {
+            for e in image.effects {
+                let record = EffectRecord(id: e.id, sceneID: e.scene, effect: e.effect, service: services[e.effect.service])
+                effects[record.id] = record
+                if let key = e.effect.id { keyed[EffectKey(scene: e.scene, key: key), default: []].append(record) }
+                let policy = mode == .replay ? .await : e.effect.restore
+                switch policy {
+                case .cancel:
+                    if let slot = newScenes[e.scene] { cancelled.append((record, slot)) }
+                case .await:
+                    record.status = e.status == .queued ? .queued : .pending
+                    if record.status == .pending, mode == .live, let seconds = e.effect.timeout {
+                        work.deadlines.append((record.id, monotonicNow() + seconds))
+                    }
+                    awaiting.append(.int(record.id))
+                case .reissue:
+                    if e.status == .queued { record.status = .queued } else { activate(record, work: &work) }
+                    reissued.append(.int(record.id))
+                }
+            }
+        }
+        run(work)
+        // The view models as restored, before cancellations are delivered.
+        let restored = newScenes.values.sorted { $0.id < $1.id }.map { slot in
+            slot.lock.withLock { JSON.object(["id": .int(slot.id), "name": .string(slot.value.name), "viewModel": slot.value.viewModel]) }
+        }
+
+        // Cancelled effects tell their scenes, as a time-out would.
+        for (record, _) in cancelled {
+            finish(effectID: record.id, outcome: .failure(["code": "interrupted",
+                                                           "message": .string("effect \(record.id) was in flight when the snapshot was taken")]))
+        }
+        return ["ok": true, "scenes": .array(restored), "flows": .array(newFlows.keys.sorted().map { JSON.int($0) }),
+                "effects": ["reissued": .array(reissued), "cancelled": .array(cancelled.map { .int($0.0.id) }), "awaiting": .array(awaiting)]]
+    }
+}
+
+/// A snapshot, read and checked.
+struct SnapshotImage {
+    struct Scene {
+        let id: Int64
+        let seq: Int64
+        let flow: Int64?
+        let value: SceneValue
+    }
+
+    struct FlowImage {
+        let id: Int64
+        let name: String?
+        let flow: Flow
+    }
+
+    struct EffectImage {
+        let id: Int64
+        let scene: Int64
+        let effect: Effect
+        let status: EffectRecord.Status
+    }
+
+    var scenes: [Scene] = []
+    var flows: [FlowImage] = []
+    var effects: [EffectImage] = []
+    var nextScene: Int64 = 1
+    var nextEffect: Int64 = 1
+    var nextFlow: Int64 = 1
+
+    init(_ json: JSON, catalog: SceneCatalog) throws(YaiaError) {
+        guard case .object(let o) = json else { throw YaiaError(.badSnapshot, "a snapshot is an object") }
+        guard case .string(let format)? = o["format"] else {
+            throw YaiaError(.badSnapshot, "the snapshot has no \"format\"", at: "/format")
+        }
+        guard format == Runtime.snapshotFormat else {
+            throw YaiaError(.badSnapshot, "snapshot format \(format) is not compatible with \(Runtime.snapshotFormat)", at: "/format")
+        }
+        func list(_ key: String) throws(YaiaError) -> [JSON] {
+            guard case .array(let a)? = o[key] else { throw YaiaError(.badSnapshot, "the snapshot needs a \"\(key)\" array", at: "/" + key) }
+            return a
+        }
+        for (i, s) in try list("scenes").enumerated() {
+            let at = "/scenes/\(i)"
+            guard case .string(let name)? = s["name"], let id = s["id"]?.int64Value, let seq = s["seq"]?.int64Value, let state = s["state"] else {
+                throw YaiaError(.badSnapshot, "a scene is {\"id\", \"name\", \"seq\", \"state\"}", at: at)
+            }
+            guard let type = catalog[name] else { throw YaiaError(.badSnapshot, "no scene type named \"\(name)\"", at: at + "/name") }
+            let value: SceneValue
+            do throws(YaiaError) {
+                value = try type.restore(state: state)
+            } catch {
+                throw YaiaError(.badSnapshot, "the state of scene \(id) (\(name)) is refused: \(error.message)", at: at + "/state" + (error.at ?? ""))
+            }
+            scenes.append(Scene(id: id, seq: seq, flow: s["flow"]?.int64Value, value: value))
+        }
+        for (i, f) in try list("flows").enumerated() {
+            guard let id = f["id"]?.int64Value else { throw YaiaError(.badSnapshot, "a flow needs an \"id\"", at: "/flows/\(i)") }
+            let flow: Flow
+            do throws(YaiaError) {
+                flow = try Flow(json: f)
+            } catch {
+                throw YaiaError(.badSnapshot, error.message, at: "/flows/\(i)")
+            }
+            flows.append(FlowImage(id: id, name: f["name"]?.stringValue, flow: flow))
+        }
+        for (i, e) in try list("effects").enumerated() {
+            let at = "/effects/\(i)"
+            guard let id = e["id"]?.int64Value, let scene = e["scene"]?.int64Value, let effectJSON = e["effect"],
+                  case .string(let s)? = e["status"], let status = EffectRecord.Status(rawValue: s) else {
+                throw YaiaError(.badSnapshot, "an effect is {\"id\", \"scene\", \"effect\", \"status\"}", at: at)
+            }
+            let effect: Effect
+            do throws(YaiaError) {
+                effect = try Effect(json: effectJSON)
+            } catch {
+                throw YaiaError(.badSnapshot, error.message, at: at + "/effect" + (error.at ?? ""))
+            }
+            effects.append(EffectImage(id: id, scene: scene, effect: effect, status: status))
+        }
+        effects.sort { $0.id < $1.id }
+        if case .object(let next)? = o["next"] {
+            nextScene = next["scene"]?.int64Value ?? 1
+            nextEffect = next["effect"]?.int64Value ?? 1
+            nextFlow = next["flow"]?.int64Value ?? 1
+        }
+        // Ids handed out later must not collide with restored ones.
+        nextScene = max(nextScene, (scenes.map(\.id).max() ?? 0) + 1)
+        nextEffect = max(nextEffect, (effects.map(\.id).max() ?? 0) + 1)
+        nextFlow = max(nextFlow, (flows.map(\.id).max() ?? 0) + 1)
+    }
+}
+
+import Glibc
