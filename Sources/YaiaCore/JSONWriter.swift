@@ -198,3 +198,32 @@ extension JSON {
         return writer.takeBytes()
     }
 }
+
+extension JSON {
+    /// A 64-bit digest of the canonical bytes, as 16 hex digits ("yaia-digest-1":
+    /// FNV-1a's constants applied to little-endian 8-byte words, then a
+    /// murmur3 finalizer). Equal values have equal digests.
+    public var digest: String {
+        let bytes = serializedBytes()
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        var i = 0
+        bytes.withUnsafeBytes { raw in
+            while i + 8 <= raw.count {
+                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self).littleEndian) &* 0x0000_0100_0000_01b3
+                i += 8
+            }
+            while i < raw.count {
+                h = (h ^ UInt64(raw[i])) &* 0x0000_0100_0000_01b3
+                i += 1
+            }
+        }
+        h ^= UInt64(bytes.count)
+        h ^= h >> 33
+        h = h &* 0xff51_afd7_ed55_8ccd
+        h ^= h >> 33
+        h = h &* 0xc4ce_b9fe_1a85_ec53
+        h ^= h >> 33
+        let hex = String(h, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

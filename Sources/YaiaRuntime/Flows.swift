@@ -44,6 +44,15 @@ extension Runtime {
     public func startFlow(name: String?, scene: String, args: JSON) throws(YaiaError) -> JSON {
         guard let type = catalog[scene] else { throw YaiaError(.unknownScene, "no scene type named \"\(scene)\"") }
         let value = try type.open(args: args)
+        return try input({ () throws(YaiaError) -> JSON in try installFlow(name: name, scene: scene, value: value) },
+                         record: { r in
+                             var o: JSONObject = ["kind": "start", "scene": .string(scene), "args": args]
+                             if let name { o["name"] = .string(name) }
+                             return (o, r)
+                         })
+    }
+
+    private func installFlow(name: String?, scene: String, value: SceneValue) throws(YaiaError) -> JSON {
         let (flow, slot) = try lock.withLock { () throws(YaiaError) -> (FlowSlot, SceneSlot) in
             try checkRunning()
             let id = nextSceneID
@@ -67,10 +76,12 @@ extension Runtime {
     public func send(flow id: Int64, action: Action) throws(YaiaError) -> JSON {
         let flow = try self.flow(id)
         var work = Work()
-        let response = try flow.lock.withLock { () throws(YaiaError) -> JSON in
-            guard let top = flow.members[flow.flow.top.scene] else { throw noSuchFlow(id) }
-            return try reduceLocked(top, action, cause: .request, work: &work)
-        }
+        let response = try input({ () throws(YaiaError) -> JSON in
+            try flow.lock.withLock { () throws(YaiaError) -> JSON in
+                guard let top = flow.members[flow.flow.top.scene] else { throw noSuchFlow(id) }
+                return try reduceLocked(top, action, cause: .request, work: &work)
+            }
+        }, record: { r in (["kind": "send", "flow": .int(id), "action": action.json], r) })
         run(work)
         return response
     }
@@ -86,7 +97,7 @@ extension Runtime {
     public func popped(flow id: Int64, depth: Int, version: Int64?) throws(YaiaError) -> JSON {
         let flow = try self.flow(id)
         var work = Work()
-        let response = try flow.lock.withLock { () throws(YaiaError) -> JSON in
+        let response = try input({ () throws(YaiaError) -> JSON in try flow.lock.withLock { () throws(YaiaError) -> JSON in
             if let version, version != flow.flow.version {
                 throw YaiaError(.staleNavigation, "the report is for version \(version) of flow \(id), which is at version \(flow.flow.version)")
             }
@@ -94,7 +105,7 @@ extension Runtime {
             let steps = try copy.popped(toDepth: depth)
             try perform(steps, in: flow, committing: copy, work: &work, depth: 0)
             return flow.response
-        }
+        } }, record: { r in (["kind": "popped", "flow": .int(id), "depth": .int(Int64(depth))], r) })
         run(work)
         return response
     }
@@ -127,18 +138,22 @@ extension Runtime {
         }
         let flow = try self.flow(id)
         var work = Work()
-        let response = try flow.lock.withLock { () throws(YaiaError) -> JSON in
+        let response = try input({ () throws(YaiaError) -> JSON in try flow.lock.withLock { () throws(YaiaError) -> JSON in
             var copy = flow.flow
             let steps = lock.withLock { copy.link(items, nextID: &nextSceneID) }
             try perform(steps, in: flow, committing: copy, work: &work, depth: 0)
             return flow.response
-        }
+        } }, record: { r in (["kind": "link", "flow": .int(id), "path": .array(path)], r) })
         run(work)
         return response
     }
 
     /// Closes a flow and all its scenes.
     public func closeFlow(_ id: Int64) throws(YaiaError) {
+        try input({ () throws(YaiaError) in try removeFlow(id) }, record: { _ in (["kind": "close", "flow": .int(id)], nil) })
+    }
+
+    private func removeFlow(_ id: Int64) throws(YaiaError) {
         let flow = try lock.withLock { () throws(YaiaError) -> FlowSlot in
             guard let flow = flows.removeValue(forKey: id) else { throw noSuchFlow(id) }
             return flow

@@ -112,6 +112,24 @@ extension Runtime {
             } catch {
                 throw error.at == nil ? error : error.nested(under: "/snapshot")
             }
+        case "journal":
+            if let start = o["start"] {
+                guard case .string(let path) = start else { throw YaiaError(.badRequest, "\"start\" takes a file path", at: "/start") }
+                return try startJournal(path: path)
+            }
+            if o["stop"] == .bool(true) { return stopJournal() }
+            if o["flush"] == .bool(true) { return flushJournal() }
+            throw YaiaError(.badRequest, "journal takes {\"start\": PATH}, {\"stop\": true} or {\"flush\": true}")
+        case "replay":
+            let path = try o.requestString("journal")
+            let upTo = try o["to"].map { (_) throws(YaiaError) -> Int64 in try o.requestInteger("to") }
+            return try Runtime.replay(path: path, catalog: catalog, upTo: upTo)
+        case "rewind":
+            return try rewind(to: try o.requestInteger("to"))
+        case "inspect":
+            guard case .bool(let on)? = o["on"] else { throw YaiaError(.badRequest, "inspect takes {\"on\": true|false}", at: "/on") }
+            setInspecting(on)
+            return ["ok": true, "inspect": .bool(on)]
         case "bind":
             return try bind(o)
         case "perform":

@@ -27,6 +27,11 @@ public final class Runtime: @unchecked Sendable {
     var nextEffectID: Int64 = 1
     private var isShutDown = false
     private var notifier: Notifier?
+    var journal: Journal?
+    /// A scratch runtime re-running a journal: no deadlines, outcomes come from the journal.
+    var replaying = false
+    /// Queue inspection events (action, effect, route, flow).
+    var inspecting = false
 
     public static let defaultWorkers = 4
 
@@ -41,7 +46,7 @@ public final class Runtime: @unchecked Sendable {
         guard case .object(let o) = config else {
             throw YaiaError(.notAnObject, "the runtime config must be an object, not \(config.kindName)")
         }
-        for (key, _) in o where !["plugins", "workers", "bind", "restore"].contains(key) {
+        for (key, _) in o where !["plugins", "workers", "bind", "restore", "journal", "inspect"].contains(key) {
             throw YaiaError(.badConfig, "unknown config key \"\(key)\"", at: JSONPointer.appending("", key))
         }
         var workers = Runtime.defaultWorkers
@@ -88,6 +93,10 @@ public final class Runtime: @unchecked Sendable {
                     try bind(binding, at: at)
                 }
             }
+            if let i = o["inspect"] {
+                guard case .bool(let on) = i else { throw YaiaError(.badConfig, "\"inspect\" must be a boolean", at: "/inspect") }
+                setInspecting(on)
+            }
             // Last, so that reissued effects find their services.
             if let image = o["restore"] {
                 do throws(YaiaError) {
@@ -95,6 +104,10 @@ public final class Runtime: @unchecked Sendable {
                 } catch {
                     throw YaiaError(error.code == .badSnapshot ? .badConfig : error.code, error.message, at: "/restore" + (error.at ?? ""))
                 }
+            }
+            if let j = o["journal"] {
+                guard case .string(let path) = j else { throw YaiaError(.badConfig, "\"journal\" must be a file path", at: "/journal") }
+                _ = try startJournal(path: path)
             }
         } catch {
             shutDown()
@@ -109,19 +122,22 @@ public final class Runtime: @unchecked Sendable {
             throw YaiaError(.unknownScene, "no scene type named \"\(name)\"")
         }
         let value = try type.open(args: args)
-        let slot = try lock.withLock { () throws(YaiaError) -> SceneSlot in
-            try checkRunning()
-            let slot = SceneSlot(id: nextSceneID, value: value)
-            nextSceneID += 1
-            scenes[slot.id] = slot
-            return slot
-        }
-        return slot.lock.withLock { update(slot, effects: [], routes: [], cause: .request) }
+        return try input({ () throws(YaiaError) -> JSON in
+            let slot = try lock.withLock { () throws(YaiaError) -> SceneSlot in
+                try checkRunning()
+                let slot = SceneSlot(id: nextSceneID, value: value)
+                nextSceneID += 1
+                scenes[slot.id] = slot
+                return slot
+            }
+            return slot.lock.withLock { update(slot, effects: [], routes: [], cause: .request) }
+        }, record: { r in (["kind": "open", "scene": .string(name), "args": args, "id": r["scene"] ?? .null], r) })
     }
 
     public func send(scene id: Int64, action: Action) throws(YaiaError) -> JSON {
         let slot = try scene(id)
-        let (response, work) = try reduce(slot, action, cause: .request)
+        let (response, work) = try input({ () throws(YaiaError) in try reduce(slot, action, cause: .request) },
+                                         record: { r in (["kind": "send", "scene": .int(id), "action": action.json], r.0) })
         run(work)
         return response
     }
@@ -137,6 +153,10 @@ public final class Runtime: @unchecked Sendable {
 
     /// Closes a scene; its effects are cancelled.
     public func close(scene id: Int64) throws(YaiaError) {
+        try input({ () throws(YaiaError) in try closeScene(id) }, record: { _ in (["kind": "close", "scene": .int(id)], nil) })
+    }
+
+    private func closeScene(_ id: Int64) throws(YaiaError) {
         let (slot, dropped) = try lock.withLock { () throws(YaiaError) -> (SceneSlot, [EffectRecord]) in
             guard let slot = scenes[id] else { throw noSuchScene(id) }
             if let flow = slot.flow {
@@ -196,6 +216,11 @@ public final class Runtime: @unchecked Sendable {
         guard !slot.closed else { throw noSuchScene(slot.id) }
         let commands = try slot.value.reduce(action)
         slot.seq += 1
+        let inspect = lock.withLock { inspecting }
+        if inspect {
+            events.push(["ok": true, "event": "action", "scene": .int(slot.id), "seq": .int(slot.seq), "action": action.json])
+            work.notify = true
+        }
         var routes: [Route] = []
         var emitted: [EffectRecord] = []
         if commands.contains(where: { if case .route = $0 { return false } else { return true } }) {
@@ -224,6 +249,17 @@ public final class Runtime: @unchecked Sendable {
         }
         var response = update(slot, effects: emitted, routes: routes.map(\.json), cause: cause)
         let flowChanged = slot.flow.map { $0.flow.version != version } ?? false
+        if inspect {
+            for record in emitted {
+                events.push(["ok": true, "event": "effect", "scene": .int(slot.id), "effect": record.json, "request": record.effect.json])
+            }
+            for route in routes { events.push(["ok": true, "event": "route", "scene": .int(slot.id), "route": route.json]) }
+            if flowChanged, let flow = slot.flow {
+                var o: JSONObject = ["ok": true, "event": "flow"]
+                flow.describe(into: &o)
+                events.push(.object(o))
+            }
+        }
         if !navigationErrors.isEmpty || flowChanged, case .object(var o) = response {
             if !navigationErrors.isEmpty { o["navigationErrors"] = .array(navigationErrors) }
             if flowChanged, let flow = slot.flow { flow.describe(into: &o) }
@@ -321,6 +357,20 @@ public final class Runtime: @unchecked Sendable {
     /// The host's outcome for a pending effect. If the scene cannot read the
     /// resulting action, the effect stays pending and the error is thrown.
     public func resolve(effect id: Int64, outcome: Outcome) throws(YaiaError) -> JSON {
+        let (response, work) = try input({ () throws(YaiaError) in try resolveInput(effect: id, outcome: outcome) },
+                                         record: { r in (Runtime.outcomeRecord(id, outcome), r.0) })
+        run(work)
+        return response
+    }
+
+    static func outcomeRecord(_ id: Int64, _ outcome: Outcome) -> JSONObject {
+        switch outcome {
+        case .success(let result): return ["kind": "outcome", "effect": .int(id), "result": result]
+        case .failure(let error): return ["kind": "outcome", "effect": .int(id), "error": error]
+        }
+    }
+
+    private func resolveInput(effect id: Int64, outcome: Outcome) throws(YaiaError) -> (JSON, Work) {
         let (record, slot) = try lock.withLock { () throws(YaiaError) -> (EffectRecord, SceneSlot?) in
             guard let record = effects[id] else {
                 if id > 0 && id < nextEffectID {
@@ -348,44 +398,54 @@ public final class Runtime: @unchecked Sendable {
         guard let action = record.effect.outcomeAction(outcome) else {
             // The effect asked for no action on this outcome: nothing to reduce.
             try claim()
-            run(claimed)
-            return slot.lock.withLock { update(slot, effects: [], routes: [], cause: .request) }
+            return (slot.lock.withLock { update(slot, effects: [], routes: [], cause: .request) }, claimed)
         }
-        let (response, work) = try reduce(slot, action, cause: .request) { () throws(YaiaError) in
+        var (response, work) = try reduce(slot, action, cause: .request) { () throws(YaiaError) in
             try slot.value.check(action)
             try claim()
         }
-        run(claimed)
-        run(work)
-        return response
+        work.merge(claimed)
+        return (response, work)
     }
 
     /// A service's outcome (or a time-out) for a live effect: reduced now,
-    /// its update queued. Outcomes of effects no longer live are dropped.
+    /// its update queued, and journaled. Outcomes of effects no longer live
+    /// are dropped.
     func finish(effectID: Int64, outcome: Outcome, cancelCall: Bool = false) {
         var work = Work()
+        _ = try? input({ () throws(YaiaError) -> JSON? in complete(effectID: effectID, outcome: outcome, cancelCall: cancelCall, work: &work) },
+                       record: { r in r.map { (Runtime.outcomeRecord(effectID, outcome), $0) } })
+        run(work)
+    }
+
+    /// Ends a live effect with its outcome. Returns the update of the scene
+    /// that received it, or nil when nothing was reduced. Not journaled.
+    @discardableResult
+    func complete(effectID: Int64, outcome: Outcome, cancelCall: Bool = false, work: inout Work) -> JSON? {
         let found = lock.withLock { () -> (EffectRecord, SceneSlot?)? in
             guard let record = effects[effectID], record.status != .queued else { return nil }
             forget(record, work: &work)
             return (record, scenes[record.sceneID])
         }
-        guard let (record, slot) = found else { return }
-        if cancelCall { cancelCalls([record]) }
-        run(work)
+        guard let (record, slot) = found else { return nil }
+        if cancelCall { work.cancels.append(record) }
         if let waiter = record.waiter {
             waiter.deliver(outcome)
-            return
+            return nil
         }
-        guard let slot, let action = record.effect.outcomeAction(outcome) else { return }
+        // Still journaled (the effect ended) even when nothing is reduced.
+        guard let slot, let action = record.effect.outcomeAction(outcome) else { return .object([:]) }
         do throws(YaiaError) {
-            let (_, more) = try reduce(slot, action, cause: .effect(effectID))
-            run(more)
+            let (response, more) = try reduce(slot, action, cause: .effect(effectID))
+            work.merge(more)
+            return response
         } catch {
-            guard error.code != .noSuchScene else { return }
+            guard error.code != .noSuchScene else { return .object([:]) }
             Log.write(.warning, "runtime", "scene \(slot.id) refused the outcome of effect \(effectID): \(error.message)")
             events.push(["ok": false, "event": "error", "scene": .int(slot.id), "effect": .int(effectID),
                          "error": error.nested(under: "/action").json])
-            notify()
+            work.notify = true
+            return .object([:])
         }
     }
 
@@ -450,10 +510,17 @@ public final class Runtime: @unchecked Sendable {
         var cancels: [EffectRecord] = []
         var deadlines: [(Int64, Double)] = []
         var notify = false
+
+        mutating func merge(_ other: Work) {
+            launches += other.launches
+            cancels += other.cancels
+            deadlines += other.deadlines
+            notify = notify || other.notify
+        }
     }
 
     func run(_ work: Work) {
-        if !work.deadlines.isEmpty {
+        if !work.deadlines.isEmpty && !replaying {
             let timers = lock.withLock { () -> Timers in
                 if let t = self.timers { return t }
                 let t = Timers { [weak self] id in self?.timedOut(id) }
@@ -559,6 +626,10 @@ public final class Runtime: @unchecked Sendable {
         events.pop(timeout: timeout.isNaN ? 0 : timeout)
     }
 
+    public func setInspecting(_ on: Bool) {
+        lock.withLock { inspecting = on }
+    }
+
     /// Called after each queued event, outside every lock.
     public func setNotifier(_ notifier: Notifier?) {
         lock.withLock { self.notifier = notifier }
@@ -593,6 +664,7 @@ public final class Runtime: @unchecked Sendable {
         }
         for s in retired { s.retire() }
         events.close()
+        _ = stopJournal()
     }
 
     private func scene(_ id: Int64) throws(YaiaError) -> SceneSlot {

@@ -53,7 +53,8 @@ extension Runtime {
     /// Replaces everything open with the snapshot's scenes, flows and effects.
     /// The snapshot is checked whole first: if any part is refused, nothing changes.
     public func restore(_ snapshot: JSON) throws(YaiaError) -> JSON {
-        try restore(snapshot, mode: .live)
+        try input({ () throws(YaiaError) in try restore(snapshot, mode: .live) },
+                  record: { _ in (["kind": "restore", "snapshot": snapshot], nil) })
     }
 
     func restore(_ snapshot: JSON, mode: RestoreMode) throws(YaiaError) -> JSON {
@@ -130,11 +131,15 @@ extension Runtime {
             slot.lock.withLock { JSON.object(["id": .int(slot.id), "name": .string(slot.value.name), "viewModel": slot.value.viewModel]) }
         }
 
-        // Cancelled effects tell their scenes, as a time-out would.
+        // Cancelled effects tell their scenes, as a time-out would; part of
+        // this input, so not journaled on their own.
+        var more = Work()
         for (record, _) in cancelled {
-            finish(effectID: record.id, outcome: .failure(["code": "interrupted",
-                                                           "message": .string("effect \(record.id) was in flight when the snapshot was taken")]))
+            complete(effectID: record.id, outcome: .failure(["code": "interrupted",
+                                                             "message": .string("effect \(record.id) was in flight when the snapshot was taken")]),
+                     work: &more)
         }
+        run(more)
         return ["ok": true, "scenes": .array(restored), "flows": .array(newFlows.keys.sorted().map { JSON.int($0) }),
                 "effects": ["reissued": .array(reissued), "cancelled": .array(cancelled.map { .int($0.0.id) }), "awaiting": .array(awaiting)]]
     }

@@ -1,0 +1,313 @@
+import Glibc
+import YaiaCore
+
+/// An append-only record of every input to a runtime, one JSON object a line.
+///
+/// The first line holds a snapshot; each later line an input (an action, an
+/// effect's outcome, a navigation report, a restore) with its seq, time and
+/// the digest of the view model it produced. Outputs are not stored: replay
+/// recomputes them. Lines are buffered and written in large chunks; `flush`
+/// (journal stop, runtime free, rewind) writes what is pending.
+final class Journal: @unchecked Sendable {
+    static let format = "yaia.journal/1"
+    static let flushThreshold = 64 * 1024
+
+    let path: String
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var seq: Int64 = 0
+    private(set) var failure: String?
+    /// Held while an input is reduced and recorded, so that the journal's
+    /// order is the order in which inputs changed the runtime. Recursive: a
+    /// service may complete inline, inside a send.
+    private let inputLock: UnsafeMutablePointer<pthread_mutex_t>
+
+    init(path: String) throws(YaiaError) {
+        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw YaiaError(.badJournal, "cannot open journal \(path): \(String(cString: strerror(errno)))")
+        }
+        self.path = path
+        buffer.reserveCapacity(Journal.flushThreshold * 2)
+        inputLock = .allocate(capacity: 1)
+        inputLock.initialize(to: pthread_mutex_t())
+        var attr = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attr)
+        pthread_mutexattr_settype(&attr, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(inputLock, &attr)
+        pthread_mutexattr_destroy(&attr)
+    }
+
+    deinit {
+        _ = flush()
+        Glibc.close(fd)
+        pthread_mutex_destroy(inputLock)
+        inputLock.deallocate()
+    }
+
+    func lockInput() { pthread_mutex_lock(inputLock) }
+    func unlockInput() { pthread_mutex_unlock(inputLock) }
+
+    func begin(snapshot: JSON) {
+        write(["format": .string(Journal.format), "kind": "begin", "snapshot": snapshot, "t": .double(Journal.now())])
+    }
+
+    /// Appends an input; the caller holds the input lock. Returns its seq.
+    @discardableResult
+    func record(_ fields: JSONObject, digest: String?) -> Int64 {
+        seq += 1
+        var line = fields
+        line["seq"] = .int(seq)
+        line["t"] = .double(Journal.now())
+        if let digest { line["digest"] = .string(digest) }
+        write(.object(line))
+        return seq
+    }
+
+    private func write(_ line: JSON) {
+        var writer = JSONWriter()
+        writer.write(line)
+        buffer.append(contentsOf: writer.takeBytes())
+        buffer.append(0x0A)
+        if buffer.count >= Journal.flushThreshold { _ = flush() }
+    }
+
+    /// Writes the buffered lines; false (and `failure` set) when the file refused them.
+    func flush() -> Bool {
+        var offset = 0
+        while offset < buffer.count {
+            let n = buffer.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return Glibc.write(fd, base + offset, raw.count - offset)
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = "writing \(path) failed: \(String(cString: strerror(errno)))"
+                Log.write(.error, "journal", failure ?? "")
+                buffer.removeAll(keepingCapacity: true)
+                return false
+            }
+            offset += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+        return true
+    }
+
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        return (Double(t.tv_sec) + Double(t.tv_nsec / 1_000_000) / 1000)
+    }
+
+    /// What a journal line checks: the view model and, for flows, the stack.
+    static func digest(of response: JSON) -> String? {
+        var o = JSONObject()
+        if let vm = response["viewModel"] { o["viewModel"] = vm }
+        if let stack = response["stack"] { o["stack"] = stack }
+        return o.isEmpty ? nil : JSON.object(o).digest
+    }
+}
+
+extension Runtime {
+    // MARK: recording
+
+    /// Runs one input; with a journal, under its input lock and recorded.
+    /// `record` describes the input from its result (nil: nothing to record).
+    func input<T>(_ body: () throws(YaiaError) -> T, record: (T) -> (JSONObject, JSON?)?) throws(YaiaError) -> T {
+        guard let journal = lock.withLock({ self.journal }) else { return try body() }
+        journal.lockInput()
+        defer { journal.unlockInput() }
+        let result = try body()
+        if let (fields, response) = record(result) {
+            journal.record(fields, digest: response.flatMap(Journal.digest(of:)))
+        }
+        return result
+    }
+
+    /// Starts journaling to `path` (truncated), beginning with a snapshot.
+    public func startJournal(path: String) throws(YaiaError) -> JSON {
+        let journal = try Journal(path: path)
+        // The snapshot and the switch happen under the new journal's lock, so
+        // no input falls between them.
+        journal.lockInput()
+        defer { journal.unlockInput() }
+        let old = lock.withLock { () -> Journal? in
+            let old = self.journal
+            self.journal = journal
+            return old
+        }
+        if let old { _ = old.flush() }
+        journal.begin(snapshot: snapshot())
+        return ["ok": true, "journal": .string(path)]
+    }
+
+    /// Stops journaling; pending lines are written.
+    public func stopJournal() -> JSON {
+        let old = lock.withLock { () -> Journal? in
+            defer { self.journal = nil }
+            return self.journal
+        }
+        guard let old else { return ["ok": true, "journal": .null] }
+        old.lockInput()
+        defer { old.unlockInput() }
+        let written = old.flush()
+        var o: JSONObject = ["ok": true, "journal": .string(old.path), "inputs": .int(old.seq)]
+        if !written, let failure = old.failure { o["warning"] = .string(failure) }
+        return .object(o)
+    }
+
+    public func flushJournal() -> JSON {
+        guard let j = lock.withLock({ journal }) else { return ["ok": true, "journal": .null] }
+        j.lockInput()
+        defer { j.unlockInput() }
+        guard j.flush() else { return YaiaError(.badJournal, j.failure ?? "the journal could not be written").envelope() }
+        return ["ok": true, "journal": .string(j.path), "inputs": .int(j.seq)]
+    }
+
+    // MARK: replay
+
+    /// Re-runs a journal from its starting snapshot in a scratch runtime with
+    /// no services: effect outcomes come from the journal. Every recomputed
+    /// view model is checked against its recorded digest; the first
+    /// divergence is reported. With `upTo`, stops after that seq and also
+    /// answers with the snapshot of the state reached.
+    public static func replay(path: String, catalog: SceneCatalog, upTo: Int64? = nil) throws(YaiaError) -> JSON {
+        guard let text = readFile(path) else {
+            throw YaiaError(.badJournal, "cannot read journal \(path): \(String(cString: strerror(errno)))")
+        }
+        let scratch = Runtime(catalog: catalog, workers: 1)
+        scratch.replaying = true
+        scratch.events.close()
+        defer { scratch.shutDown() }
+
+        var count: Int64 = 0
+        var lineNumber = 0
+        var begun = false
+        for line in text.split(separator: 0x0A, omittingEmptySubsequences: true) {
+            lineNumber += 1
+            let record: JSON
+            do throws(YaiaError) {
+                record = try JSONParser.parse(Array(line))
+            } catch {
+                throw YaiaError(.badJournal, "line \(lineNumber) of \(path) is not JSON: \(error.message)")
+            }
+            guard case .object(let o) = record, case .string(let kind)? = o["kind"] else {
+                throw YaiaError(.badJournal, "line \(lineNumber) of \(path) has no \"kind\"")
+            }
+            if !begun {
+                guard kind == "begin", o["format"]?.stringValue == Journal.format, let snapshot = o["snapshot"] else {
+                    throw YaiaError(.badJournal, "\(path) does not start with a \(Journal.format) begin line")
+                }
+                _ = try scratch.restore(snapshot, mode: .replay)
+                begun = true
+                continue
+            }
+            let seq = o["seq"]?.int64Value ?? 0
+            if let upTo, seq > upTo { break }
+            let response: JSON?
+            do throws(YaiaError) {
+                response = try scratch.replay(kind: kind, o)
+            } catch {
+                return ["ok": true, "identical": false, "inputs": .int(count),
+                        "divergence": ["seq": .int(seq), "kind": .string(kind), "error": error.json]]
+            }
+            count += 1
+            if let expected = o["digest"]?.stringValue {
+                let got = response.flatMap(Journal.digest(of:))
+                if got != expected {
+                    var d: JSONObject = ["seq": .int(seq), "kind": .string(kind), "expected": .string(expected), "got": JSON(got)]
+                    if let scene = response?["scene"] ?? o["scene"] { d["scene"] = scene }
+                    if let vm = response?["viewModel"] { d["viewModel"] = vm }
+                    return ["ok": true, "identical": false, "inputs": .int(count), "divergence": .object(d)]
+                }
+            }
+        }
+        guard begun else { throw YaiaError(.badJournal, "\(path) is empty") }
+        var result: JSONObject = ["ok": true, "identical": true, "inputs": .int(count)]
+        if upTo != nil { result["snapshot"] = scratch.snapshot() }
+        return .object(result)
+    }
+
+    /// Applies one journal input; answers with the response whose digest is checked.
+    private func replay(kind: String, _ o: JSONObject) throws(YaiaError) -> JSON? {
+        func action() throws(YaiaError) -> Action {
+            guard let a = o["action"] else { throw YaiaError(.badJournal, "a send input needs an \"action\"") }
+            return try Action(json: a)
+        }
+        switch kind {
+        case "open":
+            let response = try open(try o.requestString("scene"), args: o["args"] ?? [:])
+            if let id = o["id"]?.int64Value, response["scene"]?.int64Value != id {
+                throw YaiaError(.badJournal, "the scene opened as \(response["scene"]?.int64Value ?? 0), not \(id)")
+            }
+            return response
+        case "send":
+            if o["flow"] != nil { return try send(flow: try o.requestInteger("flow"), action: try action()) }
+            return try send(scene: try o.requestInteger("scene"), action: try action())
+        case "outcome":
+            let id = try o.requestInteger("effect")
+            let outcome: Outcome
+            if let r = o["result"] { outcome = .success(r) } else { outcome = .failure(o["error"] ?? .null) }
+            var work = Work()
+            let response = complete(effectID: id, outcome: outcome, work: &work)
+            run(work)
+            return response
+        case "close":
+            if o["flow"] != nil { try closeFlow(try o.requestInteger("flow")) } else { try close(scene: try o.requestInteger("scene")) }
+            return nil
+        case "start":
+            return try startFlow(name: o["name"]?.stringValue, scene: try o.requestString("scene"), args: o["args"] ?? [:])
+        case "popped":
+            return try popped(flow: try o.requestInteger("flow"), depth: Int(try o.requestInteger("depth")), version: nil)
+        case "link":
+            guard case .array(let path)? = o["path"] else { throw YaiaError(.badJournal, "a link input needs a \"path\"") }
+            return try link(flow: try o.requestInteger("flow"), path: path)
+        case "restore":
+            guard let s = o["snapshot"] else { throw YaiaError(.badJournal, "a restore input needs a \"snapshot\"") }
+            // As live, with each effect's policy: without services, reissued effects wait.
+            _ = try restore(s, mode: .live)
+            return nil
+        default:
+            throw YaiaError(.badJournal, "unknown input kind \"\(kind)\"")
+        }
+    }
+
+    /// Time travel: the state as it was right after input `seq` of the active
+    /// journal, restored in place (and journaled as a restore).
+    public func rewind(to seq: Int64) throws(YaiaError) -> JSON {
+        guard let journal = lock.withLock({ self.journal }) else {
+            throw YaiaError(.badJournal, "rewind needs an active journal")
+        }
+        journal.lockInput()
+        defer { journal.unlockInput() }
+        guard seq >= 0, seq <= journal.seq else {
+            throw YaiaError(.badRequest, "the journal holds inputs 1 to \(journal.seq); it cannot rewind to \(seq)", at: "/to")
+        }
+        guard journal.flush() else { throw YaiaError(.badJournal, journal.failure ?? "the journal could not be written") }
+        let replayed = try Runtime.replay(path: journal.path, catalog: catalog, upTo: seq)
+        guard replayed["identical"] == .bool(true), let snapshot = replayed["snapshot"] else {
+            throw YaiaError(.badJournal, "the journal does not replay identically up to \(seq): \(replayed)")
+        }
+        var result = try restore(snapshot).objectValue ?? [:]
+        result["to"] = .int(seq)
+        return .object(result)
+    }
+}
+
+/// The whole file, or nil (errno set).
+func readFile(_ path: String) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            return nil
+        }
+        if n == 0 { return bytes }
+        bytes.append(contentsOf: chunk[0..<n])
+    }
+}
