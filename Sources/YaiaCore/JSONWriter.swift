@@ -27,6 +27,15 @@ public struct JSONWriter: ~Copyable {
 
     deinit { free(base) }
 
+    /// Forgets the text so far, keeping the memory.
+    public mutating func reset() { count = 0 }
+
+    /// Reads the text so far without copying it.
+    public func withBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
+        guard let base, !failed else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
     /// The text so far, as bytes.
     public consuming func takeBytes() -> [UInt8] {
         guard let base, !failed else { return [] }
@@ -200,30 +209,37 @@ extension JSON {
 }
 
 extension JSON {
-    /// A 64-bit digest of the canonical bytes, as 16 hex digits ("yaia-digest-1":
-    /// FNV-1a's constants applied to little-endian 8-byte words, then a
-    /// murmur3 finalizer). Equal values have equal digests.
+    /// A 64-bit digest of the canonical bytes, as 16 hex digits.
     public var digest: String {
-        let bytes = serializedBytes()
+        var writer = JSONWriter()
+        writer.write(self)
+        return writer.withBytes(Digest.hex)
+    }
+}
+
+/// "yaia-digest-1": FNV-1a's constants applied to little-endian 8-byte words
+/// of the canonical JSON bytes, then a murmur3 finalizer; 16 hex digits.
+public enum Digest {
+    public static func hex(_ raw: UnsafeRawBufferPointer) -> String {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         var i = 0
-        bytes.withUnsafeBytes { raw in
-            while i + 8 <= raw.count {
-                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self).littleEndian) &* 0x0000_0100_0000_01b3
-                i += 8
-            }
-            while i < raw.count {
-                h = (h ^ UInt64(raw[i])) &* 0x0000_0100_0000_01b3
-                i += 1
-            }
+        while i + 8 <= raw.count {
+            h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self).littleEndian) &* 0x0000_0100_0000_01b3
+            i += 8
         }
-        h ^= UInt64(bytes.count)
+        while i < raw.count {
+            h = (h ^ UInt64(raw[i])) &* 0x0000_0100_0000_01b3
+            i += 1
+        }
+        h ^= UInt64(raw.count)
         h ^= h >> 33
         h = h &* 0xff51_afd7_ed55_8ccd
         h ^= h >> 33
         h = h &* 0xc4ce_b9fe_1a85_ec53
         h ^= h >> 33
-        let hex = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        let digits: StaticString = "0123456789abcdef"
+        var out = [UInt8](repeating: 0, count: 16)
+        for i in 0..<16 { out[15 - i] = digits.utf8Start[Int(h >> (UInt64(i) * 4) & 15)] }
+        return String(decoding: out, as: UTF8.self)
     }
 }

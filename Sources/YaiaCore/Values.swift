@@ -32,11 +32,14 @@ public struct Action: Sendable, Equatable {
     }
 
     public var json: JSON {
-        var o: JSONObject = ["type": .string(type)]
-        if let payload { o["payload"] = payload }
-        if error { o["error"] = true }
-        if let meta { o["meta"] = meta }
-        return .object(o)
+        // Members in key order: error, meta, payload, type.
+        var m: [JSONObject.Member] = []
+        m.reserveCapacity(4)
+        if error { m.append(.init(key: "error", value: true)) }
+        if let meta { m.append(.init(key: "meta", value: meta)) }
+        if let payload { m.append(.init(key: "payload", value: payload)) }
+        m.append(.init(key: "type", value: .string(type)))
+        return .object(JSONObject(members: m))
     }
 }
 

@@ -45,11 +45,7 @@ extension Runtime {
         guard let type = catalog[scene] else { throw YaiaError(.unknownScene, "no scene type named \"\(scene)\"") }
         let value = try type.open(args: args)
         return try input({ () throws(YaiaError) -> JSON in try installFlow(name: name, scene: scene, value: value) },
-                         record: { r in
-                             var o: JSONObject = ["kind": "start", "scene": .string(scene), "args": args]
-                             if let name { o["name"] = .string(name) }
-                             return (o, r)
-                         })
+                         record: { r in (.start(name: name, scene: scene, args: args), r) })
     }
 
     private func installFlow(name: String?, scene: String, value: SceneValue) throws(YaiaError) -> JSON {
@@ -81,7 +77,7 @@ extension Runtime {
                 guard let top = flow.members[flow.flow.top.scene] else { throw noSuchFlow(id) }
                 return try reduceLocked(top, action, cause: .request, work: &work)
             }
-        }, record: { r in (["kind": "send", "flow": .int(id), "action": action.json], r) })
+        }, record: { r in (.sendFlow(flow: id, action: action), r) })
         run(work)
         return response
     }
@@ -105,7 +101,7 @@ extension Runtime {
             let steps = try copy.popped(toDepth: depth)
             try perform(steps, in: flow, committing: copy, work: &work, depth: 0)
             return flow.response
-        } }, record: { r in (["kind": "popped", "flow": .int(id), "depth": .int(Int64(depth))], r) })
+        } }, record: { r in (.popped(flow: id, depth: depth), r) })
         run(work)
         return response
     }
@@ -143,14 +139,14 @@ extension Runtime {
             let steps = lock.withLock { copy.link(items, nextID: &nextSceneID) }
             try perform(steps, in: flow, committing: copy, work: &work, depth: 0)
             return flow.response
-        } }, record: { r in (["kind": "link", "flow": .int(id), "path": .array(path)], r) })
+        } }, record: { r in (.link(flow: id, path: path), r) })
         run(work)
         return response
     }
 
     /// Closes a flow and all its scenes.
     public func closeFlow(_ id: Int64) throws(YaiaError) {
-        try input({ () throws(YaiaError) in try removeFlow(id) }, record: { _ in (["kind": "close", "flow": .int(id)], nil) })
+        try input({ () throws(YaiaError) in try removeFlow(id) }, record: { _ in (.closeFlow(flow: id), nil) })
     }
 
     private func removeFlow(_ id: Int64) throws(YaiaError) {

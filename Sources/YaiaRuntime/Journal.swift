@@ -1,26 +1,118 @@
 import Glibc
 import YaiaCore
 
+/// One input to a runtime, as the journal records it.
+enum JournalInput {
+    case open(scene: String, args: JSON, id: JSON)
+    case send(scene: Int64, action: Action)
+    case sendFlow(flow: Int64, action: Action)
+    case outcome(effect: Int64, Outcome)
+    case close(scene: Int64)
+    case closeFlow(flow: Int64)
+    case start(name: String?, scene: String, args: JSON)
+    case popped(flow: Int64, depth: Int)
+    case link(flow: Int64, path: [JSON])
+    case restore(snapshot: JSON)
+
+    /// The line's members, in key order (so no sorting is needed), with
+    /// `seq`, `t` and the digest given.
+    func line(seq: Int64, time: Int64, digest: String?) -> JSONObject {
+        var m: [JSONObject.Member] = []
+        m.reserveCapacity(8)
+        func add(_ key: String, _ value: JSON) { m.append(.init(key: key, value: value)) }
+        // Keys in byte order: action args depth digest effect error flow id kind name path result scene seq snapshot t
+        switch self {
+        case .open(let scene, let args, let id):
+            add("args", args)
+            if let digest { add("digest", .string(digest)) }
+            add("id", id)
+            add("kind", "open")
+            add("scene", .string(scene))
+        case .send(let scene, let action):
+            add("action", action.json)
+            if let digest { add("digest", .string(digest)) }
+            add("kind", "send")
+            add("scene", .int(scene))
+        case .sendFlow(let flow, let action):
+            add("action", action.json)
+            if let digest { add("digest", .string(digest)) }
+            add("flow", .int(flow))
+            add("kind", "send")
+        case .outcome(let effect, let outcome):
+            if let digest { add("digest", .string(digest)) }
+            add("effect", .int(effect))
+            if case .failure(let error) = outcome { add("error", error) }
+            add("kind", "outcome")
+            if case .success(let result) = outcome { add("result", result) }
+        case .close(let scene):
+            add("kind", "close")
+            add("scene", .int(scene))
+        case .closeFlow(let flow):
+            add("flow", .int(flow))
+            add("kind", "close")
+        case .start(let name, let scene, let args):
+            add("args", args)
+            if let digest { add("digest", .string(digest)) }
+            add("kind", "start")
+            if let name { add("name", .string(name)) }
+            add("scene", .string(scene))
+        case .popped(let flow, let depth):
+            add("depth", .int(Int64(depth)))
+            if let digest { add("digest", .string(digest)) }
+            add("flow", .int(flow))
+            add("kind", "popped")
+        case .link(let flow, let path):
+            if let digest { add("digest", .string(digest)) }
+            add("flow", .int(flow))
+            add("kind", "link")
+            add("path", .array(path))
+        case .restore(let snapshot):
+            add("kind", "restore")
+            add("snapshot", snapshot)
+        }
+        add("seq", .int(seq))
+        add("t", .int(time))
+        return JSONObject(members: m)
+    }
+}
+
 /// An append-only record of every input to a runtime, one JSON object a line.
 ///
 /// The first line holds a snapshot; each later line an input (an action, an
 /// effect's outcome, a navigation report, a restore) with its seq, time and
 /// the digest of the view model it produced. Outputs are not stored: replay
-/// recomputes them. Lines are buffered and written in large chunks; `flush`
-/// (journal stop, runtime free, rewind) writes what is pending.
+/// recomputes them.
+///
+/// Recording costs the sender little: under the input lock it only queues
+/// the input and the response; the journal's own thread digests, formats and
+/// writes them in large chunks. `flush` (journal stop, runtime free, rewind)
+/// writes everything queued before it returns.
 final class Journal: @unchecked Sendable {
     static let format = "yaia.journal/1"
-    static let flushThreshold = 64 * 1024
+    static let chunk = 64 * 1024
+
+    private struct Entry {
+        let seq: Int64
+        /// Milliseconds since the epoch.
+        let time: Int64
+        let input: JournalInput
+        let response: JSON?
+    }
 
     let path: String
     private let fd: Int32
-    private var buffer: [UInt8] = []
-    private(set) var seq: Int64 = 0
-    private(set) var failure: String?
-    /// Held while an input is reduced and recorded, so that the journal's
+    /// Held while an input is reduced and queued, so that the journal's
     /// order is the order in which inputs changed the runtime. Recursive: a
     /// service may complete inline, inside a send.
     private let inputLock: UnsafeMutablePointer<pthread_mutex_t>
+    private(set) var seq: Int64 = 0
+
+    private let queue = Monitor()
+    private var pending: [Entry] = []
+    private var stopped = false
+    /// Serializes writers (the journal thread, flush) so lines keep their order.
+    private let fileLock = Lock()
+    private(set) var failure: String?
 
     init(path: String) throws(YaiaError) {
         fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -28,7 +120,6 @@ final class Journal: @unchecked Sendable {
             throw YaiaError(.badJournal, "cannot open journal \(path): \(String(cString: strerror(errno)))")
         }
         self.path = path
-        buffer.reserveCapacity(Journal.flushThreshold * 2)
         inputLock = .allocate(capacity: 1)
         inputLock.initialize(to: pthread_mutex_t())
         var attr = pthread_mutexattr_t()
@@ -36,10 +127,12 @@ final class Journal: @unchecked Sendable {
         pthread_mutexattr_settype(&attr, Int32(PTHREAD_MUTEX_RECURSIVE))
         pthread_mutex_init(inputLock, &attr)
         pthread_mutexattr_destroy(&attr)
+        if !startThread({ [self] in self.run() }) {
+            Log.write(.warning, "journal", "no journal thread; lines are written on flush")
+        }
     }
 
     deinit {
-        _ = flush()
         Glibc.close(fd)
         pthread_mutex_destroy(inputLock)
         inputLock.deallocate()
@@ -49,34 +142,79 @@ final class Journal: @unchecked Sendable {
     func unlockInput() { pthread_mutex_unlock(inputLock) }
 
     func begin(snapshot: JSON) {
-        write(["format": .string(Journal.format), "kind": "begin", "snapshot": snapshot, "t": .double(Journal.now())])
+        fileLock.withLock {
+            var writer = JSONWriter()
+            writer.write(["format": .string(Journal.format), "kind": "begin", "snapshot": snapshot, "t": .int(Journal.now())])
+            writer.raw("\n")
+            writeAll(writer.takeBytes())
+        }
     }
 
-    /// Appends an input; the caller holds the input lock. Returns its seq.
-    @discardableResult
-    func record(_ fields: JSONObject, digest: String?) -> Int64 {
+    /// Queues an input; the caller holds the input lock.
+    func record(_ input: JournalInput, response: JSON?) {
         seq += 1
-        var line = fields
-        line["seq"] = .int(seq)
-        line["t"] = .double(Journal.now())
-        if let digest { line["digest"] = .string(digest) }
-        write(.object(line))
-        return seq
+        let entry = Entry(seq: seq, time: Journal.now(), input: input, response: response)
+        queue.lock.withLock { pending.append(entry) }
+        if seq & 255 == 0 { queue.signal() }
     }
 
-    private func write(_ line: JSON) {
-        var writer = JSONWriter()
-        writer.write(line)
-        buffer.append(contentsOf: writer.takeBytes())
-        buffer.append(0x0A)
-        if buffer.count >= Journal.flushThreshold { _ = flush() }
+    private func run() {
+        while true {
+            let more = queue.lock.withLock { () -> Bool in
+                if pending.isEmpty && !stopped { _ = queue.wait(until: monotonicNow() + 0.05) }
+                return !stopped
+            }
+            writePending()
+            if !more { return }
+        }
     }
 
-    /// Writes the buffered lines; false (and `failure` set) when the file refused them.
+    /// Formats and writes what is queued; true unless the file refused it.
+    @discardableResult
     func flush() -> Bool {
+        writePending()
+        return fileLock.withLock { failure == nil }
+    }
+
+    /// Stops the journal thread after a last flush.
+    func close() -> Bool {
+        let ok = flush()
+        queue.lock.withLock { stopped = true }
+        queue.broadcast()
+        return ok
+    }
+
+    private func writePending() {
+        fileLock.withLock {
+            let entries = queue.lock.withLock { () -> [Entry] in
+                defer { pending.removeAll(keepingCapacity: true) }
+                return pending
+            }
+            guard !entries.isEmpty else { return }
+            var writer = JSONWriter(capacity: Journal.chunk)
+            var scratch = JSONWriter()
+            var size = 0
+            for e in entries {
+                let digest = e.response.flatMap { Journal.digest(of: $0, scratch: &scratch) }
+                writer.write(.object(e.input.line(seq: e.seq, time: e.time, digest: digest)))
+                writer.raw("\n")
+                size += 1
+                if size == 512 {
+                    writeAll(writer.takeBytes())
+                    writer = JSONWriter(capacity: Journal.chunk)
+                    size = 0
+                }
+            }
+            writeAll(writer.takeBytes())
+        }
+    }
+
+    /// Caller holds fileLock.
+    private func writeAll(_ bytes: [UInt8]) {
+        guard failure == nil else { return }
         var offset = 0
-        while offset < buffer.count {
-            let n = buffer.withUnsafeBytes { raw -> Int in
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { raw -> Int in
                 guard let base = raw.baseAddress else { return 0 }
                 return Glibc.write(fd, base + offset, raw.count - offset)
             }
@@ -84,27 +222,42 @@ final class Journal: @unchecked Sendable {
                 if errno == EINTR { continue }
                 failure = "writing \(path) failed: \(String(cString: strerror(errno)))"
                 Log.write(.error, "journal", failure ?? "")
-                buffer.removeAll(keepingCapacity: true)
-                return false
+                return
             }
             offset += n
         }
-        buffer.removeAll(keepingCapacity: true)
-        return true
     }
 
-    static func now() -> Double {
+    /// Milliseconds since the epoch.
+    static func now() -> Int64 {
         var t = timespec()
         clock_gettime(CLOCK_REALTIME, &t)
-        return (Double(t.tv_sec) + Double(t.tv_nsec / 1_000_000) / 1000)
+        return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec / 1_000_000)
     }
 
-    /// What a journal line checks: the view model and, for flows, the stack.
+    /// What a journal line checks: the digest of {"stack"?, "viewModel"?} of
+    /// a response, written into `scratch` (reused between lines).
+    static func digest(of response: JSON, scratch: inout JSONWriter) -> String? {
+        let vm = response["viewModel"]
+        let stack = response["stack"]
+        guard vm != nil || stack != nil else { return nil }
+        scratch.reset()
+        scratch.raw("{")
+        if let stack {
+            scratch.raw("\"stack\":")
+            scratch.write(stack)
+        }
+        if let vm {
+            scratch.raw(stack == nil ? "\"viewModel\":" : ",\"viewModel\":")
+            scratch.write(vm)
+        }
+        scratch.raw("}")
+        return scratch.withBytes(Digest.hex)
+    }
+
     static func digest(of response: JSON) -> String? {
-        var o = JSONObject()
-        if let vm = response["viewModel"] { o["viewModel"] = vm }
-        if let stack = response["stack"] { o["stack"] = stack }
-        return o.isEmpty ? nil : JSON.object(o).digest
+        var scratch = JSONWriter()
+        return digest(of: response, scratch: &scratch)
     }
 }
 
@@ -113,14 +266,12 @@ extension Runtime {
 
     /// Runs one input; with a journal, under its input lock and recorded.
     /// `record` describes the input from its result (nil: nothing to record).
-    func input<T>(_ body: () throws(YaiaError) -> T, record: (T) -> (JSONObject, JSON?)?) throws(YaiaError) -> T {
+    func input<T>(_ body: () throws(YaiaError) -> T, record: (T) -> (JournalInput, JSON?)?) throws(YaiaError) -> T {
         guard let journal = lock.withLock({ self.journal }) else { return try body() }
         journal.lockInput()
         defer { journal.unlockInput() }
         let result = try body()
-        if let (fields, response) = record(result) {
-            journal.record(fields, digest: response.flatMap(Journal.digest(of:)))
-        }
+        if let (input, response) = record(result) { journal.record(input, response: response) }
         return result
     }
 
@@ -136,7 +287,7 @@ extension Runtime {
             self.journal = journal
             return old
         }
-        if let old { _ = old.flush() }
+        if let old { _ = old.close() }
         journal.begin(snapshot: snapshot())
         return ["ok": true, "journal": .string(path)]
     }
@@ -150,7 +301,7 @@ extension Runtime {
         guard let old else { return ["ok": true, "journal": .null] }
         old.lockInput()
         defer { old.unlockInput() }
-        let written = old.flush()
+        let written = old.close()
         var o: JSONObject = ["ok": true, "journal": .string(old.path), "inputs": .int(old.seq)]
         if !written, let failure = old.failure { o["warning"] = .string(failure) }
         return .object(o)

@@ -131,13 +131,13 @@ public final class Runtime: @unchecked Sendable {
                 return slot
             }
             return slot.lock.withLock { update(slot, effects: [], routes: [], cause: .request) }
-        }, record: { r in (["kind": "open", "scene": .string(name), "args": args, "id": r["scene"] ?? .null], r) })
+        }, record: { r in (.open(scene: name, args: args, id: r["scene"] ?? .null), r) })
     }
 
     public func send(scene id: Int64, action: Action) throws(YaiaError) -> JSON {
         let slot = try scene(id)
         let (response, work) = try input({ () throws(YaiaError) in try reduce(slot, action, cause: .request) },
-                                         record: { r in (["kind": "send", "scene": .int(id), "action": action.json], r.0) })
+                                         record: { r in (.send(scene: id, action: action), r.0) })
         run(work)
         return response
     }
@@ -153,7 +153,7 @@ public final class Runtime: @unchecked Sendable {
 
     /// Closes a scene; its effects are cancelled.
     public func close(scene id: Int64) throws(YaiaError) {
-        try input({ () throws(YaiaError) in try closeScene(id) }, record: { _ in (["kind": "close", "scene": .int(id)], nil) })
+        try input({ () throws(YaiaError) in try closeScene(id) }, record: { _ in (.close(scene: id), nil) })
     }
 
     private func closeScene(_ id: Int64) throws(YaiaError) {
@@ -358,16 +358,9 @@ public final class Runtime: @unchecked Sendable {
     /// resulting action, the effect stays pending and the error is thrown.
     public func resolve(effect id: Int64, outcome: Outcome) throws(YaiaError) -> JSON {
         let (response, work) = try input({ () throws(YaiaError) in try resolveInput(effect: id, outcome: outcome) },
-                                         record: { r in (Runtime.outcomeRecord(id, outcome), r.0) })
+                                         record: { r in (.outcome(effect: id, outcome), r.0) })
         run(work)
         return response
-    }
-
-    static func outcomeRecord(_ id: Int64, _ outcome: Outcome) -> JSONObject {
-        switch outcome {
-        case .success(let result): return ["kind": "outcome", "effect": .int(id), "result": result]
-        case .failure(let error): return ["kind": "outcome", "effect": .int(id), "error": error]
-        }
     }
 
     private func resolveInput(effect id: Int64, outcome: Outcome) throws(YaiaError) -> (JSON, Work) {
@@ -414,7 +407,7 @@ public final class Runtime: @unchecked Sendable {
     func finish(effectID: Int64, outcome: Outcome, cancelCall: Bool = false) {
         var work = Work()
         _ = try? input({ () throws(YaiaError) -> JSON? in complete(effectID: effectID, outcome: outcome, cancelCall: cancelCall, work: &work) },
-                       record: { r in r.map { (Runtime.outcomeRecord(effectID, outcome), $0) } })
+                       record: { r in r.map { (.outcome(effect: effectID, outcome), $0) } })
         run(work)
     }
 

@@ -54,7 +54,7 @@ extension Runtime {
     /// The snapshot is checked whole first: if any part is refused, nothing changes.
     public func restore(_ snapshot: JSON) throws(YaiaError) -> JSON {
         try input({ () throws(YaiaError) in try restore(snapshot, mode: .live) },
-                  record: { _ in (["kind": "restore", "snapshot": snapshot], nil) })
+                  record: { _ in (.restore(snapshot: snapshot), nil) })
     }
 
     func restore(_ snapshot: JSON, mode: RestoreMode) throws(YaiaError) -> JSON {
