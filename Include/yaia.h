@@ -65,24 +65,42 @@
 ** for the host to resolve it. "routes" lists the navigation the reduction
 ** asked for. Events caused by an effect's outcome also carry "effect": ID.
 **
-** REQUESTS (yaia_execute)
+** REQUESTS (yaia_execute) -- docs/abi.md has the details and examples
 **
+** Scenes:
 **   {"op": "open", "scene": NAME, "args": {...}}      open a scene; args optional
 **   {"op": "send", "scene": ID, "action": ACTION}     reduce an action
 **   {"op": "resolve", "effect": ID, "result": VALUE}  an effect succeeded
 **   {"op": "resolve", "effect": ID, "error": VALUE}   an effect failed
 **   {"op": "state", "scene": ID}                      state and view model
 **   {"op": "close", "scene": ID}                      close a scene
-**   {"op": "scenes"}                                  scene types and open scenes
+**   {"op": "scenes"}                                  scene types, open scenes, flows
+** Flows (docs/flows.md):
+**   {"op": "start", "flow": NAME?, "scene": NAME, "args": {...}}  a flow with a root scene
+**   {"op": "send", "flow": ID, "action": ACTION}      reduce on the flow's top scene
+**   {"op": "flow", "flow": ID}                        the stack now
+**   {"op": "popped", "flow": ID, "depth": N, "version": V?}  the UI popped by itself
+**   {"op": "link", "flow": ID, "path": [...]}         a deep link
+**   {"op": "close", "flow": ID}                       close a flow and its scenes
+** Services (docs/services.md, docs/ffi.md):
 **   {"op": "services"}                                registered services
 **   {"op": "load_plugin", "path": PATH, "config": {...}}  load a plugin
-**   {"op": "perform", "effect": EFFECT}                one effect outside any scene;
+**   {"op": "bind", "service": NAME, "library": LIB, "ops": {...}}  C functions as a service
+**   {"op": "perform", "effect": EFFECT}               one effect outside any scene;
 **                                                     answers {"ok":true,"result":...}
+** State (docs/journal.md):
+**   {"op": "snapshot"}                                the whole runtime as JSON
+**   {"op": "restore", "snapshot": {...}}              rebuild it
+**   {"op": "journal", "start": PATH | "stop": true | "flush": true}
+**   {"op": "replay", "journal": PATH, "to": SEQ?}     re-run a journal, check digests
+**   {"op": "rewind", "to": SEQ}                       back to the state after input SEQ
+**   {"op": "inspect", "on": BOOL}                     action/effect/route/flow events
 **
 ** An ACTION is a Flux Standard Action: {"type": NAME, "payload": ANY,
 ** "error": BOOL, "meta": ANY}; only "type" is required. An EFFECT is
-** {"service", "op", "args", "then", "catch", "id", "timeout", "policy"}; see
-** docs/services.md for keys, policies, time-outs and cancellation.
+** {"service", "op", "args", "then", "catch", "id", "timeout", "policy",
+** "restore"}; see docs/services.md for keys, policies, time-outs and
+** cancellation.
 **
 ** ERROR CODES (stable)
 **
@@ -116,6 +134,18 @@
 **   service_failed      a service failed a direct perform ("detail" holds its error)
 **   bad_result          a service completed with text that is not JSON
 **   timeout             the effect's deadline passed before its outcome
+**   library_not_found   bind: dlopen refused the library
+**   symbol_not_found    bind: the library has no such symbol
+**   bad_signature       bind or a typed plugin op: the C signature does not parse
+**   bad_binding         bind: the binding itself is malformed
+**   bad_argument        a foreign call's arguments do not fit its signature
+**   no_such_flow        no flow has that id
+**   stale_navigation    a route or popped report that no longer applies
+**   scene_in_flow       close on a scene of a flow: navigate or close the flow
+**   bad_route           a route that cannot be read
+**   bad_snapshot        a snapshot of another format, or with parts refused
+**   bad_state           a scene refused a state being restored
+**   bad_journal         a journal that cannot be written, read or replayed
 **   internal            a bug in Yaia; please report it
 */
 #ifndef YAIA_H
@@ -162,12 +192,15 @@ YAIA_API void yaia_free(void *p);
 /*
 ** yaia_runtime_new -- creates a runtime.
 **
-** config_json  NULL, or a JSON object:
-**                {"plugins": [PLUGIN, ...], "workers": N}
-**              where PLUGIN is a path string or {"path": PATH, "config": {...}}
-**              and N (1 to 256, default 4) bounds the worker pool on which
-**              blocking services run. Unknown keys are refused (code
-**              "bad_config"), so typos show.
+** config_json  NULL, or a JSON object, every key optional:
+**                {"plugins": [PLUGIN, ...], "workers": N, "bind": [BINDING, ...],
+**                 "restore": SNAPSHOT, "journal": PATH, "inspect": BOOL}
+**              PLUGIN is a path string or {"path": PATH, "config": {...}};
+**              N (1 to 256, default 4) bounds the worker pool on which
+**              blocking services run; BINDING is a bind request's object
+**              (docs/ffi.md); SNAPSHOT is restored after plugins and bindings
+**              load, and the journal starts after that. Unknown keys are
+**              refused (code "bad_config"), so typos show.
 ** error_json   NULL, or where to store an error envelope on failure (free it
 **              with yaia_free()). Set to NULL on success.
 **
