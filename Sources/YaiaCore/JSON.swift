@@ -6,7 +6,8 @@ import Glibc
 ///
 /// Numbers keep their kind: integer literals that fit `Int64` are `.int`,
 /// larger non-negative ones that fit `UInt64` are `.uint`, everything else is
-/// `.double` (always finite). Numbers compare by value, so `.int(1) == .double(1)`.
+/// `.double` (always finite). Numbers compare by value, so `.int(1) == .double(1)`,
+/// except that -0.0 differs from 0 (it keeps its sign through JSON text).
 /// Strings compare by their UTF-8 bytes, not by Unicode canonical equivalence,
 /// so that equal values always serialize to equal bytes.
 public enum JSON: Sendable {
@@ -204,8 +205,9 @@ extension JSON: Equatable {
         case let (.object(x), .object(y)): return x == y
         case let (.int(x), .int(y)): return x == y
         case let (.uint(x), .uint(y)): return x == y
-        case let (.double(x), .double(y)): return x == y
-        case let (.int(x), .double(y)), let (.double(y), .int(x)): return Int64(exactly: y) == x
+        // -0.0 is its own value: it prints as "-0.0", 0 as "0".
+        case let (.double(x), .double(y)): return x == y && x.sign == y.sign
+        case let (.int(x), .double(y)), let (.double(y), .int(x)): return y.sign == .plus && Int64(exactly: y) == x
         case let (.uint(x), .double(y)), let (.double(y), .uint(x)): return UInt64(exactly: y) == x
         case let (.int(x), .uint(y)), let (.uint(y), .int(x)): return x >= 0 && UInt64(x) == y
         default: return false

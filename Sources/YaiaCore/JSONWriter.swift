@@ -6,8 +6,8 @@ import Glibc
 ///
 /// Canonical means: object keys in the order of their UTF-8 bytes (the order
 /// `JSONObject` keeps), no white space, integers as plain digits, doubles
-/// that hold a whole number below 2^53 as plain digits too, other doubles in
-/// the shortest form that reads back to the same value. Strings escape only
+/// that hold a whole number below 2^53 as plain digits too (but -0.0 as
+/// "-0.0"), other doubles in the shortest form that reads back to the same value. Strings escape only
 /// `"`, `\` and control characters (`\b \f \n \r \t`, others as `\u00XX`);
 /// everything else is raw UTF-8. Equal values give equal bytes.
 public struct JSONWriter: ~Copyable {
@@ -142,6 +142,11 @@ public struct JSONWriter: ~Copyable {
 
     public mutating func writeDouble(_ d: Double) {
         guard d.isFinite else { raw("null"); return }
+        // -0.0 keeps its sign (JSON equality tells it from 0, so bytes stay canonical).
+        if d == 0 && d.sign == .minus {
+            raw("-0.0")
+            return
+        }
         if d == d.rounded(), abs(d) < 9_007_199_254_740_992 {
             writeInteger(Int64(d))
             return

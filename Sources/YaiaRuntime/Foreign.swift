@@ -163,9 +163,10 @@ final class ForeignFunction: @unchecked Sendable {
                 guard u <= bounds.max else { return nil }
                 storeInteger(u, t, slot)
             case .double(let d):
-                if let i = Int64(exactly: d) { return store(.int(i), t, slot) }
-                if let u = UInt64(exactly: d) { return store(.uint(u), t, slot) }
-                return nil
+                // Beyond 2^53 a double may be a rounded integer literal: refuse
+                // rather than pass a value nobody wrote.
+                guard abs(d) <= 9_007_199_254_740_992, let i = Int64(exactly: d) else { return nil }
+                return store(.int(i), t, slot)
             default: return nil
             }
             return ()
@@ -245,7 +246,10 @@ final class ForeignFunction: @unchecked Sendable {
     }
 
     static func mismatch(_ value: JSON, _ t: ForeignType, _ index: Int) -> String {
-        if t.isInteger, case .double = value { return "argument \(index) must be a whole number for \(t.rawValue), not a fraction" }
+        if t.isInteger, case .double(let d) = value {
+            if abs(d) > 9_007_199_254_740_992 { return "argument \(index) is out of range for \(t.rawValue)" }
+            if d != d.rounded() { return "argument \(index) must be a whole number for \(t.rawValue), not a fraction" }
+        }
         if t.isInteger, value.isNumber { return "argument \(index) is out of range for \(t.rawValue)" }
         if t == .float, value.isNumber { return "argument \(index) is out of range for float" }
         return "argument \(index) must be \(t == .bool ? "a boolean" : t == .pointer ? "a non-negative integer or null" : "a number") for \(t.rawValue), not \(value.kindName)"
@@ -286,8 +290,9 @@ func bindLibrary(_ request: JSONObject, at pointer: String) throws(YaiaError) ->
         throw YaiaError(.badBinding, "a binding needs a \"service\" name", at: pointer + "/service")
     }
     try ServiceEntry.validate(name: name, code: .badBinding)
-    guard case .string(let library)? = request["library"] else {
-        throw YaiaError(.badBinding, "a binding needs a \"library\" to load", at: pointer + "/library")
+    // An empty name would make dlopen hand out the whole process's symbols.
+    guard case .string(let library)? = request["library"], !library.isEmpty else {
+        throw YaiaError(.badBinding, "a binding needs a non-empty \"library\" to load", at: pointer + "/library")
     }
     guard case .object(let ops)? = request["ops"], !ops.isEmpty else {
         throw YaiaError(.badBinding, "a binding needs \"ops\": {name: signature}", at: pointer + "/ops")
@@ -322,12 +327,23 @@ func bindLibrary(_ request: JSONObject, at pointer: String) throws(YaiaError) ->
         switch spec {
         case .string(let s): signatureText = s
         case .object(let o):
+            for (key, value) in o {
+                guard ["symbol", "signature", "free"].contains(key) else {
+                    throw YaiaError(.badBinding, "unknown key \"\(key)\" in op \"\(op)\" (known: symbol, signature, free)", at: JSONPointer.appending(at, key))
+                }
+                guard case .string(let text) = value, !text.isEmpty else {
+                    throw YaiaError(.badBinding, "\"\(key)\" of op \"\(op)\" must be a non-empty string", at: JSONPointer.appending(at, key))
+                }
+                switch key {
+                case "symbol": symbolName = text
+                case "free": freeName = text
+                default: break
+                }
+            }
             guard case .string(let s)? = o["signature"] else {
                 throw YaiaError(.badBinding, "op \"\(op)\" needs a \"signature\"", at: at + "/signature")
             }
             signatureText = s
-            if case .string(let sym)? = o["symbol"] { symbolName = sym }
-            if case .string(let f)? = o["free"] { freeName = f }
         default:
             throw YaiaError(.badBinding, "op \"\(op)\" must be a signature string or {\"symbol\", \"signature\", \"free\"}", at: at)
         }

@@ -404,9 +404,9 @@ public final class Runtime: @unchecked Sendable {
     /// A service's outcome (or a time-out) for a live effect: reduced now,
     /// its update queued, and journaled. Outcomes of effects no longer live
     /// are dropped.
-    func finish(effectID: Int64, outcome: Outcome, cancelCall: Bool = false) {
+    func finish(effectID: Int64, outcome: Outcome) {
         var work = Work()
-        _ = try? input({ () throws(YaiaError) -> JSON? in complete(effectID: effectID, outcome: outcome, cancelCall: cancelCall, work: &work) },
+        _ = try? input({ () throws(YaiaError) -> JSON? in complete(effectID: effectID, outcome: outcome, work: &work) },
                        record: { r in r.map { (.outcome(effect: effectID, outcome), $0) } })
         run(work)
     }
@@ -414,14 +414,13 @@ public final class Runtime: @unchecked Sendable {
     /// Ends a live effect with its outcome. Returns the update of the scene
     /// that received it, or nil when nothing was reduced. Not journaled.
     @discardableResult
-    func complete(effectID: Int64, outcome: Outcome, cancelCall: Bool = false, work: inout Work) -> JSON? {
+    func complete(effectID: Int64, outcome: Outcome, work: inout Work) -> JSON? {
         let found = lock.withLock { () -> (EffectRecord, SceneSlot?)? in
             guard let record = effects[effectID], record.status != .queued else { return nil }
             forget(record, work: &work)
             return (record, scenes[record.sceneID])
         }
         guard let (record, slot) = found else { return nil }
-        if cancelCall { work.cancels.append(record) }
         if let waiter = record.waiter {
             waiter.deliver(outcome)
             return nil
@@ -442,13 +441,13 @@ public final class Runtime: @unchecked Sendable {
         }
     }
 
-    /// A deadline passed: the call is cancelled and the catch action told.
+    /// A deadline passed: the call is cancelled (its service told, a late
+    /// completion made stale) and then the catch action told.
     func timedOut(_ effectID: Int64) {
-        let description = lock.withLock { effects[effectID].map { "\($0.effect.service).\($0.effect.op)" } }
-        guard let description else { return }
+        guard let record = lock.withLock({ effects[effectID] }), record.status != .queued else { return }
+        cancelCalls([record])
         finish(effectID: effectID, outcome: .failure(["code": .string(ErrorCode.timeout.rawValue),
-                                                      "message": .string("effect \(effectID) (\(description)) timed out")]),
-               cancelCall: true)
+                                                      "message": .string("effect \(effectID) (\(record.effect.service).\(record.effect.op)) timed out")]))
     }
 
     // MARK: direct calls
