@@ -3,6 +3,7 @@
 #   make demo      build libyaia.so and the example plugins, run the example scenes
 #   make test      build and run every test suite (Swift, C, Python)
 #   make bench     benchmarks (medians, with ratios against baselines of the same run)
+#   make tsan      stress test against a thread-sanitized libyaia (debug build)
 #   make install PREFIX=/usr/local   library, headers and pkg-config file
 #
 # Missing system packages are installed with apt-get, missing Python packages
@@ -122,13 +123,64 @@ $(CBIN)/bench_effects: Benchmarks/bench_effects.c Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK) -lsqlite3
 
+# ---------------------------------------------------------------- foreign functions (libffi, issue #4)
+# >>> ffi tests and benchmarks: this block, and one recipe line each in
+# >>> test-c and bench, belong to the foreign-function tests.
+# libyaiatypes.so: the C library test_ffi, Tests/python/test_ffi.py and the
+# benchmarks bind (Tests/ffi/typelib.c).
+TESTLIB := $(OUT)/lib
+export YAIA_TEST_LIB_DIR := $(abspath $(TESTLIB))
+
+$(TESTLIB)/libyaiatypes.so: Tests/ffi/typelib.c
+	@mkdir -p $(TESTLIB)
+	$(CC) $(CWARN) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread -lm
+
+$(CBIN)/test_ffi: Tests/c/test_ffi.c Include/yaia.h Include/yaia_plugin.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK) -lz -lm -ldl
+
+$(CBIN)/bench_ffi: Benchmarks/bench_ffi.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK) -lm -ldl
+
+test-c: $(TESTLIB)/libyaiatypes.so $(CBIN)/test_ffi
+test-python: $(TESTLIB)/libyaiatypes.so
+bench: $(TESTLIB)/libyaiatypes.so $(CBIN)/bench_ffi
+# <<< end of the ffi block
+
+# ---------------------------------------------------------------- flows, snapshots, journal (issue #5)
+# >>> flows block: this block, and the recipe lines that run app (demo),
+# >>> test_flows (test-c) and bench_journal (bench), belong to issue #5.
+$(CBIN)/app: Examples/c/app.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
+
+$(CBIN)/test_flows: Tests/c/test_flows.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
+
+$(CBIN)/bench_journal: Benchmarks/bench_journal.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
+
+# bench_journal leaves its 100,000-input journal here for bench_journal.py.
+BENCH_JOURNAL := $(OUT)/bench/journal-100k.jsonl
+
+demo: $(CBIN)/app
+test-c: $(CBIN)/test_flows
+bench: $(CBIN)/bench_journal
+# <<< end of the flows block
+
 # ---------------------------------------------------------------- demo
 
 demo: lib plugins $(CBIN)/login
 	@echo "== example/login from C, auth served by the plugin"
 	$(CBIN)/login $(PLUGINS)/auth.so
 	@echo
-	@echo "== example/login and example/feed from Python"
+	@echo "== the example app as a flow from C, auth and store served by plugins"
+	$(CBIN)/app $(PLUGINS)/auth.so $(PLUGINS)/store.so
+	@echo
+	@echo "== example/login, example/feed and the example app as a flow from Python"
 	PYTHONPATH=Bindings/python $(PYTHON) Examples/python/demo.py
 
 # ---------------------------------------------------------------- tests
@@ -143,6 +195,8 @@ test-c: lib plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBI
 	$(CBIN)/test_abi
 	$(CBIN)/test_services
 	$(CBIN)/stress
+	$(CBIN)/test_ffi
+	$(CBIN)/test_flows
 
 test-python: lib plugins $(TEST_PLUGINS)
 	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
@@ -153,17 +207,29 @@ bench: lib plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects
 	$(CBIN)/bench_send
 	$(CBIN)/bench_effects
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
+	$(CBIN)/bench_ffi
+	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_ffi.py
+	@mkdir -p $(dir $(BENCH_JOURNAL))
+	$(CBIN)/bench_journal $(BENCH_JOURNAL)
+	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_journal.py $(BENCH_JOURNAL)
 
 # ---------------------------------------------------------------- thread sanitizer
 
-# A debug libyaia built with -sanitize=thread (its own scratch path, so the
+# A debug libyaia built with --sanitize=thread (its own scratch path, so the
 # release build is untouched) and stress.c built with the Swift toolchain's
-# clang, whose TSan runtime matches the library's. Fails on any report.
+# clang, whose TSan runtime matches the library's. The runtime is linked
+# statically into the program (the library expects it there); it carries
+# libdispatch interceptors, hence libdispatch and BlocksRuntime from the
+# toolchain. Fails (exit 66) on any report.
 TSAN_SCRATCH := .build-tsan
 TSAN_LIB     := $(TSAN_SCRATCH)/debug/libyaia.so
 TSAN_CC      ?= /opt/swift/usr/bin/clang
+TSAN_RTLIB   := $(abspath $(dir $(TSAN_CC))../lib/swift/linux)
 TSAN_BIN     := $(OUT)/tsan
 TSAN_OPTIONS_RUN ?= halt_on_error=0 exitcode=66 second_deadlock_stack=1
+# Under TSan the full load (8 x 10,000 sends, 10,000 effects) takes about 5
+# minutes on 2 cores; this keeps every thread and path at a quarter of it.
+TSAN_STRESS  ?= STRESS_SENDS=2500 STRESS_EFFECTS=5000 STRESS_TIMEOUT=900
 
 $(TSAN_LIB): $(BUILD)/.deps $(SWIFT_SOURCES)
 	$(SWIFT) build -c debug --sanitize=thread --scratch-path $(TSAN_SCRATCH) --product yaia
@@ -173,10 +239,11 @@ $(TSAN_LIB): $(BUILD)/.deps $(SWIFT_SOURCES)
 $(TSAN_BIN)/stress: Tests/c/stress.c Include/yaia.h $(TSAN_LIB)
 	@mkdir -p $(TSAN_BIN)
 	$(TSAN_CC) -fsanitize=thread $(CWARN) -O1 -g $(CINC) -o $@ $< \
-	  -L$(TSAN_SCRATCH)/debug -lyaia -Wl,-rpath,$(abspath $(TSAN_SCRATCH)/debug) -lpthread
+	  -L$(TSAN_SCRATCH)/debug -lyaia -Wl,-rpath,$(abspath $(TSAN_SCRATCH)/debug) \
+	  -L$(TSAN_RTLIB) -ldispatch -lBlocksRuntime -Wl,-rpath,$(TSAN_RTLIB) -lpthread
 
 tsan: $(TSAN_BIN)/stress
-	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" YAIA_LIBRARY=$(abspath $(TSAN_LIB)) $(TSAN_BIN)/stress
+	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" $(TSAN_STRESS) $(TSAN_BIN)/stress
 
 # ---------------------------------------------------------------- install
 

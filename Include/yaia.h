@@ -56,13 +56,14 @@
 ** reduced:
 **
 **     {"ok": true, "scene": ID, "seq": N, "viewModel": {...},
-**      "effects": [{"id", "service", "op", "args", "status"}, ...],
+**      "effects": [{"id", "key"?, "service", "op", "args", "status"}, ...],
 **      "routes": [...]}
 **
 ** "seq" counts the reductions of the scene (0 after open). "effects" lists
-** the effects that reduction emitted, with ids for yaia_resolve(); status is
-** "running" when a registered service performs it, "pending" when it waits
-** for the host to resolve it. "routes" lists the navigation the reduction
+** the effects that reduction emitted, with ids for yaia_resolve() and the
+** reducer's cancellation "key" if it gave one; status is "running" when a
+** registered service performs it, "pending" when it waits for the host to
+** resolve it, "queued" when it waits for earlier effects with its key. "routes" lists the navigation the reduction
 ** asked for. Events caused by an effect's outcome also carry "effect": ID.
 **
 ** REQUESTS (yaia_execute) -- docs/abi.md has the details and examples

@@ -49,9 +49,14 @@
 ** THREADS
 **
 ** perform() and cancel() may be called from any thread, including several
-** at once for different calls: inline on the thread that sent the action, or
-** on a worker-pool thread for YAIA_SERVICE_BLOCKING services. cancel() may
-** run while perform() for the same call is still running on another thread. A call is completed exactly once, with
+** at once for different calls. perform() of a non-blocking service runs
+** inline on the thread that sent the action (inside yaia_send(),
+** yaia_execute(), yaia_resolve()); perform() of a YAIA_SERVICE_BLOCKING
+** service, and of any effect started because another one ended (the next of
+** a queue, one emitted by the reducer receiving an outcome), runs on a
+** worker-pool thread -- never inside a call_complete() or call_fail(), so a
+** service may complete calls while holding its own locks. cancel() may run
+** while perform() for the same call is still running on another thread. A call is completed exactly once, with
 ** call_complete() or call_fail(), from any thread, during perform() or at any
 ** later time. release() is called once per registered service, after the last
 ** perform() or cancel() for it has returned, when the runtime is freed.
@@ -115,9 +120,11 @@ typedef struct yaia_host yaia_host;
 **          perform() must arrange for the call to be completed exactly once
 **          with call_complete() or call_fail(), now or later, from any thread.
 ** cancel   optional (may be NULL). The runtime no longer wants the call's
-**          outcome (its scene was closed, the runtime is being freed). The
-**          service should stop the work if it can; completing the call
-**          afterwards is harmless and returns YAIA_ERR_STALE.
+**          outcome: a cancel command, a "latest" successor or a time-out
+**          ended the effect, its scene was closed, or the runtime is being
+**          freed. Called only for calls perform() was given. The service
+**          should stop the work if it can; completing the call afterwards is
+**          harmless and returns YAIA_ERR_STALE.
 ** release  optional (may be NULL). The runtime is done with this service; free
 **          ctx if it owns anything. Called once, after the last perform() or
 **          cancel() for the service has returned, on whichever thread that is.

@@ -1,7 +1,9 @@
-"""Yaia from Python: example/login served by the auth plugin, example/feed by a
-Python host service.
+"""Yaia from Python: example/login and example/feed in brief, then the example
+app as a flow -- login, home, detail, about -- with the auth and store plugins,
+a back swipe, a deep link, a snapshot restored into a second runtime and the
+session's journal replayed.
 
-Run by `make demo` (PYTHONPATH=Bindings/python); the auth plugin is taken from
+Run by `make demo` (PYTHONPATH=Bindings/python); the plugins are taken from
 YAIA_PLUGIN_DIR (default .build/yaia/plugins). Exits non-zero on anything
 unexpected.
 """
@@ -11,13 +13,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional
 
 import yaia
 
 REPO = Path(__file__).resolve().parents[2]
-WAIT = 10.0  # seconds: an upper bound for the plugin's answer
+WAIT = 10.0  # seconds: an upper bound for a plugin's answer
 
 
 def show(label: str, value: Any) -> None:
@@ -29,81 +32,198 @@ def expect(condition: bool, what: str) -> None:
         raise SystemExit(f"demo: unexpected: {what}")
 
 
-def next_event(rt: yaia.Runtime) -> yaia.Update:
+def next_event(rt: yaia.Runtime, what: str = "the plugin") -> yaia.Update:
     update = rt.receive(timeout=WAIT)
-    expect(update is not None, f"no answer from the auth plugin within {WAIT} s")
+    expect(update is not None, f"no answer from {what} within {WAIT} s")
     assert update is not None
     return update
+
+
+# ---------------------------------------------------------------- single scenes
 
 
 def login(rt: yaia.Runtime) -> None:
     print("example/login, auth served by the plugin")
     scene = rt.open("example/login")
-    show("open", scene.opened.view_model)
-
     scene.send("emailChanged", "a@b.c")
-    scene.send("passwordChanged", "guess")
-    print('  password     "guess"')
-    sent = scene.send("submit")
-    expect(len(sent.effects) == 1, f"submit emitted {sent.effects!r}")
-    effect = sent.effects[0]
-    print(f"  submit       -> effect #{effect.id} {effect.service}.{effect.op} ({effect.status})")
-    show("viewModel", sent.view_model)
-    wrong = next_event(rt)
-    show(f"event #{wrong.effect}", wrong.view_model)
-    expect(wrong.view_model.get("error") == "Wrong email or password", "the wrong password was not refused")
-    expect(wrong.routes == [], "a route after a refused login")
-
-    scene.send("passwordChanged", "hunter2")
-    print('  password     "hunter2"')
-    scene.send("submit")
-    right = next_event(rt)
-    show(f"event #{right.effect}", right.view_model)
-    for route in right.routes:
-        show("route", route)
-    expect(right.view_model.get("error") is None, "the right password was refused")
-    expect(
-        right.routes == [{"args": {"user": {"email": "a@b.c"}}, "push": "example/home"}],
-        f"route {right.routes!r}",
-    )
+    for password, accepted in (("guess", False), ("hunter2", True)):
+        scene.send("passwordChanged", password)
+        (effect,) = scene.send("submit").effects
+        event = next_event(rt, "the auth plugin")
+        expect(event.effect == effect.id, f"event {event.raw}")
+        expect((event.view_model["error"] is None) == accepted, f"password {password!r}: {event.view_model}")
+        print(f"  {password!r:<10} -> {effect.service}.{effect.op} -> error {event.view_model['error']!r}, routes {event.routes}")
     scene.close()
 
 
 def feed(rt: yaia.Runtime) -> None:
     print("example/feed, feed served by a Python function")
-    items = [
-        {"id": 1, "title": "Values in, values out"},
-        {"id": 2, "title": "IO is described, never performed, by logic"},
-        {"id": 3, "title": "One wire format"},
-    ]
+    items: List[Dict[str, Any]] = [{"id": 1, "title": "Values in, values out"}, {"id": 2, "title": "IO is described, never performed"}]
 
     @rt.service("feed")
     def serve(op: str, args: Any) -> Dict[str, Any]:
-        print(f"  service      feed.{op}({json.dumps(args)}) -> {len(items)} items")
         return {"items": items}
 
     with rt.open("example/feed") as scene:
-        sent = scene.send("load")
-        show("load", sent.view_model)
-        loaded = next_event(rt)
-        show(f"event #{loaded.effect}", {k: v for k, v in loaded.view_model.items() if k != "items"})
+        scene.send("load")
+        loaded = next_event(rt, "the feed service")
         expect(loaded.view_model == {"error": None, "isLoading": False, "items": items}, "feed not loaded")
-        for item in loaded.view_model["items"]:
-            print(f"    - {item['id']}. {item['title']}")
+        print(f"  load -> {len(loaded.view_model['items'])} items: " + "; ".join(i["title"] for i in items))
+
+
+# ---------------------------------------------------------------- the example app as a flow
+
+
+def describe(stack: Optional[List[yaia.StackEntry]]) -> str:
+    """login > home > [about]: pushed scenes after ">", presented ones in brackets."""
+    expect(stack is not None, "an answer without a stack")
+    assert stack is not None
+    parts = []
+    for entry in stack:
+        short = entry.scene.split("/")[-1]
+        parts.append(f"[{short}]" if entry.presentation == "present" else short)
+    return " > ".join(parts)
+
+
+def step(what: str, stack: Optional[List[yaia.StackEntry]], version: Optional[int], note: str = "") -> None:
+    print(f"  {what:<40} v{version:<3} {describe(stack):<26} {note}".rstrip())
+
+
+def expect_stack(stack: Optional[List[yaia.StackEntry]], *shape: str) -> None:
+    got = [f"{e.scene.split('/')[-1]}:{e.presentation}" for e in stack or []]
+    expect(got == list(shape), f"stack {got}, expected {list(shape)}")
+
+
+def titles(view_model: Any) -> str:
+    return ", ".join(f"{i['key']}={i['title']!r}" for i in view_model["items"])
+
+
+def app(rt: yaia.Runtime, journal: Path, plugins: List[Any]) -> None:
+    print("the example app as a flow (stack after each step; [x] = presented)")
+    seed = {"item/1": "Groceries", "item/2": "Call the bank", "item/3": "Read SICP"}
+    for key, title in seed.items():
+        rt.perform("store", "put", {"key": key, "value": {"title": title}})
+    print(f"  store seeded with {len(seed)} items (perform store.put)")
+    rt.journal(start=journal)
+    print(f"  journal -> {journal.name}")
+
+    flow = rt.start("example/login", name="main")
+    step("start example/login", flow.started.stack if flow.started else None, 1)
+    flow.send("emailChanged", "ada@example.com")
+    for password in ("letmein", "hunter2"):
+        flow.send("passwordChanged", password)
+        flow.send("submit")
+        event = next_event(rt, "the auth plugin")
+        if password == "letmein":
+            expect(event.view_model["error"] == "Wrong email or password", f"wrong password: {event.raw}")
+            step(f"submit {password!r} (auth)", flow.stack, flow.version, f"error: {event.view_model['error']}")
+            expect(event.stack is None, "a wrong password navigated")
+        else:
+            expect_stack(event.stack, "login:root", "home:push")
+            step(f"submit {password!r} (auth) -> push", event.stack, event.version)
+
+    flow.send("load")
+    loaded = next_event(rt, "the store plugin")
+    expect([i["title"] for i in loaded.view_model["items"]] == list(seed.values()), f"loaded {loaded.view_model}")
+    step("home: load (store.list)", flow.stack, flow.version, titles(loaded.view_model))
+
+    selected = flow.send("select", "item/2")
+    expect_stack(selected.stack, "login:root", "home:push", "detail:push")
+    expect(selected.stack is not None and selected.stack[-1].on_result == "itemSaved", "no onResult")
+    step("home: select item/2 -> push", selected.stack, selected.version, "onResult itemSaved")
+    edited = flow.send("titleChanged", "Call the bank (done)")
+    step("detail: titleChanged", flow.stack, flow.version, f"title {edited.view_model['title']!r}")
+    detail = flow.top.id
+    flow.send("save")
+    events = [next_event(rt, "the store plugin"), next_event(rt, "the store plugin")]
+    (result,) = [e for e in events if e.from_scene == detail]
+    (saved,) = [e for e in events if e.scene == detail]
+    expect_stack(saved.stack, "login:root", "home:push")
+    expect(result.view_model["items"][1]["title"] == "Call the bank (done)", f"result {result.view_model}")
+    step("detail: save (store.put) -> pop", saved.stack, saved.version, f"home got itemSaved from #{detail}")
+    print(f"  {'':<40}      home: {titles(result.view_model)}")
+
+    about = flow.send("showAbout")
+    expect_stack(about.stack, "login:root", "home:push", "about:present")
+    step("home: showAbout -> present", about.stack, about.version)
+    closed = flow.send("close")
+    expect_stack(closed.stack, "login:root", "home:push")
+    step("about: close -> dismiss", closed.stack, closed.version)
+
+    pushed = flow.send("select", "item/1")
+    step("home: select item/1 -> push", pushed.stack, pushed.version)
+    swiped = flow.popped(2, version=pushed.version)
+    expect(swiped.names == ["example/login", "example/home"], f"popped {swiped.names}")
+    step(f"UI back swipe: popped depth 2 (v{pushed.version})", swiped.stack, swiped.version)
+    try:
+        flow.popped(2, version=pushed.version)
+        expect(False, "a back swipe reported twice was applied twice")
+    except yaia.YaiaError as exc:
+        expect(exc.code == "stale_navigation", f"second report: {exc}")
+        print(f"  {'same report again':<40} -> {exc.code}")
+
+    link: List[yaia.LinkItem] = ["example/home", {"scene": "example/detail", "args": {"key": "item/3", "title": "Read SICP"}, "presentation": "present"}]
+    linked = flow.link(link)
+    expect_stack(linked.stack, "login:root", "home:push", "detail:present")
+    step("deep link home/[detail item/3]", linked.stack, linked.version)
+    try:
+        flow.link(["example/home", {"scene": "example/settings"}])
+        expect(False, "a link to an unknown scene was followed")
+    except yaia.YaiaError as exc:
+        expect(exc.code == "unknown_scene" and flow.version == linked.version, f"bad link: {exc}")
+        print(f"  {'deep link to example/settings':<40} -> {exc.code}, stack unchanged")
+
+    # Snapshot, restored into a second runtime (same plugins).
+    snapshot = rt.snapshot()
+    ours = {s["id"]: rt.execute({"op": "state", "scene": s["id"]})["viewModel"] for s in rt.scenes()["scenes"]}
+    with yaia.Runtime(plugins=plugins) as second:
+        restored = second.restore(snapshot)
+        theirs = {s["id"]: s["viewModel"] for s in restored["scenes"]}
+        same = canonical(ours) == canonical(theirs)
+        expect(same, f"view models differ after restore:\n{ours}\n{theirs}")
+        copy = second.flow(flow.id)
+        expect(copy.describe().raw["stack"] == flow.describe().raw["stack"], "the restored stack differs")
+        step(f"snapshot -> second runtime ({len(theirs)} scenes)", copy.stack, copy.version, "view models identical")
+        copy.send("cancel")
+        expect(flow.describe().depth == 3, "the second runtime changed the first")
+        step("second runtime: detail cancel -> pop", copy.stack, copy.version, "(the first is unchanged)")
+
+    flow.send("cancel")
+    logout = flow.send("logout")
+    expect_stack(logout.stack, "login:root")
+    step("detail: cancel; home: logout", logout.stack, logout.version, "popToRoot")
+    flow.close()
+    recorded = rt.journal(stop=True)
+    kinds: Dict[str, int] = {}
+    for line in journal.read_text(encoding="utf-8").splitlines()[1:]:
+        kind = json.loads(line)["kind"]
+        kinds[kind] = kinds.get(kind, 0) + 1
+    print(f"  journal: {recorded['inputs']} inputs ({', '.join(f'{n} {k}' for k, n in kinds.items())})")
+    replayed = yaia.replay(journal)
+    expect(replayed.identical and replayed.inputs == recorded["inputs"], f"replay: {replayed}")
+    print(f"  replay without services: identical={replayed.identical}, {replayed.inputs} inputs re-run")
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def main() -> int:
     plugin_dir = Path(os.environ.get("YAIA_PLUGIN_DIR") or REPO / ".build" / "yaia" / "plugins")
-    auth = plugin_dir / "auth.so"
-    if not auth.is_file():
-        print(f"demo: {auth} not found: build it with `make plugins`", file=sys.stderr)
-        return 1
-    print(f"libyaia {yaia.library_version()} (C ABI {yaia.abi_version()}), plugin {auth}")
-    with yaia.Runtime(plugins=[auth]) as rt:
-        login(rt)
-        print()
-        feed(rt)
-        expect(rt.receive() is None, "an event nobody expected")
+    auth, store = plugin_dir / "auth.so", plugin_dir / "store.so"
+    for plugin in (auth, store):
+        if not plugin.is_file():
+            print(f"demo: {plugin} not found: build it with `make plugins`", file=sys.stderr)
+            return 1
+    print(f"libyaia {yaia.library_version()} (C ABI {yaia.abi_version()}), plugins from {plugin_dir}")
+    with tempfile.TemporaryDirectory(prefix="yaia-demo-") as tmp:
+        plugins: List[Any] = [str(auth), {"path": str(store), "config": {"path": os.path.join(tmp, "app.db")}}]
+        with yaia.Runtime(plugins=plugins) as rt:
+            login(rt)
+            feed(rt)
+            print()
+            app(rt, Path(tmp) / "session.jsonl", plugins)
+            expect(rt.receive() is None, "an event nobody expected")
     return 0
 
 

@@ -207,13 +207,15 @@ extension JSON: Equatable {
         case let (.uint(x), .uint(y)): return x == y
         // -0.0 is its own value: it prints as "-0.0", 0 as "0".
         case let (.double(x), .double(y)): return x == y && x.sign == y.sign
-        case let (.int(x), .double(y)), let (.double(y), .int(x)): return y.sign == .plus && Int64(exactly: y) == x
-        case let (.uint(x), .double(y)), let (.double(y), .uint(x)): return UInt64(exactly: y) == x
+        case let (.int(x), .double(y)), let (.double(y), .int(x)): return !isNegativeZero(y) && Int64(exactly: y) == x
+        case let (.uint(x), .double(y)), let (.double(y), .uint(x)): return !isNegativeZero(y) && UInt64(exactly: y) == x
         case let (.int(x), .uint(y)), let (.uint(y), .int(x)): return x >= 0 && UInt64(x) == y
         default: return false
         }
     }
 }
+
+func isNegativeZero(_ d: Double) -> Bool { d == 0 && d.sign == .minus }
 
 extension JSON: Hashable {
     public func hash(into hasher: inout Hasher) {
@@ -227,7 +229,8 @@ extension JSON: Hashable {
         case .int(let i): hasher.combine(i)
         case .uint(let u): if let i = Int64(exactly: u) { hasher.combine(i) } else { hasher.combine(u) }
         case .double(let d):
-            if let i = Int64(exactly: d) { hasher.combine(i) }
+            if isNegativeZero(d) { hasher.combine(d.bitPattern) }
+            else if let i = Int64(exactly: d) { hasher.combine(i) }
             else if let u = UInt64(exactly: d) { hasher.combine(u) }
             else { hasher.combine(d) }
         }
@@ -320,6 +323,9 @@ extension JSON {
 }
 
 // MARK: - Codable (for interop; the hot paths use JSONParser and JSONWriter)
+//
+// Encoding an object needs a keyed container, so `encode(to:)` cannot use the
+// single-value container for objects; that is why it switches on the case.
 
 extension JSON: Codable {
     public init(from decoder: any Decoder) throws {
@@ -331,8 +337,11 @@ extension JSON: Codable {
         else if let d = try? c.decode(Double.self) { self = .double(d) }
         else if let s = try? c.decode(String.self) { self = .string(s) }
         else if let a = try? c.decode([JSON].self) { self = .array(a) }
-        else if let o = try? c.decode([String: JSON].self) { self = .object(JSONObject(o.map { ($0.key, $0.value) })) }
-        else {
+        else if let keyed = try? decoder.container(keyedBy: MemberKey.self) {
+            var members: [JSONObject.Member] = []
+            for key in keyed.allKeys { members.append(.init(key: key.stringValue, value: try keyed.decode(JSON.self, forKey: key))) }
+            self = .object(JSONObject(members: members))
+        } else {
             throw DecodingError.dataCorruptedError(in: c, debugDescription: "not a JSON value")
         }
     }
@@ -348,11 +357,20 @@ extension JSON: Codable {
         case .string(let s): try c.encode(s)
         case .array(let a): try c.encode(a)
         case .object(let o):
-            var d: [String: JSON] = [:]
-            for (k, v) in o { d[k] = v }
-            try c.encode(d)
+            var keyed = encoder.container(keyedBy: MemberKey.self)
+            for m in o.members { try keyed.encode(m.value, forKey: MemberKey(stringValue: m.key)) }
         }
     }
+}
+
+/// Object member names as coding keys. (Foundation's coders keep objects in
+/// dictionaries keyed by String, so names that differ only in Unicode
+/// normalization collapse there; JSONParser and JSONWriter keep them apart.)
+struct MemberKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { return nil }
 }
 
 extension JSON: CustomStringConvertible {

@@ -6,8 +6,9 @@ import Glibc
 ///
 /// Canonical means: object keys in the order of their UTF-8 bytes (the order
 /// `JSONObject` keeps), no white space, integers as plain digits, doubles
-/// that hold a whole number below 2^53 as plain digits too (but -0.0 as
-/// "-0.0"), other doubles in the shortest form that reads back to the same value. Strings escape only
+/// that hold a whole number within the 64-bit integer range as plain digits
+/// too (but -0.0 as "-0.0"), other doubles in the shortest form that reads
+/// back to the same value. Strings escape only
 /// `"`, `\` and control characters (`\b \f \n \r \t`, others as `\u00XX`);
 /// everything else is raw UTF-8. Equal values give equal bytes.
 public struct JSONWriter: ~Copyable {
@@ -147,9 +148,16 @@ public struct JSONWriter: ~Copyable {
             raw("-0.0")
             return
         }
-        if d == d.rounded(), abs(d) < 9_007_199_254_740_992 {
-            writeInteger(Int64(d))
-            return
+        // Whole numbers print as digits, like the integers they equal.
+        if d == d.rounded() {
+            if let i = Int64(exactly: d) {
+                writeInteger(i)
+                return
+            }
+            if let u = UInt64(exactly: d) {
+                writeUnsigned(u)
+                return
+            }
         }
         // Swift prints the shortest text that reads back to the same double.
         var text = d.description

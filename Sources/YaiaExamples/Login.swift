@@ -99,7 +99,8 @@ public struct LoginState: SceneState {
                                    then: "loginSucceeded", catch: "loginFailed"))]
         case .loginSucceeded(let user):
             isSubmitting = false
-            self.user = user
+            // nil and null are one state, so that the state survives its JSON form.
+            self.user = user.isNull ? nil : user
             return [.route(.push("example/home", args: ["user": user]))]
         case .loginFailed(let message):
             isSubmitting = false

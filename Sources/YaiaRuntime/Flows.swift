@@ -32,6 +32,14 @@ final class FlowSlot: @unchecked Sendable {
         describe(into: &o)
         return .object(o)
     }
+
+    /// Closes the scenes and lets go of them (they refer back to the flow).
+    func dissolve() {
+        lock.withLock {
+            for slot in members.values { slot.closed = true }
+            members.removeAll()
+        }
+    }
 }
 
 /// Results delivered down a flow may navigate again; this bounds the chain.
@@ -136,8 +144,12 @@ extension Runtime {
         var work = Work()
         let response = try input({ () throws(YaiaError) -> JSON in try flow.lock.withLock { () throws(YaiaError) -> JSON in
             var copy = flow.flow
-            let steps = lock.withLock { copy.link(items, nextID: &nextSceneID) }
-            try perform(steps, in: flow, committing: copy, work: &work, depth: 0)
+            let ids = lock.withLock { () -> (Int64, [Flow.Step], Int64) in
+                let first = nextSceneID
+                let steps = copy.link(items, nextID: &nextSceneID)
+                return (first, steps, nextSceneID)
+            }
+            try performOrReturnIDs(ids, in: flow, committing: copy, work: &work, depth: 0)
             return flow.response
         } }, record: { r in (.link(flow: id, path: path), r) })
         run(work)
@@ -166,10 +178,25 @@ extension Runtime {
     /// Applies a route from `source` to its flow.
     func navigate(_ flow: FlowSlot, _ route: Route, from source: SceneSlot, work: inout Work, depth: Int) throws(YaiaError) {
         var copy = flow.flow
-        let steps = try lock.withLock { () throws(YaiaError) -> [Flow.Step] in
-            try copy.apply(route, from: source.id, nextID: &nextSceneID)
+        let ids = try lock.withLock { () throws(YaiaError) -> (Int64, [Flow.Step], Int64) in
+            let first = nextSceneID
+            let steps = try copy.apply(route, from: source.id, nextID: &nextSceneID)
+            return (first, steps, nextSceneID)
         }
-        try perform(steps, in: flow, committing: copy, work: &work, depth: depth)
+        try performOrReturnIDs(ids, in: flow, committing: copy, work: &work, depth: depth)
+    }
+
+    /// Performs steps whose scene ids were just taken; if they are refused,
+    /// the ids go back (when no one took others since, as is always so under
+    /// a journal), so that a refused request leaves no trace to replay.
+    private func performOrReturnIDs(_ ids: (first: Int64, steps: [Flow.Step], end: Int64), in flow: FlowSlot, committing next: Flow,
+                                    work: inout Work, depth: Int) throws(YaiaError) {
+        do throws(YaiaError) {
+            try perform(ids.steps, in: flow, committing: next, work: &work, depth: depth)
+        } catch {
+            lock.withLock { if nextSceneID == ids.end { nextSceneID = ids.first } }
+            throw error
+        }
     }
 
     /// Carries out a flow reducer's steps. Scenes to open are made first, so

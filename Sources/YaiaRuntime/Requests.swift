@@ -40,7 +40,13 @@ extension Runtime {
         case "open":
             let args = o["args"] ?? [:]
             guard case .object = args else { throw YaiaError(.notAnObject, "\"args\" must be an object, not \(args.kindName)", at: "/args") }
-            return try open(try o.requestString("scene"), args: args)
+            let scene = try o.requestString("scene")
+            do throws(YaiaError) {
+                return try open(scene, args: args)
+            } catch {
+                // The scene locates faults within its arguments.
+                throw error.code == .badArgs ? error.nested(under: "/args") : error
+            }
         case "send":
             let target: Int64
             let toFlow = o["flow"] != nil
@@ -60,10 +66,20 @@ extension Runtime {
             }
         case "resolve":
             let id = try o.requestInteger("effect")
+            let (outcome, field): (Outcome, String)
             switch (o["result"], o["error"]) {
-            case (let result?, nil): return try resolve(effect: id, outcome: .success(result))
-            case (nil, let error?): return try resolve(effect: id, outcome: .failure(error))
+            case (let result?, nil): (outcome, field) = (.success(result), "/result")
+            case (nil, let error?): (outcome, field) = (.failure(error), "/error")
             default: throw YaiaError(.badRequest, "resolve needs exactly one of \"result\" and \"error\"")
+            }
+            do throws(YaiaError) {
+                return try resolve(effect: id, outcome: outcome)
+            } catch {
+                // The scene reads the outcome as its action's payload: point into the request instead.
+                guard let at = error.at else { throw error }
+                var moved = error
+                moved.at = at.hasPrefix("/payload") ? field + at.dropFirst("/payload".count) : nil
+                throw moved
             }
         case "state":
             return try state(scene: try o.requestInteger("scene"))

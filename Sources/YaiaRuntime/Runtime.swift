@@ -25,6 +25,9 @@ public final class Runtime: @unchecked Sendable {
     var flows: [Int64: FlowSlot] = [:]
     var nextFlowID: Int64 = 1
     var nextEffectID: Int64 = 1
+    /// Direct calls count down from -1: they are no input, so they must not
+    /// take ids from scenes' effects, which a journal replays.
+    private var nextDirectID: Int64 = -1
     private var isShutDown = false
     private var notifier: Notifier?
     var journal: Journal?
@@ -265,8 +268,16 @@ public final class Runtime: @unchecked Sendable {
             if flowChanged, let flow = slot.flow { flow.describe(into: &o) }
             response = .object(o)
         }
-        if cause != .request {
+        if case .result = cause {
+            // A result's update follows the update of the scene that caused it.
+            work.resultEvents.append(response)
+        } else if cause != .request {
             events.push(response)
+            work.notify = true
+        }
+        if depth == 0 && !work.resultEvents.isEmpty {
+            for event in work.resultEvents { events.push(event) }
+            work.resultEvents.removeAll()
             work.notify = true
         }
         return response
@@ -406,6 +417,7 @@ public final class Runtime: @unchecked Sendable {
     /// are dropped.
     func finish(effectID: Int64, outcome: Outcome) {
         var work = Work()
+        work.offThread = true
         _ = try? input({ () throws(YaiaError) -> JSON? in complete(effectID: effectID, outcome: outcome, work: &work) },
                        record: { r in r.map { (.outcome(effect: effectID, outcome), $0) } })
         run(work)
@@ -463,8 +475,8 @@ public final class Runtime: @unchecked Sendable {
             guard let service = services[effect.service] else {
                 throw YaiaError(.noSuchService, "no service named \"\(effect.service)\"", at: "/effect/service")
             }
-            let record = EffectRecord(id: nextEffectID, sceneID: 0, effect: effect, service: service, waiter: waiter)
-            nextEffectID += 1
+            let record = EffectRecord(id: nextDirectID, sceneID: 0, effect: effect, service: service, waiter: waiter)
+            nextDirectID -= 1
             effects[record.id] = record
             record.status = .running
             return record
@@ -480,6 +492,8 @@ public final class Runtime: @unchecked Sendable {
         switch outcome {
         case .success(let result):
             return ["ok": true, "result": result]
+        case .failure(let detail) where detail["code"] == "cancelled":
+            throw YaiaError(.badHandle, "the runtime was freed while \(effect.service).\(effect.op) was in flight")
         case .failure(let detail):
             // Failures the runtime itself reports keep their code.
             var code = ErrorCode.serviceFailed
@@ -502,6 +516,13 @@ public final class Runtime: @unchecked Sendable {
         var cancels: [EffectRecord] = []
         var deadlines: [(Int64, Double)] = []
         var notify = false
+        /// Set on the paths that end effects (completions, time-outs): their
+        /// launches go through the pool, so that perform() never runs inside
+        /// a service's own call_complete and cannot deadlock on its locks.
+        var offThread = false
+        /// Updates of scenes that received a popped scene's result, queued
+        /// once the reduction that popped is queued.
+        var resultEvents: [JSON] = []
 
         mutating func merge(_ other: Work) {
             launches += other.launches
@@ -522,12 +543,12 @@ public final class Runtime: @unchecked Sendable {
             for (id, deadline) in work.deadlines { timers.schedule(id, at: deadline) }
         }
         cancelCalls(work.cancels)
-        for record in work.launches { launch(record) }
+        for record in work.launches { launch(record, offThread: work.offThread) }
         if work.notify { notify() }
     }
 
     /// Hands a running effect to its service: inline, or on the pool if it blocks.
-    private func launch(_ record: EffectRecord) {
+    private func launch(_ record: EffectRecord, offThread: Bool) {
         guard let service = record.service else { return }
         let handle = calls.insert(CallTarget(runtime: self, effectID: record.id, service: service))
         let live = lock.withLock { () -> Bool in
@@ -546,7 +567,7 @@ public final class Runtime: @unchecked Sendable {
                 calls.remove(handle)
             }
         }
-        if service.blocking {
+        if service.blocking || offThread {
             if !pool.submit(perform) {
                 calls.remove(handle)
                 finish(effectID: record.id, outcome: .failure(["code": "internal", "message": "no worker thread could be started"]))
@@ -634,8 +655,8 @@ public final class Runtime: @unchecked Sendable {
     /// Closes every scene, cancels every call, retires the services (each is
     /// released once its callbacks under way return) and wakes receivers.
     public func shutDown() {
-        let (slots, dropped, retired) = lock.withLock { () -> ([SceneSlot], [EffectRecord], [ServiceEntry]) in
-            guard !isShutDown else { return ([], [], []) }
+        let (slots, oldFlows, dropped, retired) = lock.withLock { () -> ([SceneSlot], [FlowSlot], [EffectRecord], [ServiceEntry]) in
+            guard !isShutDown else { return ([], [], [], []) }
             isShutDown = true
             notifier = nil
             defer {
@@ -645,9 +666,10 @@ public final class Runtime: @unchecked Sendable {
                 keyed.removeAll()
                 services.removeAll()
             }
-            return (Array(scenes.values), Array(effects.values), Array(services.values))
+            return (Array(scenes.values), Array(flows.values), Array(effects.values), Array(services.values))
         }
         for slot in slots { slot.lock.withLock { slot.closed = true } }
+        for flow in oldFlows { flow.dissolve() }
         pool.stop()
         lock.withLock { timers }?.stop()
         cancelCalls(dropped)

@@ -85,10 +85,10 @@ extension Runtime {
 
         // Take down what is open now.
         var work = Work()
-        let (oldSlots, oldEffects) = try lock.withLock { () throws(YaiaError) -> ([SceneSlot], [EffectRecord]) in
+        let (oldSlots, oldFlows, oldEffects) = try lock.withLock { () throws(YaiaError) -> ([SceneSlot], [FlowSlot], [EffectRecord]) in
             try checkRunning()
-            let old = (Array(scenes.values), Array(effects.values.filter { $0.sceneID != 0 }))
-            for record in old.1 { effects[record.id] = nil }
+            let old = (Array(scenes.values), Array(flows.values), Array(effects.values.filter { $0.sceneID != 0 }))
+            for record in old.2 { effects[record.id] = nil }
             keyed.removeAll()
             scenes = newScenes
             flows = newFlows
@@ -98,6 +98,7 @@ extension Runtime {
             return old
         }
         for slot in oldSlots { slot.lock.withLock { slot.closed = true } }
+        for flow in oldFlows { flow.dissolve() }
         work.cancels.append(contentsOf: oldEffects)
 
         // Bring the effects back, in id order so keyed queues keep their order.
@@ -125,11 +126,12 @@ extension Runtime {
                 }
             }
         }
-        run(work)
-        // The view models as restored, before cancellations are delivered.
+        // The view models as restored, before reissued effects start or
+        // cancellations are delivered.
         let restored = newScenes.values.sorted { $0.id < $1.id }.map { slot in
             slot.lock.withLock { JSON.object(["id": .int(slot.id), "name": .string(slot.value.name), "viewModel": slot.value.viewModel]) }
         }
+        run(work)
 
         // Cancelled effects tell their scenes, as a time-out would; part of
         // this input, so not journaled on their own.

@@ -357,7 +357,7 @@ static const struct {
     FN(yaia_version),     FN(yaia_abi_version), FN(yaia_free),          FN(yaia_runtime_new),
     FN(yaia_runtime_free), FN(yaia_execute),    FN(yaia_execute_n),     FN(yaia_receive),
     FN(yaia_open),        FN(yaia_send),        FN(yaia_resolve),       FN(yaia_add_service),
-    FN(yaia_call_complete), FN(yaia_call_fail),
+    FN(yaia_call_complete), FN(yaia_call_fail), FN(yaia_set_notifier),
 };
 #define DECLARED_COUNT (sizeof declared / sizeof declared[0])
 
@@ -1069,7 +1069,7 @@ static void test_login_plugin(void)
         return;
 
     expect_ok(rt, "{\"op\":\"services\"}", "services lists the plugin's auth",
-              "\"services\":[{\"name\":\"auth\",\"origin\":\"plugin\",\"plugin\":\"auth\"}]", (const char *)NULL);
+              "\"services\":[{\"blocking\":false,\"name\":\"auth\",\"origin\":\"plugin\",\"plugin\":\"auth\"}]", (const char *)NULL);
 
     int64_t sid = open_login(rt, "login: open");
     send_ok(rt, sid, "{\"type\":\"emailChanged\",\"payload\":\"a@b.c\"}", "login: emailChanged");
@@ -1227,7 +1227,7 @@ static void test_plugin_loading(void)
     free(req);
     still_works(rt, sid, "loading auth.so twice");
 
-    static const char only_auth[] = "\"services\":[{\"name\":\"auth\",\"origin\":\"plugin\",\"plugin\":\"auth\"}]";
+    static const char only_auth[] = "\"services\":[{\"blocking\":false,\"name\":\"auth\",\"origin\":\"plugin\",\"plugin\":\"auth\"}]";
     const struct {
         const char *path, *code, *name;
     } failures[] = {
@@ -1268,8 +1268,8 @@ static void test_plugin_loading(void)
     expect_ok(rt, req, "load_plugin echo.so", "\"services\":[\"echo\"]", (const char *)NULL);
     free(req);
     expect_ok(rt, "{\"op\":\"services\"}", "services lists auth and echo, sorted",
-              "\"services\":[{\"name\":\"auth\",\"origin\":\"plugin\",\"plugin\":\"auth\"},"
-              "{\"name\":\"echo\",\"origin\":\"plugin\",\"plugin\":\"echo\"}]",
+              "\"services\":[{\"blocking\":false,\"name\":\"auth\",\"origin\":\"plugin\",\"plugin\":\"auth\"},"
+              "{\"blocking\":false,\"name\":\"echo\",\"origin\":\"plugin\",\"plugin\":\"echo\"}]",
               (const char *)NULL);
 
     /* auth.so still serves after all the failed loads */
@@ -1518,7 +1518,7 @@ static void test_host_services(void)
     check(r == NULL, "feed (sync): a stale completion queues nothing (got %s)", r ? r : "NULL");
     yaia_free(r);
     expect_ok(rt, "{\"op\":\"services\"}", "services lists a host service without plugin",
-              "\"services\":[{\"name\":\"feed\",\"origin\":\"host\"}]", (const char *)NULL);
+              "\"services\":[{\"blocking\":false,\"name\":\"feed\",\"origin\":\"host\"}]", (const char *)NULL);
 
     /* registration errors */
     yaia_service svc = service_of("feed", &s);
@@ -1559,7 +1559,7 @@ static void test_host_services(void)
     check_error(r, "bad_service", "yaia_add_service(rt, NULL) is bad_service");
     yaia_free(r);
     expect_ok(rt, "{\"op\":\"services\"}", "refused services are not registered",
-              "\"services\":[{\"name\":\"feed\",\"origin\":\"host\"}]", (const char *)NULL);
+              "\"services\":[{\"blocking\":false,\"name\":\"feed\",\"origin\":\"host\"}]", (const char *)NULL);
 
     host_svc other;
     host_svc_init(&other, COMPLETE_NOW, "null");

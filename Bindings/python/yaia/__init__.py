@@ -7,11 +7,18 @@
         login.send("emailChanged", "a@b.c")
         print(login.view_model)
 
+        with rt.start("example/login", name="main") as flow:   # a navigation stack
+            flow.send("emailChanged", "a@b.c")
+            print([entry.scene for entry in flow.stack])
+
 Everything goes through libyaia.so's C ABI with ctypes; see ``yaia.ffi``
 for how the library is found and for direct access to its functions.
 """
 
 from __future__ import annotations
+
+import os
+from typing import Optional, Union
 
 from . import ffi
 from .errors import AbiMismatch, LibraryNotFound, PluginError, ServiceError, YaiaError
@@ -20,9 +27,17 @@ from .runtime import (
     Call,
     DeferredServiceFunction,
     Effect,
+    Event,
+    Flow,
+    FlowStack,
+    Inspection,
+    LinkItem,
+    NavigationError,
+    ReplayResult,
     Runtime,
     Scene,
     ServiceFunction,
+    StackEntry,
     Update,
 )
 
@@ -37,18 +52,27 @@ __all__ = [
     "Call",
     "DeferredServiceFunction",
     "Effect",
+    "Event",
+    "Flow",
+    "FlowStack",
+    "Inspection",
     "LibraryNotFound",
+    "LinkItem",
     "MISSING",
+    "NavigationError",
     "PluginError",
+    "ReplayResult",
     "Runtime",
     "Scene",
     "ServiceError",
     "ServiceFunction",
+    "StackEntry",
     "Update",
     "YaiaError",
     "abi_version",
     "ffi",
     "library_version",
+    "replay",
 ]
 
 
@@ -62,3 +86,15 @@ def abi_version() -> int:
     """The C ABI version the loaded libyaia.so implements."""
     version: int = ffi.load_library().yaia_abi_version()
     return version
+
+
+def replay(journal: Union[str, "os.PathLike[str]"], to: Optional[int] = None) -> ReplayResult:
+    """Re-runs a journal (see :meth:`Runtime.journal`) in a scratch runtime and
+    checks every recomputed view model against the journal's digests.
+
+    Creates a temporary runtime for the call. ``to`` stops after that input
+    (the result's ``snapshot`` is then the state reached). Raises YaiaError
+    "bad_journal" when the file cannot be read or is not a journal.
+    """
+    with Runtime(workers=1) as runtime:
+        return runtime.replay(journal, to)

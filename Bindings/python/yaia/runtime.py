@@ -2,20 +2,36 @@
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import enum
 import itertools
 import os
 import threading
+import time
 import weakref
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Type, TypeVar, Union
+from typing import Any, Callable, Deque, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from . import ffi
 from .errors import ServiceError, YaiaError
 
-__all__ = ["Runtime", "Scene", "Update", "Effect", "Call", "ServiceFunction", "DeferredServiceFunction"]
+__all__ = [
+    "Runtime",
+    "Scene",
+    "Flow",
+    "Update",
+    "Effect",
+    "StackEntry",
+    "FlowStack",
+    "NavigationError",
+    "Inspection",
+    "ReplayResult",
+    "Call",
+    "ServiceFunction",
+    "DeferredServiceFunction",
+]
 
 
 class _Missing(enum.Enum):
@@ -31,6 +47,9 @@ MISSING = _Missing.MISSING
 PathLike = Union[str, "os.PathLike[str]"]
 #: A plugin for Runtime(plugins=...): a path, or {"path": PATH, "config": {...}}.
 PluginSpec = Union[PathLike, Mapping[str, Any]]
+#: A deep-link item for Flow.link: a scene name (pushed, no args), or
+#: {"scene": NAME, "args": {...}, "presentation": "push" | "present"}.
+LinkItem = Union[str, Mapping[str, Any]]
 #: fn(op, args) -> result (JSON-able); raising fails the call.
 ServiceFunction = Callable[[str, Any], Any]
 #: fn(call) -> None; completes the call now or later with call.complete / call.fail.
@@ -76,6 +95,59 @@ class Effect:
 
 
 @dataclass(frozen=True)
+class StackEntry:
+    """One scene of a flow's stack, bottom to top.
+
+    ``id`` is the scene's runtime id, ``scene`` its type name,
+    ``presentation`` is ``"root"``, ``"push"`` or ``"present"`` (a modal layer
+    starts there), ``on_result`` the action of the scene below that receives
+    this scene's result (None when none was asked for), ``view_model`` what a
+    UI renders for it.
+    """
+
+    id: int
+    scene: str
+    presentation: str
+    view_model: Any = None
+    on_result: Optional[str] = None
+
+    @staticmethod
+    def from_raw(raw: Mapping[str, Any]) -> "StackEntry":
+        return StackEntry(
+            id=raw["id"],
+            scene=raw["scene"],
+            presentation=raw["presentation"],
+            view_model=raw.get("viewModel"),
+            on_result=raw.get("onResult"),
+        )
+
+
+def _stack(raw: Any) -> List[StackEntry]:
+    return [StackEntry.from_raw(e) for e in raw] if isinstance(raw, list) else []
+
+
+@dataclass(frozen=True)
+class NavigationError:
+    """A route the flow refused (``code`` is usually ``"stale_navigation"``)."""
+
+    route: Any
+    code: str
+    message: str
+    error: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @staticmethod
+    def from_raw(raw: Mapping[str, Any]) -> "NavigationError":
+        error = raw.get("error")
+        error = error if isinstance(error, dict) else {}
+        return NavigationError(
+            route=raw.get("route"),
+            code=str(error.get("code", "internal")),
+            message=str(error.get("message", "")),
+            error=error,
+        )
+
+
+@dataclass(frozen=True)
 class Update:
     """A scene update: the answer to open, send and resolve, or a received event.
 
@@ -83,6 +155,12 @@ class Update:
     :meth:`Runtime.receive`; ``effect`` is the id of the effect whose outcome
     caused the update (None otherwise); ``tag`` echoes the request's tag.
     ``raw`` is the response as the library sent it.
+
+    In a flow: when the reduction changed the flow, ``flow``, ``version`` and
+    ``stack`` describe it afterwards (None when it did not change);
+    ``from_scene`` is the id of the popped scene whose result caused this
+    update (a received event); ``navigation_errors`` lists routes the flow
+    refused (a route from a scene that is not on top: ``stale_navigation``).
     """
 
     scene: int
@@ -94,11 +172,17 @@ class Update:
     effect: Optional[int] = None
     tag: Any = None
     raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    flow: Optional[int] = None
+    version: Optional[int] = None
+    stack: Optional[List[StackEntry]] = None
+    from_scene: Optional[int] = None
+    navigation_errors: Tuple[NavigationError, ...] = ()
 
     @staticmethod
     def from_raw(raw: Dict[str, Any]) -> "Update":
         # The hot path of every send: filling __dict__ directly is what the
-        # frozen dataclass's __init__ does, at a third of the cost.
+        # frozen dataclass's __init__ does, at a third of the cost. Fields
+        # left out read their defaults from the class.
         update = object.__new__(Update)
         update.__dict__.update(
             scene=raw["scene"],
@@ -106,12 +190,126 @@ class Update:
             view_model=raw.get("viewModel"),
             effects=[Effect.from_raw(e) for e in raw.get("effects", ())],
             routes=raw.get("routes", []),
-            event=raw.get("event"),
-            effect=raw.get("effect"),
-            tag=raw.get("tag"),
             raw=raw,
         )
+        # A plain answer has exactly effects, ok, routes, scene, seq and
+        # viewModel; events, tags and flow changes add members.
+        if len(raw) > 6:
+            stack = raw.get("stack")
+            errors = raw.get("navigationErrors")
+            update.__dict__.update(
+                event=raw.get("event"),
+                effect=raw.get("effect"),
+                tag=raw.get("tag"),
+                flow=raw.get("flow"),
+                version=raw.get("version"),
+                stack=None if stack is None else _stack(stack),
+                from_scene=raw.get("from"),
+                navigation_errors=() if errors is None else tuple(NavigationError.from_raw(e) for e in errors),
+            )
         return update
+
+
+@dataclass(frozen=True)
+class FlowStack:
+    """A flow's stack at one version: the answer to Flow.describe, popped and link."""
+
+    flow: int
+    version: int
+    stack: List[StackEntry]
+    tag: Any = None
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def names(self) -> List[str]:
+        """The scene type names, bottom to top."""
+        return [e.scene for e in self.stack]
+
+    @property
+    def top(self) -> StackEntry:
+        return self.stack[-1]
+
+    @property
+    def depth(self) -> int:
+        return len(self.stack)
+
+    @staticmethod
+    def from_raw(raw: Dict[str, Any]) -> "FlowStack":
+        return FlowStack(flow=raw["flow"], version=raw["version"], stack=_stack(raw.get("stack")), tag=raw.get("tag"), raw=raw)
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """An inspection event (inspection on): what happened and why.
+
+    ``kind`` is ``"action"`` (``scene``, ``seq``, ``action``), ``"effect"``
+    (``scene``, ``effect``, ``request``: the effect as the reducer asked for
+    it), ``"route"`` (``scene``, ``route``) or ``"flow"`` (``flow``,
+    ``version``, ``stack``). Fields a kind does not carry are None.
+    """
+
+    kind: str
+    scene: Optional[int] = None
+    seq: Optional[int] = None
+    action: Any = None
+    effect: Optional[Effect] = None
+    request: Any = None
+    route: Any = None
+    flow: Optional[int] = None
+    version: Optional[int] = None
+    stack: Optional[List[StackEntry]] = None
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @staticmethod
+    def from_raw(raw: Dict[str, Any]) -> "Inspection":
+        effect = raw.get("effect")
+        stack = raw.get("stack")
+        return Inspection(
+            kind=str(raw.get("event")),
+            scene=raw.get("scene"),
+            seq=raw.get("seq"),
+            action=raw.get("action"),
+            effect=Effect.from_raw(effect) if isinstance(effect, dict) else None,
+            request=raw.get("request"),
+            route=raw.get("route"),
+            flow=raw.get("flow"),
+            version=raw.get("version"),
+            stack=None if stack is None else _stack(stack),
+            raw=raw,
+        )
+
+
+#: What :meth:`Runtime.receive_event` returns.
+Event = Union[Update, Inspection]
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """The answer to a replay of a journal.
+
+    ``identical`` is True when every recomputed view model (and stack)
+    matched its recorded digest; ``inputs`` counts the inputs re-run. When
+    not identical, ``divergence`` describes the first difference:
+    {"seq", "kind", "scene"?, "expected", "got", "viewModel"?} (or "error"
+    when an input was refused). ``snapshot`` is the state reached, when the
+    replay was asked to stop at a seq (``to=``).
+    """
+
+    identical: bool
+    inputs: int
+    divergence: Optional[Dict[str, Any]] = None
+    snapshot: Optional[Dict[str, Any]] = None
+    raw: Dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @staticmethod
+    def from_raw(raw: Dict[str, Any]) -> "ReplayResult":
+        return ReplayResult(
+            identical=raw.get("identical") is True,
+            inputs=int(raw.get("inputs", 0)),
+            divergence=raw.get("divergence"),
+            snapshot=raw.get("snapshot"),
+            raw=raw,
+        )
 
 
 # ---------------------------------------------------------------- host services
@@ -329,29 +527,59 @@ def _free_runtime(lib: ctypes.CDLL, handle: int, services: List[_HostService], n
 
 
 class Runtime:
-    """A Yaia runtime: scene catalog, open scenes, services, event queue.
+    """A Yaia runtime: scene catalog, open scenes, flows, services, event queue.
 
     ``plugins`` is a list of plugin paths (or {"path", "config"} mappings);
     ``config`` is the runtime configuration object (see yaia.h), to which the
-    plugins are appended. Use it as a context manager or call :meth:`close`;
-    the handle is freed exactly once, at the latest when the object is
-    collected. After close, every call raises YaiaError("bad_handle").
+    plugins are appended. The keywords set the configuration's other keys:
+    ``workers`` (1 to 256), ``bind`` (a list of bindings, docs/ffi.md;
+    appended to config's), ``inspect`` (queue inspection events),
+    ``restore`` (a snapshot to start from, see :meth:`snapshot`) and
+    ``journal`` (a file to record every input to). A keyword given in
+    ``config`` too is a TypeError.
+
+    Use it as a context manager or call :meth:`close`; the handle is freed
+    exactly once, at the latest when the object is collected. After close,
+    every call raises YaiaError("bad_handle").
     """
 
     def __init__(
         self,
         plugins: Optional[Iterable[PluginSpec]] = None,
         config: Optional[Mapping[str, Any]] = None,
+        *,
+        workers: Optional[int] = None,
+        bind: Optional[Iterable[Mapping[str, Any]]] = None,
+        inspect: Optional[bool] = None,
+        restore: Optional[Mapping[str, Any]] = None,
+        journal: Optional[PathLike] = None,
     ) -> None:
         lib = ffi.load_library()
         self._lib = lib
         data: Optional[bytes] = None
-        if config is not None or plugins is not None:
+        keywords: Dict[str, Any] = {}
+        if workers is not None:
+            keywords["workers"] = workers
+        if inspect is not None:
+            keywords["inspect"] = inspect
+        if restore is not None:
+            keywords["restore"] = restore
+        if journal is not None:
+            keywords["journal"] = os.fspath(journal)
+        if config is not None or plugins is not None or bind is not None or keywords:
             cfg: Dict[str, Any] = dict(config) if config is not None else {}
+            for key, value in keywords.items():
+                if key in cfg:
+                    raise TypeError(f"Runtime() got {key!r} both as a keyword and in config")
+                cfg[key] = value
             if plugins is not None:
                 given = cfg.get("plugins", [])
                 listed = list(given) if isinstance(given, (list, tuple)) else [given]
                 cfg["plugins"] = listed + [_plugin_entry(p) for p in plugins]
+            if bind is not None:
+                given = cfg.get("bind", [])
+                listed = list(given) if isinstance(given, (list, tuple)) else [given]
+                cfg["bind"] = listed + [dict(b) for b in bind]
             data = ffi.encode(cfg)
         error = ctypes.c_void_p()
         handle = lib.yaia_runtime_new(data, ctypes.byref(error))
@@ -364,6 +592,9 @@ class Runtime:
         self._handle: int = handle
         self._services: List[_HostService] = []
         self._notifier = next(_next_ctx)
+        # Inspection events receive() passed over, for receive_event().
+        self._inspections: Deque[Inspection] = collections.deque()
+        self._inspections_lock = threading.Lock()
         self._finalizer = weakref.finalize(self, _free_runtime, lib, handle, self._services, self._notifier)
 
     # -- life
@@ -442,18 +673,52 @@ class Runtime:
         return Update.from_raw(self.execute(request))
 
     def receive(self, timeout: Optional[float] = 0) -> Optional[Update]:
-        """The next queued event, or None when none arrived within ``timeout`` seconds.
+        """The next queued update event, or None when none arrived within ``timeout`` seconds.
 
         0 returns at once; None waits until an event arrives or the runtime is
         closed. The wait happens in C with the GIL released. An event for an
-        outcome the scene refused raises YaiaError (its ``envelope`` carries
-        "event": "error", "effect" and "scene").
+        outcome or a result the scene refused raises YaiaError (its
+        ``envelope`` carries "event": "error", "scene", and "effect" or
+        "from"). Inspection events met on the way are kept, in order, for
+        :meth:`receive_event`.
         """
+        seconds = -1.0 if timeout is None else float(timeout)
+        deadline = None if seconds < 0 else time.monotonic() + seconds
+        while True:
+            seconds = -1.0 if deadline is None else max(0.0, deadline - time.monotonic())
+            ptr = self._lib.yaia_receive(self._handle, seconds)
+            if not ptr:
+                return None
+            response = self._answer(ptr)
+            kind = response.get("event")
+            if kind is None or kind == "update":
+                return Update.from_raw(response)
+            with self._inspections_lock:
+                self._inspections.append(Inspection.from_raw(response))
+
+    def receive_event(self, timeout: Optional[float] = 0) -> Optional[Event]:
+        """The next queued event of any kind: an :class:`Update`, or an
+        :class:`Inspection` while inspection is on (see :meth:`inspect`).
+
+        Events come in queue order (inspection events :meth:`receive` passed
+        over first). Timeouts and errors as :meth:`receive`.
+        """
+        with self._inspections_lock:
+            if self._inspections:
+                return self._inspections.popleft()
         seconds = -1.0 if timeout is None else float(timeout)
         ptr = self._lib.yaia_receive(self._handle, seconds)
         if not ptr:
             return None
-        return Update.from_raw(self._answer(ptr))
+        response = self._answer(ptr)
+        kind = response.get("event")
+        if kind is None or kind == "update":
+            return Update.from_raw(response)
+        return Inspection.from_raw(response)
+
+    def inspect(self, on: bool = True) -> None:
+        """Turns inspection events on or off (see :class:`Inspection`)."""
+        self.execute({"op": "inspect", "on": bool(on)})
 
     def perform(
         self,
@@ -504,8 +769,119 @@ class Runtime:
         bound: List[str] = self.execute(request)["ops"]
         return bound
 
+    # -- flows
+
+    def start(
+        self,
+        scene: str,
+        args: Optional[Mapping[str, Any]] = None,
+        *,
+        name: Optional[str] = None,
+        tag: Any = MISSING,
+    ) -> "Flow":
+        """Starts a flow whose root is a new scene of type ``scene``.
+
+        ``name`` names the flow (for people and snapshots). The root's open
+        update is :attr:`Flow.started`.
+        """
+        request: Dict[str, Any] = {"op": "start", "scene": scene}
+        if name is not None:
+            request["flow"] = name
+        if args is not None:
+            request["args"] = args
+        if tag is not MISSING:
+            request["tag"] = tag
+        update = Update.from_raw(self.execute(request))
+        if update.flow is None:
+            raise YaiaError("internal", "start answered without a flow id", envelope=update.raw)
+        return Flow(self, update.flow, name, update)
+
+    def flow(self, flow_id: int) -> "Flow":
+        """A :class:`Flow` for a flow that is open already (restored, say).
+
+        Raises YaiaError "no_such_flow" when there is none.
+        """
+        self.execute({"op": "flow", "flow": flow_id})
+        name: Optional[str] = None
+        for f in self.scenes().get("flows", []):
+            if f.get("id") == flow_id:
+                name = f.get("name")
+        return Flow(self, flow_id, name, None)
+
+    # -- snapshots and the journal
+
+    def snapshot(self) -> Dict[str, Any]:
+        """The whole runtime as one JSON-able document (format "yaia.snapshot/1"):
+        scenes with their states, flows, effects in flight, id counters."""
+        snapshot: Dict[str, Any] = self.execute({"op": "snapshot"})["snapshot"]
+        return snapshot
+
+    def restore(self, snapshot: Mapping[str, Any]) -> Dict[str, Any]:
+        """Replaces everything open with the snapshot's scenes, flows and effects.
+
+        Returns {"scenes": [{"id", "name", "viewModel"}, ...] (as restored,
+        before cancelled effects are delivered), "flows": [ID, ...],
+        "effects": {"reissued", "cancelled", "awaiting"}}. Each effect in
+        flight follows its own restore policy: reissue (performed again),
+        cancel (its catch action gets {"code": "interrupted"}) or await (left
+        pending for :meth:`resolve`). A snapshot the library cannot use raises
+        YaiaError "bad_snapshot", and nothing changes.
+        """
+        response = self.execute({"op": "restore", "snapshot": snapshot})
+        response.pop("ok", None)
+        return response
+
+    def journal(
+        self,
+        start: Optional[PathLike] = None,
+        *,
+        stop: bool = False,
+        flush: bool = False,
+    ) -> Dict[str, Any]:
+        """Controls the journal: exactly one of ``start=PATH`` (truncates the
+        file; its first line is a snapshot), ``stop=True`` (flushes, stops) or
+        ``flush=True`` (writes what is queued).
+
+        Returns {"journal": PATH or None, "inputs": N (stop, flush)}.
+        """
+        if (start is not None) + bool(stop) + bool(flush) != 1:
+            raise TypeError("journal() takes exactly one of start=PATH, stop=True and flush=True")
+        request: Dict[str, Any] = {"op": "journal"}
+        if start is not None:
+            request["start"] = os.fspath(start)
+        elif stop:
+            request["stop"] = True
+        else:
+            request["flush"] = True
+        response = self.execute(request)
+        response.pop("ok", None)
+        return response
+
+    def rewind(self, seq: int) -> Dict[str, Any]:
+        """Restores the state right after input ``seq`` of the active journal.
+
+        Needs an active journal (else YaiaError "bad_journal"); the rewind is
+        journaled as a restore. Returns what :meth:`restore` returns, plus "to".
+        """
+        response = self.execute({"op": "rewind", "to": seq})
+        response.pop("ok", None)
+        return response
+
+    def replay(self, journal: PathLike, to: Optional[int] = None) -> ReplayResult:
+        """Re-runs a journal in a scratch runtime (no services: outcomes come
+        from the journal) and compares every view model with its digest.
+
+        With ``to``, stops after that input; :attr:`ReplayResult.snapshot` is
+        then the state reached. This runtime is only used for its catalog.
+        """
+        request: Dict[str, Any] = {"op": "replay", "journal": os.fspath(journal)}
+        if to is not None:
+            request["to"] = to
+        return ReplayResult.from_raw(self.execute(request))
+
     def scenes(self) -> Dict[str, Any]:
-        """{"scenes": [{"id", "name", "seq"}, ...], "types": [NAME, ...]}."""
+        """{"scenes": [{"id", "name", "seq"}, ...], "types": [NAME, ...],
+        "flows": [{"id", "name"?, "version", "depth"}, ...]}."""
         response = self.execute({"op": "scenes"})
         response.pop("ok", None)
         return response
@@ -607,24 +983,7 @@ class Scene:
         tag: Any = MISSING,
     ) -> Update:
         """Reduces an action: ``send("emailChanged", "a@b.c")`` or ``send({"type": ...})``."""
-        if isinstance(action, Mapping):
-            if payload is not MISSING or error or meta is not MISSING:
-                raise TypeError("send(action_dict) takes no payload, error or meta: put them in the dict")
-            body: Any = action
-        else:
-            body = {"type": action}
-            if payload is not MISSING:
-                body["payload"] = payload
-            if error:
-                body["error"] = True
-            if meta is not MISSING:
-                body["meta"] = meta
-        # {"op":"send","scene":ID,"action":ACTION[,"tag":TAG]}, the constant part encoded once.
-        data = self._send_prefix + ffi.encode(body)
-        if tag is not MISSING:
-            data += b',"tag":' + ffi.encode(tag)
-        runtime = self.runtime
-        return Update.from_raw(runtime._answer(runtime._lib.yaia_execute_n(runtime._handle, data + b"}", len(data) + 1)))
+        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag)
 
     def _snapshot(self) -> Dict[str, Any]:
         return self.runtime.execute({"op": "state", "scene": self.id})
@@ -667,3 +1026,138 @@ class Scene:
 
     def __repr__(self) -> str:
         return f"<yaia.Scene {self.name} #{self.id}{' closed' if self._closed else ''}>"
+
+
+def _send(
+    runtime: Runtime,
+    prefix: bytes,
+    action: Union[str, Mapping[str, Any]],
+    payload: Any,
+    error: bool,
+    meta: Any,
+    tag: Any,
+) -> Update:
+    """Scene.send and Flow.send: ``prefix`` is the request up to its action."""
+    if isinstance(action, Mapping):
+        if payload is not MISSING or error or meta is not MISSING:
+            raise TypeError("send(action_dict) takes no payload, error or meta: put them in the dict")
+        body: Any = action
+    else:
+        body = {"type": action}
+        if payload is not MISSING:
+            body["payload"] = payload
+        if error:
+            body["error"] = True
+        if meta is not MISSING:
+            body["meta"] = meta
+    # {"op":"send","scene"|"flow":ID,"action":ACTION[,"tag":TAG]}, the constant part encoded once.
+    data = prefix + ffi.encode(body)
+    if tag is not MISSING:
+        data += b',"tag":' + ffi.encode(tag)
+    return Update.from_raw(runtime._answer(runtime._lib.yaia_execute_n(runtime._handle, data + b"}", len(data) + 1)))
+
+
+class Flow:
+    """A flow: a navigation stack of scenes whose routes the runtime applies.
+
+    ``id`` is its runtime id, ``name`` the name it was started with (or
+    None), ``started`` the root scene's open update (None for a flow taken
+    with :meth:`Runtime.flow`). Actions go to the scene on top; the stack is
+    asked of the runtime on each read of :attr:`stack`, :attr:`version` and
+    :attr:`top`. Use it as a context manager or call :meth:`close`.
+    """
+
+    def __init__(self, runtime: Runtime, flow_id: int, name: Optional[str], started: Optional[Update]) -> None:
+        self.runtime = runtime
+        self.id = flow_id
+        self.name = name
+        self.started = started
+        self._closed = False
+        self._send_prefix = b'{"op":"send","flow":%d,"action":' % flow_id
+
+    def send(
+        self,
+        action: Union[str, Mapping[str, Any]],
+        payload: Any = MISSING,
+        *,
+        error: bool = False,
+        meta: Any = MISSING,
+        tag: Any = MISSING,
+    ) -> Update:
+        """Reduces an action on the scene on top of the flow (as :meth:`Scene.send`).
+
+        When its routes changed the flow, the update's ``flow``, ``version``
+        and ``stack`` describe it; refused routes are in ``navigation_errors``.
+        """
+        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag)
+
+    def describe(self) -> FlowStack:
+        """The flow's stack and version now."""
+        return FlowStack.from_raw(self.runtime.execute({"op": "flow", "flow": self.id}))
+
+    @property
+    def stack(self) -> List[StackEntry]:
+        """The scenes, bottom to top (asked of the runtime each time)."""
+        return self.describe().stack
+
+    @property
+    def version(self) -> int:
+        """Counts the changes of the stack (asked of the runtime each time)."""
+        return self.describe().version
+
+    @property
+    def top(self) -> StackEntry:
+        """The scene on top, which receives :meth:`send`."""
+        return self.describe().top
+
+    def popped(self, depth: int, version: Optional[int] = None) -> FlowStack:
+        """Reports that the UI removed scenes by itself (a back swipe): the
+        flow keeps its first ``depth`` scenes and closes the others.
+
+        ``version`` is the flow version the UI showed; a report against
+        another version, or a depth that no longer exists (a report delivered
+        twice), raises YaiaError "stale_navigation" and changes nothing.
+        """
+        request: Dict[str, Any] = {"op": "popped", "flow": self.id, "depth": depth}
+        if version is not None:
+            request["version"] = version
+        return FlowStack.from_raw(self.runtime.execute(request))
+
+    def link(self, path: Sequence[LinkItem]) -> FlowStack:
+        """Follows a deep link: keeps the root, replaces everything above it
+        with ``path`` in one step.
+
+        Items are scene names (pushed, no arguments) or {"scene": NAME,
+        "args": {...}, "presentation": "push" | "present"}. If any scene is
+        unknown ("unknown_scene") or refuses its arguments, nothing changes.
+        """
+        items: List[Any] = [item if isinstance(item, str) else dict(item) for item in path]
+        return FlowStack.from_raw(self.runtime.execute({"op": "link", "flow": self.id, "path": items}))
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Closes the flow and all its scenes (their effects are cancelled). Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.runtime.closed:
+            return  # freeing the runtime closed it
+        self.runtime.execute({"op": "close", "flow": self.id})
+
+    def __enter__(self) -> "Flow":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name is not None else ""
+        return f"<yaia.Flow{label} #{self.id}{' closed' if self._closed else ''}>"

@@ -1,0 +1,543 @@
+/*
+** stress.c -- one runtime under load from many threads, through the C ABI.
+**
+** THREADS senders (8) each send SENDS actions (10,000) to example/jobs
+** scenes shared by all of them; EFFECTS (10,000) of those actions are "run"s
+** whose effect a host service ("work", registered with yaia_add_service)
+** hands to COMPLETERS (2) threads of its own, which complete them (every 7th
+** fails). One receiver thread takes the outcomes with yaia_receive(). Checked:
+**
+**   - every send is accepted, every completion answers YAIA_OK;
+**   - every update is accounted for: for each scene, the seqs seen in the
+**     responses and the received events are exactly 0..N, each once (no gap,
+**     no duplicate), N being the actions plus the outcomes sent to it;
+**   - seqs grow strictly per scene in the event stream and per sending thread;
+**   - every emitted effect's outcome is received exactly once, and nothing
+**     else is; the notifier was called once per event;
+**   - each scene's final state has seq N and logs its outcomes;
+**   - no crash (the watchdog reports a hang); no leak (run it under valgrind,
+**     see Tests/c/valgrind-swift.supp; smaller counts keep that quick).
+**
+** Environment: STRESS_THREADS, STRESS_SENDS (per thread), STRESS_EFFECTS,
+** STRESS_SCENES (64), STRESS_COMPLETERS, STRESS_TIMEOUT (seconds, 300).
+** Prints a summary and "N passed, N failed"; exit status 1 on failures.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "yaia.h"
+
+/* ================================================================ harness */
+
+static int passed, failed;
+static const char *phase = "start-up";
+
+static void on_fatal_signal(int sig)
+{
+    const char *what = sig == SIGALRM ? "\nHUNG (timed out) during: " : "\nCRASHED (signal) during: ";
+    (void)!write(2, what, strlen(what));
+    (void)!write(2, phase, strlen(phase));
+    (void)!write(2, "\n", 1);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static int check(int ok, const char *fmt, ...)
+{
+    if (ok) {
+        passed++;
+        return 1;
+    }
+    failed++;
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL: ");
+    vprintf(fmt, ap);
+    printf("\n");
+    va_end(ap);
+    fflush(stdout);
+    return 0;
+}
+
+static long env_long(const char *name, long fallback, long lo, long hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return fallback;
+    long n = strtol(v, NULL, 10);
+    return n < lo ? lo : n > hi ? hi : n;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size);
+    if (!p) {
+        fprintf(stderr, "stress: out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+/* The integer after the first "key": in json, or -1. Responses and events
+** are canonical; the keys read here ("scene", "seq", "effect") appear in no
+** args or results this program uses, so the first one is the top-level one. */
+static long long int_of(const char *json, const char *key)
+{
+    char needle[32];
+    snprintf(needle, sizeof needle, "\"%s\":", key);
+    const char *p = json ? strstr(json, needle) : NULL;
+    if (!p)
+        return -1;
+    p += strlen(needle);
+    return (*p >= '0' && *p <= '9') ? strtoll(p, NULL, 10) : -1;
+}
+
+/* The id of the first effect an update lists: {"effects":[{"args":{"n":N},"id":ID */
+static long long effect_id(const char *update)
+{
+    const char *p = update ? strstr(update, "\"effects\":[{\"args\":{\"n\":") : NULL;
+    if (!p)
+        return -1;
+    p = strchr(p + 20, '}');
+    if (!p || strncmp(p, "},\"id\":", 7) != 0)
+        return -1;
+    return strtoll(p + 7, NULL, 10);
+}
+
+/* ================================================================ setup */
+
+static long threads_n, sends_n, effects_n, scenes_n, completers_n;
+static yaia_runtime *rt;
+static int64_t *scene_ids;    /* by scene index */
+static long *expected_seq;    /* by scene index: actions + outcomes */
+static atomic_int **seen;     /* [scene][seq]: how often that seq was seen */
+static long long max_effect;  /* effect ids are below this */
+static atomic_int *emitted;   /* by effect id */
+static atomic_int *delivered; /* by effect id */
+static atomic_long notified, events_received, bad_responses, bad_events, order_errors, completion_errors;
+
+/* Which scene and action the i-th send of thread t is: deterministic, so
+** the expected counts are known before anything runs. Effects are spread
+** evenly over every thread's sends. */
+static long scene_of(long t, long i) { return (t * 7 + i * 13) % scenes_n; }
+
+static long effects_of_thread(long t)
+{
+    return effects_n / threads_n + (t < effects_n % threads_n ? 1 : 0);
+}
+
+static int is_effect(long t, long i)
+{
+    long k = effects_of_thread(t);
+    if (k == 0)
+        return 0;
+    /* the sends i where floor(i * k / sends) steps up: exactly k of them */
+    return (i * k) / sends_n != ((i + 1) * k) / sends_n;
+}
+
+static long scene_index(int64_t id)
+{
+    for (long s = 0; s < scenes_n; s++)
+        if (scene_ids[s] == id)
+            return s;
+    return -1;
+}
+
+/* Marks a seq of a scene as seen; false when out of range. */
+static int see(long s, long long seq)
+{
+    if (s < 0 || seq < 0 || seq > expected_seq[s])
+        return 0;
+    atomic_fetch_add(&seen[s][seq], 1);
+    return 1;
+}
+
+/* ================================================================ the work service */
+
+typedef struct job {
+    struct job *next;
+    yaia_call *call;
+    char *args;
+} job;
+
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    job *head, *tail;
+    int stopping;
+    pthread_t thread;
+    long completed;
+} completer;
+
+static completer *completers;
+static atomic_long next_completer, released;
+
+static void *completer_main(void *arg)
+{
+    completer *c = arg;
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        while (!c->head && !c->stopping)
+            pthread_cond_wait(&c->wake, &c->lock);
+        if (!c->head)
+            break;
+        job *j = c->head;
+        c->head = j->next;
+        if (!c->head)
+            c->tail = NULL;
+        pthread_mutex_unlock(&c->lock);
+        /* every 7th fails: the catch path under load too */
+        long n = strtol(strstr(j->args, "\"n\":") ? strstr(j->args, "\"n\":") + 4 : "0", NULL, 10);
+        int rc = n % 7 == 3 ? yaia_call_fail(j->call, j->args) : yaia_call_complete(j->call, j->args);
+        if (rc != YAIA_OK)
+            atomic_fetch_add(&completion_errors, 1);
+        free(j->args);
+        free(j);
+        pthread_mutex_lock(&c->lock);
+        c->completed++;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+static void work_perform(void *ctx, yaia_call *call, const char *op, const char *args_json)
+{
+    (void)ctx;
+    (void)op;
+    job *j = malloc(sizeof *j);
+    char *args = strdup(args_json ? args_json : "null");
+    if (!j || !args) {
+        free(j);
+        free(args);
+        yaia_call_fail(call, "{\"message\":\"out of memory\"}");
+        return;
+    }
+    j->next = NULL;
+    j->call = call;
+    j->args = args;
+    completer *c = &completers[atomic_fetch_add(&next_completer, 1) % completers_n];
+    pthread_mutex_lock(&c->lock);
+    if (c->tail)
+        c->tail->next = j;
+    else
+        c->head = j;
+    c->tail = j;
+    pthread_cond_signal(&c->wake);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void work_release(void *ctx)
+{
+    (void)ctx;
+    atomic_fetch_add(&released, 1);
+}
+
+static void on_event(void *ctx)
+{
+    (void)ctx;
+    atomic_fetch_add(&notified, 1);
+}
+
+/* ================================================================ senders */
+
+typedef struct {
+    long t;
+    long ok;
+    long effects;
+    long long *last_seq; /* by scene: this thread's last response seq */
+    pthread_t thread;
+} sender;
+
+static atomic_long effect_counter;
+
+static void *send_main(void *arg)
+{
+    sender *s = arg;
+    char action[160];
+    for (long i = 0; i < sends_n; i++) {
+        long sc = scene_of(s->t, i);
+        int effect = is_effect(s->t, i);
+        if (effect)
+            snprintf(action, sizeof action,
+                     "{\"type\":\"run\",\"payload\":{\"service\":\"work\",\"op\":\"w\",\"args\":{\"n\":%ld}}}",
+                     atomic_fetch_add(&effect_counter, 1));
+        else
+            snprintf(action, sizeof action, "{\"type\":\"cancel\",\"payload\":\"nothing\"}");
+        char *r = yaia_send(rt, scene_ids[sc], action);
+        long long seq = int_of(r, "seq");
+        int good = r && strncmp(r, "{\"effects\":", 11) == 0 && strstr(r, "\"ok\":true") &&
+                   int_of(r, "scene") == scene_ids[sc] && see(sc, seq);
+        if (good && seq <= s->last_seq[sc])
+            atomic_fetch_add(&order_errors, 1);
+        if (good)
+            s->last_seq[sc] = seq;
+        if (good && effect) {
+            long long id = effect_id(r);
+            good = id > 0 && id < max_effect && strstr(r, "\"status\":\"running\"");
+            if (good) {
+                atomic_fetch_add(&emitted[id], 1);
+                s->effects++;
+            }
+        }
+        if (good)
+            s->ok++;
+        else if (atomic_fetch_add(&bad_responses, 1) < 5)
+            printf("FAIL: stress: unexpected response to %s: %.300s\n", action, r ? r : "(NULL)");
+        yaia_free(r);
+    }
+    return NULL;
+}
+
+/* ================================================================ receiver */
+
+static double receive_deadline;
+
+static void *receive_main(void *arg)
+{
+    (void)arg;
+    long long *last = xcalloc((size_t)scenes_n, sizeof *last);
+    for (long s = 0; s < scenes_n; s++)
+        last[s] = -1;
+    while (atomic_load(&events_received) < effects_n && now_seconds() < receive_deadline) {
+        char *ev = yaia_receive(rt, 0.2);
+        if (!ev)
+            continue;
+        atomic_fetch_add(&events_received, 1);
+        long sc = scene_index(int_of(ev, "scene"));
+        long long seq = int_of(ev, "seq");
+        long long id = int_of(ev, "effect");
+        int good = strncmp(ev, "{\"effect\":", 10) == 0 && strstr(ev, "\"event\":\"update\"") &&
+                   strstr(ev, "\"ok\":true") && sc >= 0 && id > 0 && id < max_effect && see(sc, seq);
+        if (good) {
+            if (seq <= last[sc])
+                atomic_fetch_add(&order_errors, 1);
+            last[sc] = seq;
+            atomic_fetch_add(&delivered[id], 1);
+        } else if (atomic_fetch_add(&bad_events, 1) < 5) {
+            printf("FAIL: stress: unexpected event: %.300s\n", ev);
+        }
+        yaia_free(ev);
+    }
+    free(last);
+    return NULL;
+}
+
+/* ================================================================ main */
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGALRM};
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        signal(fatal[i], on_fatal_signal);
+    threads_n = env_long("STRESS_THREADS", 8, 1, 256);
+    sends_n = env_long("STRESS_SENDS", 10000, 1, 10000000);
+    effects_n = env_long("STRESS_EFFECTS", 10000, 0, threads_n * sends_n);
+    scenes_n = env_long("STRESS_SCENES", 64, 1, 100000);
+    completers_n = env_long("STRESS_COMPLETERS", 2, 1, 64);
+    long timeout = env_long("STRESS_TIMEOUT", 300, 1, 100000);
+    alarm((unsigned)timeout + 30);
+
+    /* expected counts, from the deterministic schedule */
+    expected_seq = xcalloc((size_t)scenes_n, sizeof *expected_seq);
+    long *effects_to = xcalloc((size_t)scenes_n, sizeof *effects_to);
+    long total_effects = 0;
+    for (long t = 0; t < threads_n; t++)
+        for (long i = 0; i < sends_n; i++) {
+            long s = scene_of(t, i);
+            int e = is_effect(t, i);
+            expected_seq[s] += 1 + e; /* the action, and its outcome */
+            effects_to[s] += e;
+            total_effects += e;
+        }
+    check(total_effects == effects_n, "stress: the schedule has %ld effects (want %ld)", total_effects, effects_n);
+    seen = xcalloc((size_t)scenes_n, sizeof *seen);
+    for (long s = 0; s < scenes_n; s++)
+        seen[s] = xcalloc((size_t)expected_seq[s] + 1, sizeof **seen);
+    max_effect = effects_n + 16;
+    emitted = xcalloc((size_t)max_effect, sizeof *emitted);
+    delivered = xcalloc((size_t)max_effect, sizeof *delivered);
+
+    phase = "setting up";
+    char *err = NULL;
+    rt = yaia_runtime_new(NULL, &err);
+    if (!check(rt != NULL, "stress: runtime: %s", err ? err : "")) {
+        printf("%d passed, %d failed\n", passed, failed);
+        return 1;
+    }
+    completers = xcalloc((size_t)completers_n, sizeof *completers);
+    for (long c = 0; c < completers_n; c++) {
+        pthread_mutex_init(&completers[c].lock, NULL);
+        pthread_cond_init(&completers[c].wake, NULL);
+        if (pthread_create(&completers[c].thread, NULL, completer_main, &completers[c]) != 0) {
+            fprintf(stderr, "stress: cannot start a completer\n");
+            return 2;
+        }
+    }
+    yaia_service work = {
+        .size = sizeof work, .name = "work", .perform = work_perform, .release = work_release};
+    char *r = yaia_add_service(rt, &work);
+    check(r && strstr(r, "\"ok\":true"), "stress: add the work service: %s", r ? r : "(NULL)");
+    yaia_free(r);
+    check(yaia_set_notifier(rt, on_event, NULL) == YAIA_OK, "stress: set the notifier");
+    scene_ids = xcalloc((size_t)scenes_n, sizeof *scene_ids);
+    for (long s = 0; s < scenes_n; s++) {
+        r = yaia_open(rt, "example/jobs", NULL);
+        scene_ids[s] = int_of(r, "scene");
+        check(r && strstr(r, "\"ok\":true") && int_of(r, "seq") == 0 && scene_ids[s] > 0, "stress: open scene %ld", s);
+        see(s, 0);
+        yaia_free(r);
+    }
+
+    phase = "sending and receiving";
+    double t0 = now_seconds();
+    receive_deadline = t0 + (double)timeout;
+    pthread_t receiver;
+    pthread_create(&receiver, NULL, receive_main, NULL);
+    sender *senders = xcalloc((size_t)threads_n, sizeof *senders);
+    for (long t = 0; t < threads_n; t++) {
+        senders[t].t = t;
+        senders[t].last_seq = xcalloc((size_t)scenes_n, sizeof(long long));
+        for (long s = 0; s < scenes_n; s++)
+            senders[t].last_seq[s] = 0;
+        pthread_create(&senders[t].thread, NULL, send_main, &senders[t]);
+    }
+    long sent_ok = 0, sent_effects = 0;
+    for (long t = 0; t < threads_n; t++) {
+        pthread_join(senders[t].thread, NULL);
+        sent_ok += senders[t].ok;
+        sent_effects += senders[t].effects;
+    }
+    double t_sent = now_seconds() - t0;
+    pthread_join(receiver, NULL);
+    double t_all = now_seconds() - t0;
+
+    phase = "checking";
+    check(sent_ok == threads_n * sends_n, "stress: %ld of %ld sends accepted", sent_ok, threads_n * sends_n);
+    check(sent_effects == effects_n, "stress: %ld of %ld effects emitted and running", sent_effects, effects_n);
+    check(atomic_load(&bad_responses) == 0, "stress: %ld unexpected responses", atomic_load(&bad_responses));
+    check(atomic_load(&events_received) == effects_n, "stress: %ld of %ld outcome events received",
+          atomic_load(&events_received), effects_n);
+    check(atomic_load(&bad_events) == 0, "stress: %ld unexpected events", atomic_load(&bad_events));
+    check(atomic_load(&order_errors) == 0, "stress: %ld seqs out of order (per scene in the event stream, per thread in responses)",
+          atomic_load(&order_errors));
+    check(atomic_load(&completion_errors) == 0, "stress: %ld completions did not answer YAIA_OK",
+          atomic_load(&completion_errors));
+    long dup_emit = 0, lost = 0, dup_deliver = 0, stray = 0;
+    for (long long id = 0; id < max_effect; id++) {
+        int e = atomic_load(&emitted[id]), d = atomic_load(&delivered[id]);
+        dup_emit += e > 1;
+        lost += e == 1 && d == 0;
+        dup_deliver += d > 1;
+        stray += e == 0 && d > 0;
+    }
+    check(dup_emit == 0, "stress: %ld effect ids emitted twice", dup_emit);
+    check(lost == 0, "stress: %ld effects whose outcome never arrived", lost);
+    check(dup_deliver == 0, "stress: %ld outcomes delivered twice", dup_deliver);
+    check(stray == 0, "stress: %ld outcomes of effects never emitted", stray);
+    long gaps = 0, dups = 0, first_gap_scene = -1;
+    long long first_gap_seq = -1;
+    for (long s = 0; s < scenes_n; s++)
+        for (long long q = 0; q <= expected_seq[s]; q++) {
+            int n = atomic_load(&seen[s][q]);
+            if (n == 0 && gaps++ == 0) {
+                first_gap_scene = s;
+                first_gap_seq = q;
+            }
+            dups += n > 1;
+        }
+    check(gaps == 0, "stress: %ld seqs never seen in responses or events (first: scene %ld seq %lld)", gaps,
+          first_gap_scene, first_gap_seq);
+    check(dups == 0, "stress: %ld seqs seen twice", dups);
+    /* the notifier runs after the event is queued: let the last calls land */
+    for (int i = 0; i < 100 && atomic_load(&notified) < effects_n; i++) {
+        struct timespec ts = {0, 10000000L};
+        nanosleep(&ts, NULL);
+    }
+    check(atomic_load(&notified) == effects_n, "stress: notifier called %ld times for %ld events",
+          atomic_load(&notified), effects_n);
+    r = yaia_receive(rt, 0);
+    check(r == NULL, "stress: nothing left in the queue (got %.200s)", r ? r : "");
+    yaia_free(r);
+
+    long bad_final = 0;
+    for (long s = 0; s < scenes_n; s++) {
+        char req[64];
+        snprintf(req, sizeof req, "{\"op\":\"state\",\"scene\":%lld}", (long long)scene_ids[s]);
+        r = yaia_execute(rt, req);
+        const char *vm = r ? strstr(r, "\"viewModel\":") : NULL;
+        long logged = 0;
+        for (const char *p = vm; p && (p = strstr(p, "{\"ok\":true,\"result\":")) != NULL; p++)
+            logged++;
+        for (const char *p = vm; p && (p = strstr(p, "{\"error\":{\"n\":")) != NULL; p++)
+            logged++;
+        if (int_of(r, "seq") != expected_seq[s] || logged != effects_to[s]) {
+            if (bad_final++ < 3)
+                printf("FAIL: stress: scene %ld ends with seq %lld (want %ld) and %ld outcomes logged (want %ld)\n", s,
+                       int_of(r, "seq"), expected_seq[s], logged, effects_to[s]);
+        }
+        yaia_free(r);
+    }
+    check(bad_final == 0, "stress: %ld scenes end in the wrong state", bad_final);
+
+    phase = "freeing";
+    yaia_runtime_free(rt);
+    check(atomic_load(&released) == 1, "stress: the work service is released once (%ld)", atomic_load(&released));
+    long completed = 0;
+    for (long c = 0; c < completers_n; c++) {
+        pthread_mutex_lock(&completers[c].lock);
+        completers[c].stopping = 1;
+        pthread_cond_signal(&completers[c].wake);
+        pthread_mutex_unlock(&completers[c].lock);
+        pthread_join(completers[c].thread, NULL);
+        completed += completers[c].completed;
+        pthread_cond_destroy(&completers[c].wake);
+        pthread_mutex_destroy(&completers[c].lock);
+    }
+    check(completed == effects_n, "stress: the completers completed %ld of %ld calls", completed, effects_n);
+
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    long updates = threads_n * sends_n + effects_n;
+    printf("stress: %ld threads x %ld sends (%ld scenes), %ld effects completed by %ld threads\n", threads_n, sends_n,
+           scenes_n, effects_n, completers_n);
+    printf("stress: %ld updates in %.2f s (sends done in %.2f s): %.0f updates/s; %ld events, %ld notifications; "
+           "max RSS %ld MB\n",
+           updates, t_all, t_sent, (double)updates / t_all, atomic_load(&events_received), atomic_load(&notified),
+           ru.ru_maxrss / 1024);
+
+    for (long s = 0; s < scenes_n; s++)
+        free(seen[s]);
+    for (long t = 0; t < threads_n; t++)
+        free(senders[t].last_seq);
+    free(senders);
+    free(seen);
+    free(scene_ids);
+    free(expected_seq);
+    free(effects_to);
+    free(emitted);
+    free(delivered);
+    free(completers);
+    alarm(0);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
