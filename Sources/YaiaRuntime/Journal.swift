@@ -109,6 +109,10 @@ final class Journal: @unchecked Sendable {
 
     private let queue = Monitor()
     private var pending: [Entry] = []
+    /// Entries written, handed back so that the sending thread frees them:
+    /// memory freed on another thread than the one that allocated it defeats
+    /// the allocator's per-thread caches and slows every later allocation.
+    private var written: [Entry] = []
     private var stopped = false
     /// Serializes writers (the journal thread, flush) so lines keep their order.
     private let fileLock = Lock()
@@ -154,8 +158,14 @@ final class Journal: @unchecked Sendable {
     func record(_ input: JournalInput, response: JSON?) {
         seq += 1
         let entry = Entry(seq: seq, time: Journal.now(), input: input, response: response)
-        queue.lock.withLock { pending.append(entry) }
+        let done = queue.lock.withLock { () -> [Entry] in
+            pending.append(entry)
+            guard !written.isEmpty else { return [] }
+            defer { written = [] }
+            return written
+        }
         if seq & 255 == 0 { queue.signal() }
+        _ = done  // released here, on the sending thread
     }
 
     private func run() {
@@ -206,6 +216,7 @@ final class Journal: @unchecked Sendable {
                 }
             }
             writeAll(writer.takeBytes())
+            queue.lock.withLock { written.append(contentsOf: entries) }
         }
     }
 
