@@ -256,6 +256,8 @@ YAIA_API char *yaia_execute_n(yaia_runtime *rt, const char *request, size_t leng
 ** arrived in time or the runtime was freed while waiting. A bad handle gives
 ** the "bad_handle" envelope. Events come out in the order they were queued;
 ** with several receiving threads, each event goes to exactly one of them.
+** Events are kept until received: a host whose services complete calls
+** should drain them (a notifier, yaia_set_notifier(), says when).
 ** Free the result with yaia_free(). Any thread.
 */
 YAIA_API char *yaia_receive(yaia_runtime *rt, double timeout_seconds);
