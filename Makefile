@@ -42,9 +42,9 @@ export YAIA_LIBRARY    := $(abspath $(LIB))
 export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))
 export YAIA_TEST_PLUGIN_DIR := $(abspath $(TESTPLUG))
 
-.PHONY: all deps lib plugins demo test test-swift test-c test-python bench tsan install clean
+.PHONY: all deps lib cli plugins demo test test-swift test-c test-python bench tsan install clean
 
-all: lib plugins
+all: lib cli plugins
 
 # ---------------------------------------------------------------- dependencies
 
@@ -76,11 +76,21 @@ $(LIB): $(BUILD)/.deps $(SWIFT_SOURCES)
 
 lib: $(LIB)
 
+# The command line (Sources/yaia): a host of the C ABI like any other.
+CLI := $(REL)/yaia-cli
+export YAIA_CLI := $(abspath $(CLI))
+
+$(CLI): $(BUILD)/.deps $(SWIFT_SOURCES)
+	$(SWIFT) build -c release -Xswiftc -static-stdlib -Xswiftc -warnings-as-errors --product yaia-cli
+	@touch $(CLI)
+
+cli: $(CLI)
+
 # ---------------------------------------------------------------- plugins and C programs
 
 PLUGIN_CFLAGS := $(CWARN) $(CFLAGS) $(CINC) -fPIC -shared -fvisibility=hidden
 
-$(PLUGINS)/auth.so: Examples/plugins/auth/auth.c Include/yaia_plugin.h
+$(PLUGINS)/auth.so: Examples/plugins/auth/auth.c Examples/plugins/common/plugin_util.h Include/yaia_plugin.h
 	@mkdir -p $(PLUGINS)
 	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lpthread
 
@@ -88,12 +98,12 @@ $(PLUGINS)/auth.so: Examples/plugins/auth/auth.c Include/yaia_plugin.h
 TEST_PLUGIN_SRC := $(wildcard Tests/plugins/*.c)
 TEST_PLUGINS    := $(patsubst Tests/plugins/%.c,$(TESTPLUG)/%.so,$(TEST_PLUGIN_SRC))
 
-$(TESTPLUG)/%.so: Tests/plugins/%.c Include/yaia_plugin.h
+$(TESTPLUG)/%.so: Tests/plugins/%.c Examples/plugins/common/plugin_util.h Include/yaia_plugin.h
 	@mkdir -p $(TESTPLUG)
 	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lpthread
 
 # The store example: SQLite through Debian's libsqlite3-dev.
-$(PLUGINS)/store.so: Examples/plugins/store/store.c Include/yaia_plugin.h
+$(PLUGINS)/store.so: Examples/plugins/store/store.c Examples/plugins/common/plugin_util.h Include/yaia_plugin.h
 	@mkdir -p $(PLUGINS)
 	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lsqlite3 -lpthread
 
@@ -103,7 +113,7 @@ $(CBIN)/login: Examples/c/login.c Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
-$(CBIN)/test_abi: Tests/c/test_abi.c Include/yaia.h $(LIB)
+$(CBIN)/test_abi: Tests/c/test_abi.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
@@ -111,11 +121,11 @@ $(CBIN)/bench_send: Benchmarks/bench_send.c Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
 
-$(CBIN)/test_services: Tests/c/test_services.c Include/yaia.h $(LIB)
+$(CBIN)/test_services: Tests/c/test_services.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
-$(CBIN)/stress: Tests/c/stress.c Include/yaia.h $(LIB)
+$(CBIN)/stress: Tests/c/stress.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
@@ -135,7 +145,7 @@ $(TESTLIB)/libyaiatypes.so: Tests/ffi/typelib.c
 	@mkdir -p $(TESTLIB)
 	$(CC) $(CWARN) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread -lm
 
-$(CBIN)/test_ffi: Tests/c/test_ffi.c Include/yaia.h Include/yaia_plugin.h $(LIB)
+$(CBIN)/test_ffi: Tests/c/test_ffi.c Tests/c/harness.h Include/yaia.h Include/yaia_plugin.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK) -lz -lm -ldl
 
@@ -155,7 +165,7 @@ $(CBIN)/app: Examples/c/app.c Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
-$(CBIN)/test_flows: Tests/c/test_flows.c Include/yaia.h $(LIB)
+$(CBIN)/test_flows: Tests/c/test_flows.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
@@ -173,7 +183,7 @@ bench: $(CBIN)/bench_journal
 
 # ---------------------------------------------------------------- demo
 
-demo: lib plugins $(CBIN)/login
+demo: lib cli plugins $(CBIN)/login
 	@echo "== example/login from C, auth served by the plugin"
 	$(CBIN)/login $(PLUGINS)/auth.so
 	@echo
@@ -182,6 +192,10 @@ demo: lib plugins $(CBIN)/login
 	@echo
 	@echo "== example/login, example/feed and the example app as a flow from Python"
 	PYTHONPATH=Bindings/python $(PYTHON) Examples/python/demo.py
+	@echo
+	@echo "== a C library as a service, from the command line"
+	$(CLI) '{"op":"bind","service":"math","library":"libm.so.6","ops":{"pow":"double(double,double)"}}' \
+	       '{"op":"perform","effect":{"service":"math","op":"pow","args":[2,10]}}'
 
 # ---------------------------------------------------------------- tests
 
@@ -198,7 +212,7 @@ test-c: lib plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBI
 	$(CBIN)/test_ffi
 	$(CBIN)/test_flows
 
-test-python: lib plugins $(TEST_PLUGINS)
+test-python: lib cli plugins $(TEST_PLUGINS)
 	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
 
 # ---------------------------------------------------------------- benchmarks
@@ -236,7 +250,7 @@ $(TSAN_LIB): $(BUILD)/.deps $(SWIFT_SOURCES)
 	@ln -sf libyaia.so $(TSAN_SCRATCH)/debug/libyaia.so.$(ABI_MAJOR)
 	@touch $@
 
-$(TSAN_BIN)/stress: Tests/c/stress.c Include/yaia.h $(TSAN_LIB)
+$(TSAN_BIN)/stress: Tests/c/stress.c Tests/c/harness.h Include/yaia.h $(TSAN_LIB)
 	@mkdir -p $(TSAN_BIN)
 	$(TSAN_CC) -fsanitize=thread $(CWARN) -O1 -g $(CINC) -o $@ $< \
 	  -L$(TSAN_SCRATCH)/debug -lyaia -Wl,-rpath,$(abspath $(TSAN_SCRATCH)/debug) \

@@ -16,6 +16,7 @@ let package = Package(
     name: "Yaia",
     products: [
         .library(name: "yaia", type: .dynamic, targets: ["YaiaABI"]),
+        .executable(name: "yaia-cli", targets: ["yaia"]),
     ],
     targets: [
         // The hand-written headers in Include/ seen from Swift.
@@ -29,6 +30,8 @@ let package = Package(
             exclude: ["yaia.map"],
             linkerSettings: exportFlags
         ),
+        // The command line, a host of the C ABI like any other.
+        .executableTarget(name: "yaia", dependencies: ["YaiaABI", "CYaia"]),
         .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaExamples"]),
         .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples"]),
     ]
