@@ -20,48 +20,17 @@ the ctypes call of the same function.
 from __future__ import annotations
 
 import ctypes
-import gc
 import math
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Callable, List, Tuple
 
 import yaia
+from benchlib import BATCHES, median_ns
 
-BATCHES = 21
-TARGET_NS = 20_000_000  # about 20 ms per batch
 DIRECT_CALLS = 2_000_000
-
-
-def calibrate(fn: Callable[[], object]) -> int:
-    n = 16
-    while True:
-        start = time.perf_counter_ns()
-        for _ in range(n):
-            fn()
-        if time.perf_counter_ns() - start >= TARGET_NS // 4 or n >= 1 << 22:
-            return max(16, n * 4)
-        n *= 2
-
-
-def median_ns(fn: Callable[[], object]) -> Tuple[float, int]:
-    n = calibrate(fn)
-    per_call: List[float] = []
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(BATCHES):
-            start = time.perf_counter_ns()
-            for _ in range(n):
-                fn()
-            per_call.append((time.perf_counter_ns() - start) / n)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return statistics.median(per_call), n
 
 
 def median_direct(bench: Callable[[int], float]) -> Tuple[float, int]:

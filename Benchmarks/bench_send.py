@@ -9,44 +9,11 @@ run (a ctypes call of yaia_abi_version: the floor of any call through ctypes).
 from __future__ import annotations
 
 import ctypes
-import gc
-import statistics
 import sys
-import time
 from typing import Callable, List, Tuple
 
 import yaia
-
-BATCHES = 21
-TARGET_NS = 20_000_000  # about 20 ms per batch
-
-
-def calibrate(fn: Callable[[], object]) -> int:
-    n = 16
-    while True:
-        start = time.perf_counter_ns()
-        for _ in range(n):
-            fn()
-        if time.perf_counter_ns() - start >= TARGET_NS // 4 or n >= 1 << 22:
-            return max(16, n * 4)
-        n *= 2
-
-
-def median_ns(fn: Callable[[], object]) -> Tuple[float, int]:
-    n = calibrate(fn)
-    per_call: List[float] = []
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(BATCHES):
-            start = time.perf_counter_ns()
-            for _ in range(n):
-                fn()
-            per_call.append((time.perf_counter_ns() - start) / n)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return statistics.median(per_call), n
+from benchlib import BATCHES, median_ns
 
 
 def main() -> int:

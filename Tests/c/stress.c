@@ -24,52 +24,13 @@
 */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/resource.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "yaia.h"
+#include "harness.h"
 
-/* ================================================================ harness */
-
-static int passed, failed;
-static const char *phase = "start-up";
-
-static void on_fatal_signal(int sig)
-{
-    const char *what = sig == SIGALRM ? "\nHUNG (timed out) during: " : "\nCRASHED (signal) during: ";
-    (void)!write(2, what, strlen(what));
-    (void)!write(2, phase, strlen(phase));
-    (void)!write(2, "\n", 1);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static int check(int ok, const char *fmt, ...)
-{
-    if (ok) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    fflush(stdout);
-    return 0;
-}
+/* ================================================================ harness (more in harness.h) */
 
 static long env_long(const char *name, long fallback, long lo, long hi)
 {
@@ -80,13 +41,6 @@ static long env_long(const char *name, long fallback, long lo, long hi)
     return n < lo ? lo : n > hi ? hi : n;
 }
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void *xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size);
@@ -95,20 +49,6 @@ static void *xcalloc(size_t n, size_t size)
         exit(2);
     }
     return p;
-}
-
-/* The integer after the first "key": in json, or -1. Responses and events
-** are canonical; the keys read here ("scene", "seq", "effect") appear in no
-** args or results this program uses, so the first one is the top-level one. */
-static long long int_of(const char *json, const char *key)
-{
-    char needle[32];
-    snprintf(needle, sizeof needle, "\"%s\":", key);
-    const char *p = json ? strstr(json, needle) : NULL;
-    if (!p)
-        return -1;
-    p += strlen(needle);
-    return (*p >= '0' && *p <= '9') ? strtoll(p, NULL, 10) : -1;
 }
 
 /* The id of the first effect an update lists: {"effects":[{"args":{"n":N},"id":ID */
@@ -345,10 +285,7 @@ static void *receive_main(void *arg)
 
 int main(void)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGALRM};
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        signal(fatal[i], on_fatal_signal);
+    harness_catch_signals();
     threads_n = env_long("STRESS_THREADS", 8, 1, 256);
     sends_n = env_long("STRESS_SENDS", 10000, 1, 10000000);
     effects_n = env_long("STRESS_EFFECTS", 10000, 0, threads_n * sends_n);
@@ -377,13 +314,11 @@ int main(void)
     emitted = xcalloc((size_t)max_effect, sizeof *emitted);
     delivered = xcalloc((size_t)max_effect, sizeof *delivered);
 
-    phase = "setting up";
+    set_current("setting up");
     char *err = NULL;
     rt = yaia_runtime_new(NULL, &err);
-    if (!check(rt != NULL, "stress: runtime: %s", err ? err : "")) {
-        printf("%d passed, %d failed\n", passed, failed);
-        return 1;
-    }
+    if (!check(rt != NULL, "stress: runtime: %s", err ? err : ""))
+        return harness_finish();
     completers = xcalloc((size_t)completers_n, sizeof *completers);
     for (long c = 0; c < completers_n; c++) {
         pthread_mutex_init(&completers[c].lock, NULL);
@@ -408,7 +343,7 @@ int main(void)
         yaia_free(r);
     }
 
-    phase = "sending and receiving";
+    set_current("sending and receiving");
     double t0 = now_seconds();
     receive_deadline = t0 + (double)timeout;
     pthread_t receiver;
@@ -431,7 +366,7 @@ int main(void)
     pthread_join(receiver, NULL);
     double t_all = now_seconds() - t0;
 
-    phase = "checking";
+    set_current("checking");
     check(sent_ok == threads_n * sends_n, "stress: %ld of %ld sends accepted", sent_ok, threads_n * sends_n);
     check(sent_effects == effects_n, "stress: %ld of %ld effects emitted and running", sent_effects, effects_n);
     check(atomic_load(&bad_responses) == 0, "stress: %ld unexpected responses", atomic_load(&bad_responses));
@@ -499,7 +434,7 @@ int main(void)
     }
     check(bad_final == 0, "stress: %ld scenes end in the wrong state", bad_final);
 
-    phase = "freeing";
+    set_current("freeing");
     yaia_runtime_free(rt);
     check(atomic_load(&released) == 1, "stress: the work service is released once (%ld)", atomic_load(&released));
     long completed = 0;
@@ -537,7 +472,5 @@ int main(void)
     free(emitted);
     free(delivered);
     free(completers);
-    alarm(0);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return harness_finish();
 }

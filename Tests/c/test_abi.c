@@ -18,307 +18,25 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
-#include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "yaia.h"
-
-/* ================================================================ harness */
-
-static int passed, failed;
-
-/* What is running now, for the crash and hang reports: a crash in the
-** library kills this process, and the report should still say where. */
-static char current[512] = "start-up";
-
-static void set_current(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(current, sizeof current, fmt, ap);
-    va_end(ap);
-}
-
-static void on_fatal_signal(int sig)
-{
-    /* Only async-signal-safe calls here. */
-    const char *what = sig == SIGALRM ? "HUNG (timed out) during: " : "CRASHED (signal) during: ";
-    (void)!write(2, "\n", 1);
-    (void)!write(2, what, strlen(what));
-    (void)!write(2, current, strlen(current));
-    (void)!write(2, "\n", 1);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static unsigned section_timeout = 120;
-
-static void section(const char *name)
-{
-    set_current("%s", name);
-    alarm(section_timeout); /* re-armed per section: a hang fails loudly */
-}
-
-static int check(int ok, const char *fmt, ...)
-{
-    if (ok) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    fflush(stdout);
-    return 0;
-}
-
-/* Checks that resp holds every needle (a NULL-terminated list). */
-static int check_has(const char *resp, const char *name, ...)
-{
-    va_list ap;
-    va_start(ap, name);
-    const char *missing = NULL;
-    for (const char *n; (n = va_arg(ap, const char *)) != NULL;)
-        if (!missing && (!resp || !strstr(resp, n)))
-            missing = n;
-    va_end(ap);
-    if (!missing) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    printf("FAIL: %s -- expected %s -- got %s\n", name, missing,
-           resp ? resp : "(NULL)");
-    fflush(stdout);
-    return 0;
-}
-
-static int check_lacks(const char *resp, const char *needle, const char *name)
-{
-    if (resp && !strstr(resp, needle)) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    printf("FAIL: %s -- unexpected %s -- got %s\n", name, needle,
-           resp ? resp : "(NULL)");
-    fflush(stdout);
-    return 0;
-}
-
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(NULL, 0, f, ap);
-    va_end(ap);
-    char *s = malloc((size_t)n + 1);
-    if (!s) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    va_start(ap, f);
-    vsnprintf(s, (size_t)n + 1, f, ap);
-    va_end(ap);
-    return s;
-}
-
-/* "code":"CODE" and "ok":false, as the error envelope prints them. */
-static int check_error(const char *resp, const char *code, const char *name)
-{
-    char needle[96];
-    snprintf(needle, sizeof needle, "\"code\":\"%s\"", code);
-    return check_has(resp, name, "\"ok\":false", needle, (const char *)NULL);
-}
-
-/* Runs a request, checks that it fails with code, frees the response. */
-static int expect_error(yaia_runtime *rt, const char *request, const char *code, const char *name)
-{
-    set_current("%s: %s", name, request);
-    char *r = yaia_execute(rt, request);
-    int ok = check_error(r, code, name);
-    yaia_free(r);
-    return ok;
-}
-
-/* Runs a request, checks it succeeds and holds every needle. */
-static int expect_ok(yaia_runtime *rt, const char *request, const char *name, ...)
-{
-    set_current("%s: %s", name, request);
-    char *r = yaia_execute(rt, request);
-    va_list ap;
-    va_start(ap, name);
-    const char *missing = (r && strstr(r, "\"ok\":true")) ? NULL : "\"ok\":true";
-    for (const char *n; (n = va_arg(ap, const char *)) != NULL;)
-        if (!missing && !strstr(r, n))
-            missing = n;
-    va_end(ap);
-    int ok = check(!missing, "%s -- request %s -- expected %s -- got %s", name,
-                   request, missing ? missing : "", r ? r : "(NULL)");
-    yaia_free(r);
-    return ok;
-}
-
-/* ---------------------------------------------------------- JSON peeking */
-
-/* The value of the first "key": in json, or NULL. The first is the
-** top-level one for the keys used here, because keys are sorted and the
-** nested objects that precede them do not use those names. */
-static const char *value_of(const char *json, const char *key)
-{
-    if (!json)
-        return NULL;
-    char needle[80];
-    snprintf(needle, sizeof needle, "\"%s\":", key);
-    const char *p = strstr(json, needle);
-    return p ? p + strlen(needle) : NULL;
-}
-
-static long long int_of(const char *json, const char *key)
-{
-    const char *p = value_of(json, key);
-    if (!p || !(*p == '-' || (*p >= '0' && *p <= '9')))
-        return -1;
-    return strtoll(p, NULL, 10);
-}
-
-/* The end of the JSON value starting at p (strings and nesting aware). */
-static const char *value_end(const char *p)
-{
-    int depth = 0;
-    int in_string = 0;
-    for (; *p; p++) {
-        if (in_string) {
-            if (*p == '\\' && p[1])
-                p++;
-            else if (*p == '"') {
-                in_string = 0;
-                if (depth == 0)
-                    return p + 1;
-            }
-            continue;
-        }
-        switch (*p) {
-        case '"': in_string = 1; break;
-        case '{': case '[': depth++; break;
-        case '}': case ']':
-            if (depth == 0)
-                return p;
-            if (--depth == 0)
-                return p + 1;
-            break;
-        case ',':
-            if (depth == 0)
-                return p;
-            break;
-        }
-    }
-    return p;
-}
-
-/* A malloc'd copy of the raw text of "key"'s value, or NULL. */
-static char *raw_of(const char *json, const char *key)
-{
-    const char *p = value_of(json, key);
-    if (!p)
-        return NULL;
-    const char *e = value_end(p);
-    char *s = malloc((size_t)(e - p) + 1);
-    if (!s)
-        return NULL;
-    memcpy(s, p, (size_t)(e - p));
-    s[e - p] = '\0';
-    return s;
-}
-
-/* s as a JSON string literal (paths go into requests). */
-static char *json_quote(const char *s)
-{
-    char *out = malloc(strlen(s) * 6 + 3);
-    char *p = out;
-    *p++ = '"';
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            *p++ = '\\';
-            *p++ = (char)c;
-        } else if (c < 0x20) {
-            p += sprintf(p, "\\u%04x", c);
-        } else {
-            *p++ = (char)c;
-        }
-    }
-    *p++ = '"';
-    *p = '\0';
-    return out;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
+#include "harness.h"
 
 /* ------------------------------------------------------------ paths */
 
 static const char *library_path, *plugin_dir, *test_plugin_dir, *conformance_dir, *header_path;
 static char *auth_path; /* quoted for JSON */
 
-static const char *env_or(const char *name, const char *fallback)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : fallback;
-}
-
 /* A test plugin's path, quoted for JSON. */
-static char *test_plugin(const char *name)
-{
-    char *path = fmt("%s/%s.so", test_plugin_dir, name);
-    char *q = json_quote(path);
-    free(path);
-    return q;
-}
+static char *test_plugin(const char *name) { return plugin_path(test_plugin_dir, name); }
 
 /* ------------------------------------------------------------ scene helpers */
 
-static int64_t open_login(yaia_runtime *rt, const char *name)
-{
-    char *r = yaia_open(rt, "example/login", NULL);
-    check_has(r, name, "\"ok\":true", "\"seq\":0", (const char *)NULL);
-    long long id = int_of(r, "scene");
-    yaia_free(r);
-    return id;
-}
-
-static char *send_action(yaia_runtime *rt, int64_t scene, const char *action)
-{
-    set_current("send %s to scene %lld", action, (long long)scene);
-    return yaia_send(rt, scene, action);
-}
+static int64_t open_login(yaia_runtime *rt, const char *name) { return open_scene(rt, "example/login", name); }
 
 /* Sends an action and checks only that it was accepted. */
 static void send_ok(yaia_runtime *rt, int64_t scene, const char *action, const char *name)
@@ -384,34 +102,6 @@ static void add_name(name_set *s, const char *name, size_t len)
         if (!in_set(s, s->name[s->count]))
             s->count++;
     }
-}
-
-static char *read_file(const char *path, size_t *length)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
-        n += got;
-        if (n == cap) {
-            char *bigger = realloc(buf, cap * 2 + 1);
-            if (!bigger) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    if (length)
-        *length = n;
-    return buf;
 }
 
 static int is_ident(char c)
@@ -2036,20 +1726,12 @@ static void test_conformance(void)
 
 int main(void)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGALRM};
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        signal(fatal[i], on_fatal_signal);
-    signal(SIGPIPE, SIG_IGN);
-
+    harness_start();
     library_path = env_or("YAIA_LIBRARY", ".build/release/libyaia.so");
     plugin_dir = env_or("YAIA_PLUGIN_DIR", ".build/yaia/plugins");
     test_plugin_dir = env_or("YAIA_TEST_PLUGIN_DIR", ".build/yaia/test-plugins");
     conformance_dir = env_or("YAIA_CONFORMANCE_DIR", "../shared/conformance/json-parsing");
     header_path = env_or("YAIA_HEADER", "Include/yaia.h");
-    section_timeout = (unsigned)atoi(env_or("YAIA_TEST_TIMEOUT", "120"));
-    if (section_timeout == 0)
-        section_timeout = 120;
     char *auth = fmt("%s/auth.so", plugin_dir);
     auth_path = json_quote(auth);
     free(auth);
@@ -2067,8 +1749,6 @@ int main(void)
     test_concurrency();
     test_conformance();
 
-    alarm(0);
     free(auth_path);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return harness_finish();
 }

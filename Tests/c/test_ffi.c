@@ -25,87 +25,15 @@
 
 #include <ctype.h>
 #include <dlfcn.h>
-#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
-#include "yaia.h"
+#include "harness.h"
 
-/* ================================================================ harness */
-
-static int passed, failed;
-static char current[512] = "start-up";
-
-static void set_current(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(current, sizeof current, f, ap);
-    va_end(ap);
-}
-
-static void on_fatal_signal(int sig)
-{
-    const char *what = sig == SIGALRM ? "HUNG (timed out) during: " : "CRASHED (signal) during: ";
-    (void)!write(2, "\n", 1);
-    (void)!write(2, what, strlen(what));
-    (void)!write(2, current, strlen(current));
-    (void)!write(2, "\n", 1);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static unsigned section_timeout = 120;
-
-static void section(const char *name)
-{
-    set_current("%s", name);
-    alarm(section_timeout);
-}
-
-static int check(int ok, const char *f, ...)
-{
-    if (ok) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    va_list ap;
-    va_start(ap, f);
-    printf("FAIL: ");
-    vprintf(f, ap);
-    printf("\n");
-    va_end(ap);
-    fflush(stdout);
-    return 0;
-}
-
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(NULL, 0, f, ap);
-    va_end(ap);
-    char *s = malloc((size_t)n + 1);
-    if (!s) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    va_start(ap, f);
-    vsnprintf(s, (size_t)n + 1, f, ap);
-    va_end(ap);
-    return s;
-}
+/* ================================================================ harness (more in harness.h) */
 
 /* Long texts (1 MiB arguments and results) cut for failure lines; two
 ** rotating buffers so one line may show two of them. */
@@ -125,87 +53,7 @@ static const char *shorten(const char *s)
 
 static int has(const char *s, const char *needle) { return s && needle && strstr(s, needle); }
 
-/* -------------------------------------------------------- JSON peeking */
-
-/* The end of the JSON value starting at p (strings and nesting aware). */
-static const char *value_end(const char *p)
-{
-    int depth = 0, in_string = 0;
-    for (; *p; p++) {
-        if (in_string) {
-            if (*p == '\\' && p[1])
-                p++;
-            else if (*p == '"') {
-                in_string = 0;
-                if (depth == 0)
-                    return p + 1;
-            }
-            continue;
-        }
-        switch (*p) {
-        case '"': in_string = 1; break;
-        case '{': case '[': depth++; break;
-        case '}': case ']':
-            if (depth == 0)
-                return p;
-            if (--depth == 0)
-                return p + 1;
-            break;
-        case ',':
-            if (depth == 0)
-                return p;
-            break;
-        }
-    }
-    return p;
-}
-
-/* A malloc'd copy of the raw text of the first "key":'s value, or NULL. */
-static char *raw_of(const char *json, const char *key)
-{
-    if (!json)
-        return NULL;
-    char needle[80];
-    snprintf(needle, sizeof needle, "\"%s\":", key);
-    const char *p = strstr(json, needle);
-    if (!p)
-        return NULL;
-    p += strlen(needle);
-    const char *e = value_end(p);
-    char *s = malloc((size_t)(e - p) + 1);
-    memcpy(s, p, (size_t)(e - p));
-    s[e - p] = '\0';
-    return s;
-}
-
-static long long int_of(const char *json, const char *key)
-{
-    char *raw = raw_of(json, key);
-    long long v = raw ? strtoll(raw, NULL, 10) : -1;
-    free(raw);
-    return v;
-}
-
-/* s as a JSON string literal. */
-static char *json_quote(const char *s)
-{
-    char *out = malloc(strlen(s) * 6 + 3), *p = out;
-    *p++ = '"';
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            *p++ = '\\';
-            *p++ = (char)c;
-        } else if (c < 0x20) {
-            p += sprintf(p, "\\u%04x", c);
-        } else {
-            *p++ = (char)c;
-        }
-    }
-    *p++ = '"';
-    *p = '\0';
-    return out;
-}
+/* -------------------------------------------------------- bytes arguments */
 
 static char *base64(const unsigned char *data, size_t n)
 {
@@ -238,8 +86,11 @@ static char *execute(yaia_runtime *rt, const char *request)
     return yaia_execute(rt, request);
 }
 
+/* expect_ok and expect_error of harness.h for this test's long texts (1 MiB
+** arguments): the failure line shows the request and the answer shortened. */
+
 /* Runs a request; checks "ok":true and every needle (NULL-terminated). */
-static int expect_ok(yaia_runtime *rt, const char *request, const char *name, ...)
+static int ffi_expect_ok(yaia_runtime *rt, const char *request, const char *name, ...)
 {
     char *r = execute(rt, request);
     va_list ap;
@@ -255,8 +106,8 @@ static int expect_ok(yaia_runtime *rt, const char *request, const char *name, ..
     return ok;
 }
 
-/* Runs a request; checks it fails with code and holds every needle. */
-static int expect_error(yaia_runtime *rt, const char *request, const char *code, const char *name, ...)
+/* Runs a request; checks it fails with code and holds every needle (NULL-terminated). */
+static int ffi_expect_error(yaia_runtime *rt, const char *request, const char *code, const char *name, ...)
 {
     char *r = execute(rt, request);
     char want[96];
@@ -387,19 +238,7 @@ static const char *lib_dir, *test_plugin_dir;
 static char *tl_path;    /* libyaiatypes.so, quoted for JSON */
 static void *tl_handle;  /* the same image, opened by the test for its counters */
 
-static const char *env_or(const char *name, const char *fallback)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : fallback;
-}
-
-static char *test_plugin(const char *name)
-{
-    char *path = fmt("%s/%s.so", test_plugin_dir, name);
-    char *q = json_quote(path);
-    free(path);
-    return q;
-}
+static char *test_plugin(const char *name) { return plugin_path(test_plugin_dir, name); }
 
 /* A counter of the test library, read directly (not through the runtime). */
 static long long tl_counter(const char *name)
@@ -1052,13 +891,13 @@ static void test_owned_free_override(yaia_runtime *rt)
                     "\"dup\":{\"symbol\":\"tl_dup\",\"signature\":\"string!(string)\",\"free\":\"tl_free\"},"
                     "\"upper\":{\"symbol\":\"tl_malloc_upper\",\"signature\":\"string!(string)\"}}}",
                     tl_path);
-    expect_ok(rt, req, "bind with a default free and a per-op free", "\"ops\":[\"dup\",\"upper\"]",
-              (const char *)NULL);
+    ffi_expect_ok(rt, req, "bind with a default free and a per-op free", "\"ops\":[\"dup\",\"upper\"]",
+                  (const char *)NULL);
     free(req);
     req = fmt("{\"op\":\"bind\",\"service\":\"own_libc\",\"library\":%s,\"ops\":{"
               "\"upper\":{\"symbol\":\"tl_malloc_upper\",\"signature\":\"string!(string)\"}}}",
               tl_path);
-    expect_ok(rt, req, "bind without free (libc free)", (const char *)NULL);
+    ffi_expect_ok(rt, req, "bind without free (libc free)", (const char *)NULL);
     free(req);
     long long allocs = tl_counter("tl_allocs"), frees = tl_counter("tl_frees");
     expect_result(rt, "own", "dup", "[\"per-op\"]", "\"per-op\"");
@@ -1367,7 +1206,7 @@ static void test_bad_bindings(yaia_runtime *rt)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *name = fmt("bad binding #%zu is %s", i, cases[i].code);
-        int refused = expect_error(rt, cases[i].request, cases[i].code, name, cases[i].needle, (const char *)NULL);
+        int refused = ffi_expect_error(rt, cases[i].request, cases[i].code, name, cases[i].needle, (const char *)NULL);
         free(name);
         /* Not partly registered, and the runtime still answers. (When the
         ** binding was accepted, its registration is no news.) */
@@ -1388,17 +1227,17 @@ static void test_bad_bindings(yaia_runtime *rt)
             (void)!write(fd, "not ELF\n", 8);
             close(fd);
             char *req = fmt("{\"op\":\"bind\",\"service\":\"b2\",\"library\":\"%s\",\"ops\":{\"f\":\"void()\"}}", tmp);
-            expect_error(rt, req, "library_not_found", "bind a text file as a library", "\"at\":\"/library\"",
-                         (const char *)NULL);
+            ffi_expect_error(rt, req, "library_not_found", "bind a text file as a library", "\"at\":\"/library\"",
+                             (const char *)NULL);
             free(req);
             unlink(tmp);
         }
     }
     /* A tag is echoed on failures too. */
-    expect_error(rt, "{\"op\":\"bind\",\"service\":\"b5\",\"library\":\"libm.so.6\",\"ops\":{\"cos\":\"dbl(double)\"},\"tag\":[7]}",
-                 "bad_signature", "bad_signature echoes the tag", "\"tag\":[7]", (const char *)NULL);
-    expect_error(rt, "{\"op\":\"bind\",\"service\":\"b5\",\"library\":\"nope.so\",\"ops\":{\"cos\":\"double(double)\"},\"tag\":\"x\"}",
-                 "library_not_found", "library_not_found echoes the tag", "\"tag\":\"x\"", (const char *)NULL);
+    ffi_expect_error(rt, "{\"op\":\"bind\",\"service\":\"b5\",\"library\":\"libm.so.6\",\"ops\":{\"cos\":\"dbl(double)\"},\"tag\":[7]}",
+                     "bad_signature", "bad_signature echoes the tag", "\"tag\":[7]", (const char *)NULL);
+    ffi_expect_error(rt, "{\"op\":\"bind\",\"service\":\"b5\",\"library\":\"nope.so\",\"ops\":{\"cos\":\"double(double)\"},\"tag\":\"x\"}",
+                     "library_not_found", "library_not_found echoes the tag", "\"tag\":\"x\"", (const char *)NULL);
     yaia_free(before);
     expect_result(rt, "math", "pow", "[2,10]", "1024");
 }
@@ -1461,8 +1300,8 @@ static void test_bad_calls(yaia_runtime *rt)
               "math.sin (not bound) fails with unknown_op in its detail -- got %s", shorten(r));
         yaia_free(r);
     }
-    expect_error(rt, "{\"op\":\"perform\",\"effect\":{\"service\":\"nomath\",\"op\":\"cos\",\"args\":[1]}}",
-                 "no_such_service", "perform on an unbound service", (const char *)NULL);
+    ffi_expect_error(rt, "{\"op\":\"perform\",\"effect\":{\"service\":\"nomath\",\"op\":\"cos\",\"args\":[1]}}",
+                     "no_such_service", "perform on an unbound service", (const char *)NULL);
     /* still fine */
     expect_result(rt, "math", "pow", "[2,10]", "1024");
     expect_result(rt, "libc", "abs", "[-3]", "3");
@@ -1494,13 +1333,13 @@ static void test_config_bind(void)
         expect_result(rt, "math", "pow", "[2,10]", "1024");
         expect_result(rt, "libc", "toupper", "[97]", "65");
         expect_result(rt, "z", "crc32", "[0,\"hello\"]", "907060870");
-        expect_ok(rt, "{\"op\":\"services\"}", "config bindings are listed as foreign services",
-                  "{\"blocking\":false,\"library\":\"libm.so.6\",\"name\":\"math\",\"origin\":\"foreign\"}",
-                  "{\"blocking\":false,\"library\":\"libc.so.6\",\"name\":\"libc\",\"origin\":\"foreign\"}",
-                  "{\"blocking\":false,\"library\":\"libz.so.1\",\"name\":\"z\",\"origin\":\"foreign\"}",
-                  (const char *)NULL);
+        ffi_expect_ok(rt, "{\"op\":\"services\"}", "config bindings are listed as foreign services",
+                      "{\"blocking\":false,\"library\":\"libm.so.6\",\"name\":\"math\",\"origin\":\"foreign\"}",
+                      "{\"blocking\":false,\"library\":\"libc.so.6\",\"name\":\"libc\",\"origin\":\"foreign\"}",
+                      "{\"blocking\":false,\"library\":\"libz.so.1\",\"name\":\"z\",\"origin\":\"foreign\"}",
+                      (const char *)NULL);
         char *req = bind_request(math_binding);
-        expect_error(rt, req, "duplicate_service", "bind after config: duplicate", (const char *)NULL);
+        ffi_expect_error(rt, req, "duplicate_service", "bind after config: duplicate", (const char *)NULL);
         free(req);
         yaia_runtime_free(rt);
     }
@@ -1563,7 +1402,7 @@ static void test_scene(void)
     if (!rt)
         return;
     char *req = typelib_bind_request("t", ",\"blocking\":true");
-    expect_ok(rt, req, "blocking binding of the test library", (const char *)NULL);
+    ffi_expect_ok(rt, req, "blocking binding of the test library", (const char *)NULL);
     free(req);
     char *r = execute(rt, "{\"op\":\"open\",\"scene\":\"example/jobs\"}");
     check(has(r, "\"ok\":true"), "open example/jobs -- got %s", shorten(r));
@@ -1624,10 +1463,10 @@ static void test_blocking(yaia_runtime *rt)
 {
     section("blocking bindings");
     char *req = typelib_bind_request("tb", ",\"blocking\":true");
-    expect_ok(rt, req, "bind the test library as a blocking service", "\"service\":\"tb\"", (const char *)NULL);
+    ffi_expect_ok(rt, req, "bind the test library as a blocking service", "\"service\":\"tb\"", (const char *)NULL);
     free(req);
-    expect_ok(rt, "{\"op\":\"services\"}", "the blocking binding is listed as blocking",
-              "{\"blocking\":true,\"library\":", (const char *)NULL);
+    ffi_expect_ok(rt, "{\"op\":\"services\"}", "the blocking binding is listed as blocking",
+                  "{\"blocking\":true,\"library\":", (const char *)NULL);
     char *self = fmt("%llu", (unsigned long long)pthread_self());
     char *inl = result_of(rt, "t", "tl_thread", "[]");
     check(inl && strcmp(inl, self) == 0, "an inline binding runs on the calling thread -- caller %s, callee %s", self,
@@ -1712,16 +1551,16 @@ static void test_typed_plugin(yaia_runtime *rt)
     section("typed plugin ops");
     char *typed = test_plugin("typed");
     char *req = fmt("{\"op\":\"load_plugin\",\"path\":%s}", typed);
-    expect_ok(rt, req, "load typed.so", "\"name\":\"typed\"", "\"services\":[\"calc\",\"calc_slow\",\"calc_v2\"]",
-              (const char *)NULL);
-    expect_error(rt, req, "duplicate_service", "load typed.so twice", (const char *)NULL);
+    ffi_expect_ok(rt, req, "load typed.so", "\"name\":\"typed\"", "\"services\":[\"calc\",\"calc_slow\",\"calc_v2\"]",
+                  (const char *)NULL);
+    ffi_expect_error(rt, req, "duplicate_service", "load typed.so twice", (const char *)NULL);
     free(req);
-    expect_ok(rt, "{\"op\":\"services\"}", "typed services are listed with their plugin and flags",
-              "{\"blocking\":false,\"name\":\"calc\",\"origin\":\"plugin\",\"plugin\":\"typed\"}",
-              "{\"blocking\":true,\"name\":\"calc_slow\",\"origin\":\"plugin\",\"plugin\":\"typed\"}",
-              "{\"blocking\":false,\"name\":\"calc_v2\",\"origin\":\"plugin\",\"plugin\":\"typed\"}", (const char *)NULL);
-    expect_error(rt, "{\"op\":\"bind\",\"service\":\"calc\",\"library\":\"libm.so.6\",\"ops\":{\"cos\":\"double(double)\"}}",
-                 "duplicate_service", "bind a service named like a typed plugin's", (const char *)NULL);
+    ffi_expect_ok(rt, "{\"op\":\"services\"}", "typed services are listed with their plugin and flags",
+                  "{\"blocking\":false,\"name\":\"calc\",\"origin\":\"plugin\",\"plugin\":\"typed\"}",
+                  "{\"blocking\":true,\"name\":\"calc_slow\",\"origin\":\"plugin\",\"plugin\":\"typed\"}",
+                  "{\"blocking\":false,\"name\":\"calc_v2\",\"origin\":\"plugin\",\"plugin\":\"typed\"}", (const char *)NULL);
+    ffi_expect_error(rt, "{\"op\":\"bind\",\"service\":\"calc\",\"library\":\"libm.so.6\",\"ops\":{\"cos\":\"double(double)\"}}",
+                     "duplicate_service", "bind a service named like a typed plugin's", (const char *)NULL);
 
     expect_double(rt, "calc", "add", "[1.5,2.25]", 3.75);
     expect_double(rt, "calc", "add", "[0.1,0.2]", 0.1 + 0.2);
@@ -1804,8 +1643,8 @@ static void test_typed_bad(yaia_runtime *rt)
     char *before = services_of(rt);
     char *bad = test_plugin("typed_bad");
     char *req = fmt("{\"op\":\"load_plugin\",\"path\":%s}", bad);
-    expect_error(rt, req, "bad_signature", "typed_bad.so fails to load with bad_signature", "broken",
-                 "\\\"dbl\\\" at column 16", (const char *)NULL);
+    ffi_expect_error(rt, req, "bad_signature", "typed_bad.so fails to load with bad_signature", "broken",
+                     "\\\"dbl\\\" at column 16", (const char *)NULL);
     char *after = services_of(rt);
     check(before && after && strcmp(before, after) == 0, "typed_bad.so leaves nothing registered -- before %s -- after %s",
           shorten(before), shorten(after));
@@ -1818,15 +1657,15 @@ static void test_typed_bad(yaia_runtime *rt)
           status ? status[0] : -9, status ? status[1] : -9, status ? status[2] : -9);
     check(releases && *releases == 1, "typed_bad: the withdrawn JSON service was released once -- got %d",
           releases ? *releases : -9);
-    expect_error(rt, "{\"op\":\"perform\",\"effect\":{\"service\":\"typed_bad_ok\",\"op\":\"twice\",\"args\":[1]}}",
-                 "no_such_service", "typed_bad_ok was withdrawn", (const char *)NULL);
-    expect_error(rt, "{\"op\":\"perform\",\"effect\":{\"service\":\"typed_bad\",\"op\":\"fine\",\"args\":[1]}}",
-                 "no_such_service", "typed_bad was never registered", (const char *)NULL);
+    ffi_expect_error(rt, "{\"op\":\"perform\",\"effect\":{\"service\":\"typed_bad_ok\",\"op\":\"twice\",\"args\":[1]}}",
+                     "no_such_service", "typed_bad_ok was withdrawn", (const char *)NULL);
+    ffi_expect_error(rt, "{\"op\":\"perform\",\"effect\":{\"service\":\"typed_bad\",\"op\":\"fine\",\"args\":[1]}}",
+                     "no_such_service", "typed_bad was never registered", (const char *)NULL);
     free(req);
 
     /* setup() reporting failure too: the signature error still explains it. */
     req = fmt("{\"op\":\"load_plugin\",\"path\":%s,\"config\":{\"fail\":true}}", bad);
-    expect_error(rt, req, "bad_signature", "typed_bad.so with a failing setup still says bad_signature", (const char *)NULL);
+    ffi_expect_error(rt, req, "bad_signature", "typed_bad.so with a failing setup still says bad_signature", (const char *)NULL);
     free(req);
     check(releases && *releases == 2, "typed_bad: released again after the second load -- got %d", releases ? *releases : -9);
     after = services_of(rt);
@@ -1846,45 +1685,34 @@ static void test_typed_bad(yaia_runtime *rt)
 
 int main(void)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGALRM};
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        signal(fatal[i], on_fatal_signal);
-    signal(SIGPIPE, SIG_IGN);
-
+    harness_start();
     lib_dir = env_or("YAIA_TEST_LIB_DIR", ".build/yaia/lib");
     test_plugin_dir = env_or("YAIA_TEST_PLUGIN_DIR", ".build/yaia/test-plugins");
-    section_timeout = (unsigned)atoi(env_or("YAIA_TEST_TIMEOUT", "120"));
-    if (section_timeout == 0)
-        section_timeout = 120;
     char *path = fmt("%s/libyaiatypes.so", lib_dir);
     tl_path = json_quote(path);
     tl_handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!tl_handle) {
-        printf("FAIL: cannot open the test library %s: %s (make builds it)\n", path, dlerror());
-        printf("0 passed, 1 failed\n");
-        return 1;
+        check(0, "cannot open the test library %s: %s (make builds it)", path, dlerror());
+        return harness_finish();
     }
     free(path);
 
     yaia_runtime *rt = new_runtime(NULL, "main runtime");
-    if (!rt) {
-        printf("%d passed, %d failed\n", passed, failed);
-        return 1;
-    }
+    if (!rt)
+        return harness_finish();
     static const char *bindings[] = {math_binding, libc_binding, zlib_binding};
     for (size_t i = 0; i < 3; i++) {
         char *req = bind_request(bindings[i]);
-        expect_ok(rt, req, "bind a system library", "\"ops\":[", (const char *)NULL);
+        ffi_expect_ok(rt, req, "bind a system library", "\"ops\":[", (const char *)NULL);
         free(req);
     }
-    expect_ok(rt, "{\"op\":\"bind\",\"service\":\"m2\",\"library\":\"libm.so.6\",\"ops\":{\"cos\":\"double(double)\"},\"tag\":1}",
-              "bind answers with service, sorted ops and the tag", "{\"ok\":true,\"ops\":[\"cos\"],\"service\":\"m2\",\"tag\":1}",
-              (const char *)NULL);
-    expect_ok(rt, "{\"op\":\"bind\",\"service\":\"m3\",\"library\":\"libm.so.6\",\"ops\":{\"pow\":\"double(double,double)\",\"cos\":\"double(double)\",\"frexp\":\"double(double, out int32)\"}}",
-              "bind lists its ops sorted", "\"ops\":[\"cos\",\"frexp\",\"pow\"]", (const char *)NULL);
+    ffi_expect_ok(rt, "{\"op\":\"bind\",\"service\":\"m2\",\"library\":\"libm.so.6\",\"ops\":{\"cos\":\"double(double)\"},\"tag\":1}",
+                  "bind answers with service, sorted ops and the tag", "{\"ok\":true,\"ops\":[\"cos\"],\"service\":\"m2\",\"tag\":1}",
+                  (const char *)NULL);
+    ffi_expect_ok(rt, "{\"op\":\"bind\",\"service\":\"m3\",\"library\":\"libm.so.6\",\"ops\":{\"pow\":\"double(double,double)\",\"cos\":\"double(double)\",\"frexp\":\"double(double, out int32)\"}}",
+                  "bind lists its ops sorted", "\"ops\":[\"cos\",\"frexp\",\"pow\"]", (const char *)NULL);
     char *req = typelib_bind_request("t", "");
-    expect_ok(rt, req, "bind the test library", "\"service\":\"t\"", (const char *)NULL);
+    ffi_expect_ok(rt, req, "bind the test library", "\"service\":\"t\"", (const char *)NULL);
     free(req);
 
     test_libm(rt);
@@ -1916,8 +1744,6 @@ int main(void)
           tl_counter("tl_bad_frees"));
     yaia_runtime_free(rt);
 
-    alarm(0);
     free(tl_path);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return harness_finish();
 }

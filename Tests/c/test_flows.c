@@ -17,141 +17,16 @@
 */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "yaia.h"
+#include "harness.h"
 
-/* ================================================================ harness */
-
-static int passed, failed;
-
-/* What is running now, for the crash and hang reports. */
-static char current[512] = "start-up";
-
-static void set_current(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(current, sizeof current, fmt, ap);
-    va_end(ap);
-}
-
-static void on_fatal_signal(int sig)
-{
-    /* Only async-signal-safe calls here. */
-    const char *what = sig == SIGALRM ? "HUNG (timed out) during: " : "CRASHED (signal) during: ";
-    (void)!write(2, "\n", 1);
-    (void)!write(2, what, strlen(what));
-    (void)!write(2, current, strlen(current));
-    (void)!write(2, "\n", 1);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static unsigned section_timeout = 120;
-
-static void section(const char *name)
-{
-    set_current("%s", name);
-    alarm(section_timeout); /* re-armed per section: a hang fails loudly */
-}
-
-static int check(int ok, const char *fmt, ...)
-{
-    if (ok) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    fflush(stdout);
-    return 0;
-}
-
-/* Checks that resp holds every needle (a NULL-terminated list). */
-static int check_has(const char *resp, const char *name, ...)
-{
-    va_list ap;
-    va_start(ap, name);
-    const char *missing = NULL;
-    for (const char *n; (n = va_arg(ap, const char *)) != NULL;)
-        if (!missing && (!resp || !strstr(resp, n)))
-            missing = n;
-    va_end(ap);
-    if (!missing) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    printf("FAIL: %s -- expected %s -- got %s\n", name, missing, resp ? resp : "(NULL)");
-    fflush(stdout);
-    return 0;
-}
-
-static int check_lacks(const char *resp, const char *needle, const char *name)
-{
-    if (resp && !strstr(resp, needle)) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    printf("FAIL: %s -- unexpected %s -- got %s\n", name, needle, resp ? resp : "(NULL)");
-    fflush(stdout);
-    return 0;
-}
+/* ================================================================ harness (more in harness.h) */
 
 static int check_same(const char *got, const char *expected, const char *name)
 {
     int ok = got && expected && strcmp(got, expected) == 0;
     return check(ok, "%s -- expected %s -- got %s", name, expected ? expected : "(NULL)", got ? got : "(NULL)");
-}
-
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(NULL, 0, f, ap);
-    va_end(ap);
-    char *s = malloc((size_t)n + 1);
-    if (!s) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    va_start(ap, f);
-    vsnprintf(s, (size_t)n + 1, f, ap);
-    va_end(ap);
-    return s;
-}
-
-/* "code":"CODE" and "ok":false, as the error envelope prints them. */
-static int check_error(const char *resp, const char *code, const char *name)
-{
-    char needle[96];
-    snprintf(needle, sizeof needle, "\"code\":\"%s\"", code);
-    return check_has(resp, name, "\"ok\":false", needle, (const char *)NULL);
-}
-
-/* Runs a request, checks that it fails with code, frees the response. */
-static int expect_error(yaia_runtime *rt, const char *request, const char *code, const char *name)
-{
-    set_current("%s: %s", name, request);
-    char *r = yaia_execute(rt, request);
-    int ok = check_error(r, code, name);
-    yaia_free(r);
-    return ok;
 }
 
 /* Runs a request and checks it succeeds; returns the response (to free). */
@@ -164,39 +39,6 @@ static char *run_ok(yaia_runtime *rt, const char *request, const char *name)
 }
 
 /* ---------------------------------------------------------- JSON peeking */
-
-/* The end of the JSON value that starts at p (just past it). */
-static const char *value_end(const char *p)
-{
-    int depth = 0, in_string = 0;
-    for (; *p; p++) {
-        if (in_string) {
-            if (*p == '\\' && p[1])
-                p++;
-            else if (*p == '"') {
-                in_string = 0;
-                if (depth == 0)
-                    return p + 1;
-            }
-            continue;
-        }
-        switch (*p) {
-        case '"': in_string = 1; break;
-        case '{': case '[': depth++; break;
-        case '}': case ']':
-            if (depth == 0)
-                return p;
-            if (--depth == 0)
-                return p + 1;
-            break;
-        case ',':
-            if (depth == 0)
-                return p;
-            break;
-        }
-    }
-    return p;
-}
 
 /* A malloc'd copy of the raw text of member "key" of the object json (its
 ** own members only, not nested ones), or NULL. */
@@ -211,14 +53,8 @@ static char *member(const char *json, const char *key)
         const char *colon = value_end(p);
         const char *v = colon + 1;
         const char *e = value_end(v);
-        if ((size_t)(colon - k - 1) == klen && strncmp(k, key, klen) == 0) {
-            char *s = malloc((size_t)(e - v) + 1);
-            if (!s)
-                exit(2);
-            memcpy(s, v, (size_t)(e - v));
-            s[e - v] = '\0';
-            return s;
-        }
+        if ((size_t)(colon - k - 1) == klen && strncmp(k, key, klen) == 0)
+            return copy_span(v, e);
         if (*e != ',')
             break;
         p = e + 1;
@@ -243,13 +79,8 @@ static char *next_element(const char **cursor)
     if (*p == ']' || *p == '\0')
         return NULL;
     const char *e = value_end(p);
-    char *s = malloc((size_t)(e - p) + 1);
-    if (!s)
-        exit(2);
-    memcpy(s, p, (size_t)(e - p));
-    s[e - p] = '\0';
     *cursor = e;
-    return s;
+    return copy_span(p, e);
 }
 
 /* The scene names of a response's "stack", as "login,home,detail". */
@@ -280,48 +111,6 @@ static int check_stack(const char *response, const char *expected, const char *n
                    response ? response : "(NULL)");
     free(got);
     return ok;
-}
-
-/* s as a JSON string literal. */
-static char *json_quote(const char *s)
-{
-    char *out = malloc(strlen(s) * 6 + 3);
-    char *p = out;
-    *p++ = '"';
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            *p++ = '\\';
-            *p++ = (char)c;
-        } else if (c < 0x20) {
-            p += sprintf(p, "\\u%04x", c);
-        } else {
-            *p++ = (char)c;
-        }
-    }
-    *p++ = '"';
-    *p = '\0';
-    return out;
-}
-
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0;) {
-        n += got;
-        if (cap - n < 2) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    return buf;
 }
 
 static int write_file(const char *path, const char *text)
@@ -933,7 +722,7 @@ static void test_journal(void)
     free(request);
 
     /* the file */
-    char *text = read_file(path);
+    char *text = read_file(path, NULL);
     check_has(text, "the journal's first line", "{\"format\":\"yaia.journal/1\",\"kind\":\"begin\",\"snapshot\":{", (const char *)NULL);
     check_has(text, "journal lines", "\"kind\":\"start\"", "\"kind\":\"outcome\"", "\"kind\":\"popped\"",
               "\"kind\":\"restore\"", "\"seq\":12", (const char *)NULL);
@@ -1058,13 +847,7 @@ static void test_inspection(void)
 
 int main(void)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGALRM};
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        signal(fatal[i], on_fatal_signal);
-    signal(SIGPIPE, SIG_IGN);
-    const char *t = getenv("YAIA_TEST_TIMEOUT");
-    section_timeout = t && atoi(t) > 0 ? (unsigned)atoi(t) : 120;
+    harness_start();
     tmp_dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 
     test_start();
@@ -1075,7 +858,5 @@ int main(void)
     test_journal_many();
     test_inspection();
 
-    alarm(0);
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return harness_finish();
 }

@@ -19,204 +19,25 @@
 */
 #define _GNU_SOURCE
 
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "yaia.h"
+#include "harness.h"
 
-/* ================================================================ harness */
-
-static int passed, failed;
-static char current[512] = "start-up";
-
-static void set_current(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(current, sizeof current, fmt, ap);
-    va_end(ap);
-}
+/* ================================================================ harness (more in harness.h) */
 
 /* The library's log (stderr) goes to a file while the tests run, so that
-** checks can read what it logged; the real stderr is kept here. */
-static int real_stderr = 2, log_fd = -1;
-
-static void on_fatal_signal(int sig)
-{
-    const char *what = sig == SIGALRM ? "HUNG (timed out) during: " : "CRASHED (signal) during: ";
-    (void)!write(real_stderr, "\n", 1);
-    (void)!write(real_stderr, what, strlen(what));
-    (void)!write(real_stderr, current, strlen(current));
-    (void)!write(real_stderr, "\n", 1);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static unsigned section_timeout = 120;
+** checks can read what it logged; the real stderr is kept in real_stderr
+** (harness.h), where crash reports go. */
+static int log_fd = -1;
 
 /* YAIA_TIME_SCALE (default 1) stretches every wait for something that must
 ** happen and every upper bound on a duration, for slow runs (valgrind). */
 static double scale = 1.0;
 #define T(seconds) ((seconds) * scale)
 
-static void section(const char *name)
-{
-    set_current("%s", name);
-    alarm(section_timeout);
-}
-
-static int check(int ok, const char *fmt, ...)
-{
-    if (ok) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    va_list ap;
-    va_start(ap, fmt);
-    printf("FAIL: ");
-    vprintf(fmt, ap);
-    printf("\n");
-    va_end(ap);
-    fflush(stdout);
-    return 0;
-}
-
-/* Checks that resp holds every needle (a NULL-terminated list). */
-static int check_has(const char *resp, const char *name, ...)
-{
-    va_list ap;
-    va_start(ap, name);
-    const char *missing = NULL;
-    for (const char *n; (n = va_arg(ap, const char *)) != NULL;)
-        if (!missing && (!resp || !strstr(resp, n)))
-            missing = n;
-    va_end(ap);
-    if (!missing) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    printf("FAIL: %s -- expected %s -- got %s\n", name, missing, resp ? resp : "(NULL)");
-    fflush(stdout);
-    return 0;
-}
-
-static int check_lacks(const char *resp, const char *needle, const char *name)
-{
-    if (resp && !strstr(resp, needle)) {
-        passed++;
-        return 1;
-    }
-    failed++;
-    printf("FAIL: %s -- unexpected %s -- got %s\n", name, needle, resp ? resp : "(NULL)");
-    fflush(stdout);
-    return 0;
-}
-
-static char *fmt(const char *f, ...)
-{
-    va_list ap;
-    va_start(ap, f);
-    int n = vsnprintf(NULL, 0, f, ap);
-    va_end(ap);
-    char *s = malloc((size_t)n + 1);
-    if (!s) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    va_start(ap, f);
-    vsnprintf(s, (size_t)n + 1, f, ap);
-    va_end(ap);
-    return s;
-}
-
-static int check_error(const char *resp, const char *code, const char *name)
-{
-    char needle[96];
-    snprintf(needle, sizeof needle, "\"code\":\"%s\"", code);
-    return check_has(resp, name, "\"ok\":false", needle, (const char *)NULL);
-}
-
 /* ---------------------------------------------------------- JSON peeking */
-
-static const char *value_of(const char *json, const char *key)
-{
-    if (!json)
-        return NULL;
-    char needle[80];
-    snprintf(needle, sizeof needle, "\"%s\":", key);
-    const char *p = strstr(json, needle);
-    return p ? p + strlen(needle) : NULL;
-}
-
-static long long int_of(const char *json, const char *key)
-{
-    const char *p = value_of(json, key);
-    if (!p || !(*p == '-' || (*p >= '0' && *p <= '9')))
-        return -1;
-    return strtoll(p, NULL, 10);
-}
-
-/* The end of the JSON value starting at p (strings and nesting aware). */
-static const char *value_end(const char *p)
-{
-    int depth = 0, in_string = 0;
-    for (; *p; p++) {
-        if (in_string) {
-            if (*p == '\\' && p[1])
-                p++;
-            else if (*p == '"') {
-                in_string = 0;
-                if (depth == 0)
-                    return p + 1;
-            }
-            continue;
-        }
-        switch (*p) {
-        case '"': in_string = 1; break;
-        case '{': case '[': depth++; break;
-        case '}': case ']':
-            if (depth == 0)
-                return p;
-            if (--depth == 0)
-                return p + 1;
-            break;
-        case ',':
-            if (depth == 0)
-                return p;
-            break;
-        }
-    }
-    return p;
-}
-
-static char *copy_span(const char *p, const char *e)
-{
-    char *s = malloc((size_t)(e - p) + 1);
-    if (!s)
-        exit(2);
-    memcpy(s, p, (size_t)(e - p));
-    s[e - p] = '\0';
-    return s;
-}
-
-/* A malloc'd copy of the raw text of the first "key"'s value, or NULL. */
-static char *raw_of(const char *json, const char *key)
-{
-    const char *p = value_of(json, key);
-    return p ? copy_span(p, value_end(p)) : NULL;
-}
 
 /* The id of the first effect a scene update lists: effects are objects with
 ** sorted keys, so "args" (always present) comes first and "id" right after. */
@@ -267,43 +88,6 @@ static int stat_threads(const char *json, long *out, int max)
         p = *e == ',' ? e + 1 : e;
     }
     return n;
-}
-
-static char *json_quote(const char *s)
-{
-    char *out = malloc(strlen(s) * 6 + 3);
-    if (!out)
-        exit(2);
-    char *p = out;
-    *p++ = '"';
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            *p++ = '\\';
-            *p++ = (char)c;
-        } else if (c < 0x20) {
-            p += sprintf(p, "\\u%04x", c);
-        } else {
-            *p++ = (char)c;
-        }
-    }
-    *p++ = '"';
-    *p = '\0';
-    return out;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
 }
 
 static long my_tid(void) { return (long)gettid(); }
@@ -371,21 +155,6 @@ static void replay_log(void)
 
 static const char *plugin_dir, *test_plugin_dir;
 
-static const char *env_or(const char *name, const char *fallback)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : fallback;
-}
-
-/* A plugin's path, quoted for JSON. */
-static char *plugin_path(const char *dir, const char *name)
-{
-    char *path = fmt("%s/%s.so", dir, name);
-    char *q = json_quote(path);
-    free(path);
-    return q;
-}
-
 /* A runtime with the given plugins (test plugins by name, "store" from the
 ** example plugins) and extra config members (e.g. "\"workers\":2"). */
 static yaia_runtime *runtime_with(const char *extra, const char *name, ...)
@@ -412,22 +181,6 @@ static yaia_runtime *runtime_with(const char *extra, const char *name, ...)
 }
 
 /* ------------------------------------------------------------ scene helpers */
-
-static int64_t open_scene(yaia_runtime *rt, const char *type, const char *name)
-{
-    set_current("%s: open %s", name, type);
-    char *r = yaia_open(rt, type, NULL);
-    check_has(r, name, "\"ok\":true", "\"seq\":0", (const char *)NULL);
-    long long id = int_of(r, "scene");
-    yaia_free(r);
-    return id;
-}
-
-static char *send_action(yaia_runtime *rt, int64_t scene, const char *action)
-{
-    set_current("send %s to scene %lld", action, (long long)scene);
-    return yaia_send(rt, scene, action);
-}
 
 /* Sends {"type":"run","payload":EFFECT} to a jobs scene; returns the update. */
 static char *run_effect(yaia_runtime *rt, int64_t scene, const char *effect)
@@ -2154,18 +1907,11 @@ static void test_search(void)
 
 int main(void)
 {
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGALRM};
-    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-        signal(fatal[i], on_fatal_signal);
-    signal(SIGPIPE, SIG_IGN);
+    harness_start();
     capture_log();
 
     plugin_dir = env_or("YAIA_PLUGIN_DIR", ".build/yaia/plugins");
     test_plugin_dir = env_or("YAIA_TEST_PLUGIN_DIR", ".build/yaia/test-plugins");
-    section_timeout = (unsigned)atoi(env_or("YAIA_TEST_TIMEOUT", "120"));
-    if (section_timeout == 0)
-        section_timeout = 120;
     scale = atof(env_or("YAIA_TIME_SCALE", "1"));
     if (!(scale >= 1))
         scale = 1;
@@ -2185,6 +1931,5 @@ int main(void)
 
     alarm(0);
     replay_log();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed ? 1 : 0;
+    return harness_finish();
 }

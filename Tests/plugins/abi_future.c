@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "yaia_plugin.h"
+#include "../../Examples/plugins/common/plugin_util.h"
 
 static int future_setup(yaia_host *host, const yaia_host_api *api, const char *config_json)
 {
@@ -15,21 +16,4 @@ static int future_setup(yaia_host *host, const yaia_host_api *api, const char *c
     return 1;
 }
 
-static const yaia_plugin descriptor = {
-    .size = sizeof(yaia_plugin),
-    .abi_version = 99,
-    .name = "abi_future",
-    .version = "99.0.0",
-    .description = "Test plugin: supports only plugin ABI 99",
-    .setup = future_setup,
-};
-
-YAIA_PLUGIN_EXPORT const yaia_plugin *yaia_plugin_init(const yaia_plugin_offer *offer)
-{
-    if (!offer || !offer->abi_versions)
-        return NULL;
-    for (size_t i = 0; i < offer->abi_version_count; i++)
-        if (offer->abi_versions[i] == 99)
-            return &descriptor;
-    return NULL;
-}
+PLUGIN_ENTRY(99, "abi_future", "99.0.0", "Test plugin: supports only plugin ABI 99", future_setup)

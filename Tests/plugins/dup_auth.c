@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "yaia_plugin.h"
+#include "../../Examples/plugins/common/plugin_util.h"
 
 /* Per registration: the API table is only promised during setup(). */
 typedef struct {
@@ -50,21 +51,4 @@ static int dup_setup(yaia_host *host, const yaia_host_api *api, const char *conf
     return 0;
 }
 
-static const yaia_plugin descriptor = {
-    .size = sizeof(yaia_plugin),
-    .abi_version = 1,
-    .name = "dup_auth",
-    .version = "1.0.0",
-    .description = "Test plugin: registers a service named auth",
-    .setup = dup_setup,
-};
-
-YAIA_PLUGIN_EXPORT const yaia_plugin *yaia_plugin_init(const yaia_plugin_offer *offer)
-{
-    if (!offer || !offer->abi_versions)
-        return NULL;
-    for (size_t i = 0; i < offer->abi_version_count; i++)
-        if (offer->abi_versions[i] == 1)
-            return &descriptor;
-    return NULL;
-}
+PLUGIN_ENTRY(1, "dup_auth", "1.0.0", "Test plugin: registers a service named auth", dup_setup)

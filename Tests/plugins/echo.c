@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "yaia_plugin.h"
+#include "../../Examples/plugins/common/plugin_util.h"
 
 #define LATER_MS 10
 
@@ -63,7 +64,6 @@ static void expect(echo_service *svc, const char *what, int got, int want)
 static void fail_unknown_op(echo_service *svc, yaia_call *call, const char *op)
 {
     /* Escape the op: it comes from scene data and could hold anything. */
-    static const char hex[] = "0123456789abcdef";
     size_t n = strlen(op);
     char *msg = malloc(6 * n + 64);
     if (!msg) {
@@ -71,16 +71,7 @@ static void fail_unknown_op(echo_service *svc, yaia_call *call, const char *op)
         return;
     }
     char *p = msg + sprintf(msg, "{\"message\":\"unknown op ");
-    for (const unsigned char *s = (const unsigned char *)op; *s; s++) {
-        if (*s == '"' || *s == '\\') {
-            *p++ = '\\';
-            *p++ = (char)*s;
-        } else if (*s < 0x20) {
-            p += sprintf(p, "\\u00%c%c", hex[*s >> 4], hex[*s & 15]);
-        } else {
-            *p++ = (char)*s;
-        }
-    }
+    p = plugin_json_escape(p, op, n);
     strcpy(p, "\"}");
     expect(svc, "call_fail", svc->call_fail(call, msg), YAIA_OK);
     free(msg);
@@ -259,21 +250,4 @@ static int echo_setup(yaia_host *host, const yaia_host_api *api, const char *con
     return 0;
 }
 
-static const yaia_plugin descriptor = {
-    .size = sizeof(yaia_plugin),
-    .abi_version = 1,
-    .name = "echo",
-    .version = "1.0.0",
-    .description = "Test plugin: echoes, fails, misbehaves on request",
-    .setup = echo_setup,
-};
-
-YAIA_PLUGIN_EXPORT const yaia_plugin *yaia_plugin_init(const yaia_plugin_offer *offer)
-{
-    if (!offer || !offer->abi_versions)
-        return NULL;
-    for (size_t i = 0; i < offer->abi_version_count; i++)
-        if (offer->abi_versions[i] == 1)
-            return &descriptor;
-    return NULL;
-}
+PLUGIN_ENTRY(1, "echo", "1.0.0", "Test plugin: echoes, fails, misbehaves on request", echo_setup)

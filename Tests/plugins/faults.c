@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "yaia_plugin.h"
+#include "../../Examples/plugins/common/plugin_util.h"
 
 #define MAX_THREADS 64
 
@@ -406,21 +407,6 @@ static int faults_setup(yaia_host *host, const yaia_host_api *api, const char *c
     return 0;
 }
 
-static const yaia_plugin descriptor = {
-    .size = sizeof(yaia_plugin),
-    .abi_version = 1,
-    .name = "faults",
-    .version = "1.0.0",
-    .description = "Test plugin: slow, never-completing, double-completing and bad-JSON services",
-    .setup = faults_setup,
-};
-
-YAIA_PLUGIN_EXPORT const yaia_plugin *yaia_plugin_init(const yaia_plugin_offer *offer)
-{
-    if (!offer || !offer->abi_versions)
-        return NULL;
-    for (size_t i = 0; i < offer->abi_version_count; i++)
-        if (offer->abi_versions[i] == 1)
-            return &descriptor;
-    return NULL;
-}
+PLUGIN_ENTRY(1, "faults", "1.0.0",
+             "Test plugin: slow, never-completing, double-completing and bad-JSON services",
+             faults_setup)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "yaia_plugin.h"
+#include "../../Examples/plugins/common/plugin_util.h"
 
 static void halfway_perform(void *ctx, yaia_call *call, const char *op, const char *args_json)
 {
@@ -36,21 +37,6 @@ static int init_fails_setup(yaia_host *host, const yaia_host_api *api, const cha
     return 1;
 }
 
-static const yaia_plugin descriptor = {
-    .size = sizeof(yaia_plugin),
-    .abi_version = 1,
-    .name = "init_fails",
-    .version = "1.0.0",
-    .description = "Test plugin: setup() registers a service, then fails",
-    .setup = init_fails_setup,
-};
-
-YAIA_PLUGIN_EXPORT const yaia_plugin *yaia_plugin_init(const yaia_plugin_offer *offer)
-{
-    if (!offer || !offer->abi_versions)
-        return NULL;
-    for (size_t i = 0; i < offer->abi_version_count; i++)
-        if (offer->abi_versions[i] == 1)
-            return &descriptor;
-    return NULL;
-}
+PLUGIN_ENTRY(1, "init_fails", "1.0.0",
+             "Test plugin: setup() registers a service, then fails",
+             init_fails_setup)

@@ -526,7 +526,28 @@ def _free_runtime(lib: ctypes.CDLL, handle: int, services: List[_HostService], n
     del services
 
 
-class Runtime:
+_C = TypeVar("_C", bound="_Closeable")
+
+
+class _Closeable:
+    """Runtime, Scene and Flow: ``with obj:`` calls ``obj.close()`` at the end."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self: _C) -> _C:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+
+class Runtime(_Closeable):
     """A Yaia runtime: scene catalog, open scenes, flows, services, event queue.
 
     ``plugins`` is a list of plugin paths (or {"path", "config"} mappings);
@@ -611,17 +632,6 @@ class Runtime:
     def close(self) -> None:
         """Frees the runtime (closes its scenes, cancels its calls). Idempotent."""
         self._finalizer()
-
-    def __enter__(self) -> "Runtime":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         if "_finalizer" not in self.__dict__:
@@ -962,7 +972,25 @@ class Runtime:
             raise YaiaError("bad_handle", "the runtime is closed")
 
 
-class Scene:
+class _RuntimeObject(_Closeable):
+    """Scene and Flow: an ``id`` in ``runtime``, closed at most once."""
+
+    runtime: Runtime
+    id: int
+    _closed: bool
+
+    def _close(self, kind: str) -> None:
+        """Sends {"op": "close", kind: id} the first time; once the runtime is
+        freed there is nothing to send (freeing it closed everything)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.runtime.closed:
+            return  # freeing the runtime closed it
+        self.runtime.execute({"op": "close", kind: self.id})
+
+
+class Scene(_RuntimeObject):
     """An open scene. ``id`` is its runtime id, ``name`` its type, ``opened`` the open update."""
 
     def __init__(self, runtime: Runtime, scene_id: int, name: str, opened: Update) -> None:
@@ -1006,23 +1034,7 @@ class Scene:
 
     def close(self) -> None:
         """Closes the scene; calls its services perform are cancelled. Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        if self.runtime.closed:
-            return  # freeing the runtime closed it
-        self.runtime.execute({"op": "close", "scene": self.id})
-
-    def __enter__(self) -> "Scene":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        self.close()
+        self._close("scene")
 
     def __repr__(self) -> str:
         return f"<yaia.Scene {self.name} #{self.id}{' closed' if self._closed else ''}>"
@@ -1057,7 +1069,7 @@ def _send(
     return Update.from_raw(runtime._answer(runtime._lib.yaia_execute_n(runtime._handle, data + b"}", len(data) + 1)))
 
 
-class Flow:
+class Flow(_RuntimeObject):
     """A flow: a navigation stack of scenes whose routes the runtime applies.
 
     ``id`` is its runtime id, ``name`` the name it was started with (or
@@ -1140,23 +1152,7 @@ class Flow:
 
     def close(self) -> None:
         """Closes the flow and all its scenes (their effects are cancelled). Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        if self.runtime.closed:
-            return  # freeing the runtime closed it
-        self.runtime.execute({"op": "close", "flow": self.id})
-
-    def __enter__(self) -> "Flow":
-        return self
-
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        self.close()
+        self._close("flow")
 
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name is not None else ""

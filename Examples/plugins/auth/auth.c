@@ -13,6 +13,7 @@
 **
 ** Build: cc -std=c11 -Wall -Wextra -O2 -IInclude -fPIC -shared
 **           -fvisibility=hidden -o auth.so auth.c -lpthread
+** (auth.c includes ../common/plugin_util.h: copy it along.)
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -23,10 +24,9 @@
 
 #include "yaia_plugin.h"
 
-/* True when a struct of the given size reaches past FIELD: the versioning
-** rule says never to read a field beyond the size the other side filled. */
-#define HAS_FIELD(ptr, type, field) \
-    ((ptr)->size >= offsetof(type, field) + sizeof(((type *)0)->field))
+/* What every plugin needs (PLUGIN_HAS_FIELD, plugin_offers, writing a JSON
+** string, the pieces of reading one): see the header. */
+#include "../common/plugin_util.h"
 
 /* ------------------------------------------------------------------ JSON */
 
@@ -36,52 +36,6 @@ typedef struct {
     char *bytes;
     size_t length;
 } text;
-
-static const char *skip_space(const char *p)
-{
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
-    return p;
-}
-
-static int hex4(const char *p, unsigned *out)
-{
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-        else return 0; /* also stops at the terminating NUL */
-    }
-    *out = v;
-    return 1;
-}
-
-static size_t put_utf8(char *out, unsigned cp)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
 
 /*
 ** Reads the string starting at p (on its opening quote). Returns the byte
@@ -127,7 +81,7 @@ static const char *read_string(const char *p, text *out)
         case 't':  tmp[0] = '\t'; break;
         case 'u': {
             unsigned cp, lo;
-            if (!hex4(p + 1, &cp))
+            if (!plugin_hex4(p + 1, &cp))
                 goto bad;
             p += 4;
             /* UTF-16 escapes: characters beyond the BMP come as a high and
@@ -135,13 +89,13 @@ static const char *read_string(const char *p, text *out)
             if (cp >= 0xDC00 && cp <= 0xDFFF)
                 goto bad;
             if (cp >= 0xD800 && cp <= 0xDBFF) {
-                if (end - p <= 6 || p[1] != '\\' || p[2] != 'u' || !hex4(p + 3, &lo)
+                if (end - p <= 6 || p[1] != '\\' || p[2] != 'u' || !plugin_hex4(p + 3, &lo)
                     || lo < 0xDC00 || lo > 0xDFFF)
                     goto bad;
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 p += 6;
             }
-            len = put_utf8(tmp, cp);
+            len = plugin_put_utf8(tmp, cp);
             break;
         }
         default:
@@ -165,7 +119,7 @@ bad:
 ** hostile document from exhausting the stack. */
 static const char *skip_value(const char *p, int depth)
 {
-    p = skip_space(p);
+    p = plugin_skip_ws(p);
     if (depth > 512)
         return NULL;
     switch (*p) {
@@ -174,20 +128,20 @@ static const char *skip_value(const char *p, int depth)
     case '{':
     case '[': {
         char close = *p == '{' ? '}' : ']';
-        p = skip_space(p + 1);
+        p = plugin_skip_ws(p + 1);
         if (*p == close)
             return p + 1;
         for (;;) {
             if (close == '}') {
-                p = read_string(skip_space(p), NULL);
-                if (!p || *(p = skip_space(p)) != ':')
+                p = read_string(plugin_skip_ws(p), NULL);
+                if (!p || *(p = plugin_skip_ws(p)) != ':')
                     return NULL;
                 p++;
             }
             p = skip_value(p, depth + 1);
             if (!p)
                 return NULL;
-            p = skip_space(p);
+            p = plugin_skip_ws(p);
             if (*p == close)
                 return p + 1;
             if (*p++ != ',')
@@ -215,15 +169,15 @@ static const char *skip_value(const char *p, int depth)
 ** last of duplicate names wins). Returns 1 when both strings were found. */
 static int read_login_args(const char *json, text *email, text *password)
 {
-    const char *p = skip_space(json);
+    const char *p = plugin_skip_ws(json);
     if (*p++ != '{')
         return 0;
-    p = skip_space(p);
+    p = plugin_skip_ws(p);
     if (*p == '}')
         return 0;
     for (;;) {
         text key;
-        p = read_string(skip_space(p), &key);
+        p = read_string(plugin_skip_ws(p), &key);
         if (!p)
             return 0;
         text *slot = NULL;
@@ -233,10 +187,10 @@ static int read_login_args(const char *json, text *email, text *password)
             slot = password;
         free(key.bytes);
 
-        p = skip_space(p);
+        p = plugin_skip_ws(p);
         if (*p++ != ':')
             return 0;
-        p = skip_space(p);
+        p = plugin_skip_ws(p);
         if (slot && *p == '"') {
             text value;
             p = read_string(p, &value);
@@ -253,7 +207,7 @@ static int read_login_args(const char *json, text *email, text *password)
             if (!p)
                 return 0;
         }
-        p = skip_space(p);
+        p = plugin_skip_ws(p);
         if (*p == '}')
             break;
         if (*p++ != ',')
@@ -262,39 +216,7 @@ static int read_login_args(const char *json, text *email, text *password)
     return email->bytes != NULL && password->bytes != NULL;
 }
 
-/* Appends s as a JSON string literal. dst needs room for 6 bytes per input
-** byte plus 2; returns the new end. Bytes >= 0x80 pass through: the host
-** gave us valid UTF-8 and decoding kept it valid. */
-static char *put_json_string(char *dst, const char *s, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    *dst++ = '"';
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        switch (c) {
-        case '"':  *dst++ = '\\'; *dst++ = '"'; break;
-        case '\\': *dst++ = '\\'; *dst++ = '\\'; break;
-        case '\b': *dst++ = '\\'; *dst++ = 'b'; break;
-        case '\f': *dst++ = '\\'; *dst++ = 'f'; break;
-        case '\n': *dst++ = '\\'; *dst++ = 'n'; break;
-        case '\r': *dst++ = '\\'; *dst++ = 'r'; break;
-        case '\t': *dst++ = '\\'; *dst++ = 't'; break;
-        default:
-            if (c < 0x20) {
-                memcpy(dst, "\\u00", 4);
-                dst[4] = hex[c >> 4];
-                dst[5] = hex[c & 15];
-                dst += 6;
-            } else {
-                *dst++ = (char)c;
-            }
-        }
-    }
-    *dst++ = '"';
-    return dst;
-}
-
-/* Builds PREFIX "s" SUFFIX; NULL when out of memory. */
+/* Builds PREFIX "s" SUFFIX, s escaped for JSON; NULL when out of memory. */
 static char *wrap_json_string(const char *prefix, const char *s, size_t n, const char *suffix)
 {
     size_t a = strlen(prefix), b = strlen(suffix);
@@ -302,7 +224,7 @@ static char *wrap_json_string(const char *prefix, const char *s, size_t n, const
     if (!out)
         return NULL;
     memcpy(out, prefix, a);
-    char *end = put_json_string(out + a, s, n);
+    char *end = plugin_json_string(out + a, s, n);
     memcpy(end, suffix, b + 1);
     return out;
 }
@@ -483,7 +405,7 @@ static void auth_release(void *ctx)
 static int auth_setup(yaia_host *host, const yaia_host_api *api, const char *config_json)
 {
     (void)config_json; /* no configuration */
-    if (!api || !HAS_FIELD(api, yaia_host_api, set_error))
+    if (!api || !PLUGIN_HAS_FIELD(api, yaia_host_api, set_error))
         return 1; /* a host older than ABI 1: nothing safe to call */
 
     auth_service *svc = calloc(1, sizeof *svc);
@@ -535,10 +457,5 @@ static const yaia_plugin descriptor = {
 
 YAIA_PLUGIN_EXPORT const yaia_plugin *yaia_plugin_init(const yaia_plugin_offer *offer)
 {
-    if (!offer || !HAS_FIELD(offer, yaia_plugin_offer, abi_version_count) || !offer->abi_versions)
-        return NULL;
-    for (size_t i = 0; i < offer->abi_version_count; i++)
-        if (offer->abi_versions[i] == 1)
-            return &descriptor;
-    return NULL;
+    return plugin_offers(offer, descriptor.abi_version) ? &descriptor : NULL;
 }

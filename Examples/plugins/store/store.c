@@ -57,6 +57,7 @@
 **
 ** Build: cc -std=c11 -Wall -Wextra -O2 -IInclude -fPIC -shared
 **           -fvisibility=hidden -o store.so store.c -lsqlite3 -lpthread
+** (store.c includes ../common/plugin_util.h: copy it along.)
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -69,9 +70,9 @@
 
 #include "yaia_plugin.h"
 
-/* True when a struct of the given size reaches past FIELD. */
-#define HAS_FIELD(ptr, type, field) \
-    ((ptr)->size >= offsetof(type, field) + sizeof(((type *)0)->field))
+/* What every plugin needs (PLUGIN_HAS_FIELD, plugin_offers, writing a JSON
+** string, the pieces of reading one): see the header. */
+#include "../common/plugin_util.h"
 
 #define DEFAULT_LIMIT 100
 #define MAX_LIMIT 10000
@@ -128,33 +129,17 @@ static void buf_byte(buffer *b, char c) { buf_add(b, &c, 1); }
 /* Appends n bytes of UTF-8 as a JSON string literal. */
 static void buf_json_string(buffer *b, const char *s, size_t n)
 {
-    static const char hex[] = "0123456789abcdef";
     buf_reserve(b, n + 2);
     buf_byte(b, '"');
     size_t run = 0; /* bytes that need no escape, copied in one go */
     for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+        char esc[6];
+        size_t len = plugin_json_escape_byte(esc, (unsigned char)s[i]);
+        if (!len)
             continue;
         buf_add(b, s + run, i - run);
         run = i + 1;
-        char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
-        switch (c) {
-        case '"':  esc[1] = '"'; break;
-        case '\\': esc[1] = '\\'; break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        default:
-            memcpy(esc + 1, "u00", 3);
-            esc[4] = hex[c >> 4];
-            esc[5] = hex[c & 15];
-            buf_add(b, esc, 6);
-            continue;
-        }
-        buf_add(b, esc, 2);
+        buf_add(b, esc, len);
     }
     buf_add(b, s + run, n - run);
     buf_byte(b, '"');
@@ -169,13 +154,6 @@ static void buf_json_string(buffer *b, const char *s, size_t n)
 ** JSON; checking again costs little and keeps a store from holding anything
 ** it could not hand back.
 */
-
-static const char *skip_ws(const char *p)
-{
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
-    return p;
-}
 
 /* The length of the valid UTF-8 sequence at s (2 to 4 bytes, s[0] >= 0x80),
 ** or 0: no overlong forms, no surrogates, nothing above U+10FFFF. */
@@ -193,47 +171,6 @@ static int utf8_length(const unsigned char *s)
         return s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80 ? 4 : 0;
     }
     return 0;
-}
-
-static int hex4(const char *p, unsigned *out)
-{
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-        else return 0; /* also stops at the terminating NUL */
-    }
-    *out = v;
-    return 1;
-}
-
-static void put_utf8(buffer *out, unsigned cp)
-{
-    char u[4];
-    size_t n;
-    if (cp < 0x80) {
-        u[0] = (char)cp;
-        n = 1;
-    } else if (cp < 0x800) {
-        u[0] = (char)(0xC0 | (cp >> 6));
-        u[1] = (char)(0x80 | (cp & 0x3F));
-        n = 2;
-    } else if (cp < 0x10000) {
-        u[0] = (char)(0xE0 | (cp >> 12));
-        u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[2] = (char)(0x80 | (cp & 0x3F));
-        n = 3;
-    } else {
-        u[0] = (char)(0xF0 | (cp >> 18));
-        u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-        u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        u[3] = (char)(0x80 | (cp & 0x3F));
-        n = 4;
-    }
-    buf_add(out, u, n);
 }
 
 /* Scans the string at p (on its opening quote); returns the byte after the
@@ -278,7 +215,7 @@ static const char *scan_string(const char *p, buffer *out)
         case 't':  plain = '\t'; break;
         case 'u': {
             unsigned cp, lo;
-            if (!hex4(p, &cp))
+            if (!plugin_hex4(p, &cp))
                 return NULL;
             p += 4;
             /* Beyond the BMP: a high then a low surrogate; alone, neither
@@ -286,13 +223,15 @@ static const char *scan_string(const char *p, buffer *out)
             if (cp >= 0xDC00 && cp <= 0xDFFF)
                 return NULL;
             if (cp >= 0xD800 && cp <= 0xDBFF) {
-                if (p[0] != '\\' || p[1] != 'u' || !hex4(p + 2, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+                if (p[0] != '\\' || p[1] != 'u' || !plugin_hex4(p + 2, &lo) || lo < 0xDC00 || lo > 0xDFFF)
                     return NULL;
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
                 p += 6;
             }
-            if (out)
-                put_utf8(out, cp);
+            if (out) {
+                char u[4];
+                buf_add(out, u, plugin_put_utf8(u, cp));
+            }
             continue;
         }
         default:
@@ -346,25 +285,25 @@ static const char *scan_value(const char *p, int depth)
         if (depth >= MAX_DEPTH)
             return NULL;
         char close = *p == '{' ? '}' : ']';
-        p = skip_ws(p + 1);
+        p = plugin_skip_ws(p + 1);
         if (*p == close)
             return p + 1;
         for (;;) {
             if (close == '}') {
                 p = scan_string(p, NULL);
-                if (!p || *(p = skip_ws(p)) != ':')
+                if (!p || *(p = plugin_skip_ws(p)) != ':')
                     return NULL;
-                p = skip_ws(p + 1);
+                p = plugin_skip_ws(p + 1);
             }
             p = scan_value(p, depth + 1);
             if (!p)
                 return NULL;
-            p = skip_ws(p);
+            p = plugin_skip_ws(p);
             if (*p == close)
                 return p + 1;
             if (*p != ',')
                 return NULL;
-            p = skip_ws(p + 1);
+            p = plugin_skip_ws(p + 1);
         }
     }
     case 't':
@@ -425,14 +364,14 @@ static int read_args(const char *json, int allowed, int required, args *a, const
 {
     memset(a, 0, sizeof *a);
     a->limit = DEFAULT_LIMIT;
-    const char *p = skip_ws(json ? json : "null");
-    if (strncmp(p, "null", 4) == 0 && *skip_ws(p + 4) == '\0' && required == 0)
+    const char *p = plugin_skip_ws(json ? json : "null");
+    if (strncmp(p, "null", 4) == 0 && *plugin_skip_ws(p + 4) == '\0' && required == 0)
         return 1; /* no args at all: every member takes its default */
     if (*p != '{') {
         *why = "args must be a JSON object";
         return 0;
     }
-    p = skip_ws(p + 1);
+    p = plugin_skip_ws(p + 1);
     if (*p == '}') {
         p++;
         goto done;
@@ -455,12 +394,12 @@ static int read_args(const char *json, int allowed, int required, args *a, const
             *why = "args hold a member this op does not take";
             return 0;
         }
-        p = skip_ws(after);
+        p = plugin_skip_ws(after);
         if (*p != ':') {
             *why = "args are not valid JSON";
             return 0;
         }
-        p = skip_ws(p + 1);
+        p = plugin_skip_ws(p + 1);
         const char *end = scan_value(p, 1);
         if (!end) {
             *why = "args are not valid JSON";
@@ -496,7 +435,7 @@ static int read_args(const char *json, int allowed, int required, args *a, const
             break;
         }
         a->present |= which;
-        p = skip_ws(end);
+        p = plugin_skip_ws(end);
         if (*p == '}') {
             p++;
             break;
@@ -505,10 +444,10 @@ static int read_args(const char *json, int allowed, int required, args *a, const
             *why = "args are not valid JSON";
             return 0;
         }
-        p = skip_ws(p + 1);
+        p = plugin_skip_ws(p + 1);
     }
 done:
-    if (*skip_ws(p) != '\0') {
+    if (*plugin_skip_ws(p) != '\0') {
         *why = "args are not valid JSON";
         return 0;
     }
@@ -806,12 +745,12 @@ static void store_release(void *ctx)
 static int read_config(const char *json, char **path, const char **why)
 {
     *path = NULL;
-    const char *p = skip_ws(json ? json : "{}");
+    const char *p = plugin_skip_ws(json ? json : "{}");
     if (*p != '{') {
         *why = "the config must be an object";
         return 0;
     }
-    p = skip_ws(p + 1);
+    p = plugin_skip_ws(p + 1);
     if (*p == '}')
         return 1;
     for (;;) {
@@ -827,12 +766,12 @@ static int read_config(const char *json, char **path, const char **why)
             *why = "unknown config key (the store takes only \"path\")";
             return 0;
         }
-        p = skip_ws(after);
+        p = plugin_skip_ws(after);
         if (*p != ':') {
             *why = "the config is not valid JSON";
             return 0;
         }
-        p = skip_ws(p + 1);
+        p = plugin_skip_ws(p + 1);
         buffer value = {0};
         const char *end = *p == '"' ? scan_string(p, &value) : NULL;
         buf_reserve(&value, 0);
@@ -843,14 +782,14 @@ static int read_config(const char *json, char **path, const char **why)
         }
         free(*path);
         *path = value.bytes;
-        p = skip_ws(end);
+        p = plugin_skip_ws(end);
         if (*p == '}')
             return 1;
         if (*p != ',') {
             *why = "the config is not valid JSON";
             return 0;
         }
-        p = skip_ws(p + 1);
+        p = plugin_skip_ws(p + 1);
     }
 }
 
@@ -862,7 +801,7 @@ static int exec_simple(sqlite3 *db, const char *sql)
 
 static int store_setup(yaia_host *host, const yaia_host_api *api, const char *config_json)
 {
-    if (!api || !HAS_FIELD(api, yaia_host_api, set_error))
+    if (!api || !PLUGIN_HAS_FIELD(api, yaia_host_api, set_error))
         return 1;
     char msg[512];
     const char *why = NULL;
@@ -973,10 +912,5 @@ static const yaia_plugin descriptor = {
 
 YAIA_PLUGIN_EXPORT const yaia_plugin *yaia_plugin_init(const yaia_plugin_offer *offer)
 {
-    if (!offer || !HAS_FIELD(offer, yaia_plugin_offer, abi_version_count) || !offer->abi_versions)
-        return NULL;
-    for (size_t i = 0; i < offer->abi_version_count; i++)
-        if (offer->abi_versions[i] == 1)
-            return &descriptor;
-    return NULL;
+    return plugin_offers(offer, descriptor.abi_version) ? &descriptor : NULL;
 }

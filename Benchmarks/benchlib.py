@@ -1,0 +1,47 @@
+"""Timing shared by the Python benchmarks (bench_send.py, bench_ffi.py).
+
+median_ns(fn) calls fn in BATCHES batches of a calibrated number of calls
+(about TARGET_NS per batch, the garbage collector off) and returns the median
+time per call in nanoseconds, with the calls per batch. The scripts run from
+this folder, so ``import benchlib`` finds it.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from typing import Callable, List, Tuple
+
+BATCHES = 21
+TARGET_NS = 20_000_000  # about 20 ms per batch
+
+
+def calibrate(fn: Callable[[], object]) -> int:
+    """Calls per batch: four times the first power of two (from 16) taking a quarter of TARGET_NS."""
+    n = 16
+    while True:
+        start = time.perf_counter_ns()
+        for _ in range(n):
+            fn()
+        if time.perf_counter_ns() - start >= TARGET_NS // 4 or n >= 1 << 22:
+            return max(16, n * 4)
+        n *= 2
+
+
+def median_ns(fn: Callable[[], object]) -> Tuple[float, int]:
+    """The median nanoseconds per call of fn over BATCHES batches, and the calls per batch."""
+    n = calibrate(fn)
+    per_call: List[float] = []
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(BATCHES):
+            start = time.perf_counter_ns()
+            for _ in range(n):
+                fn()
+            per_call.append((time.perf_counter_ns() - start) / n)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return statistics.median(per_call), n
