@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import ctypes
 import enum
@@ -12,7 +13,7 @@ import time
 import weakref
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Callable, Deque, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
+from typing import Any, AsyncIterator, Callable, Deque, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
 
 from . import ffi
 from .errors import ServiceError, YaiaError
@@ -705,6 +706,42 @@ class Runtime(_Closeable):
                 return Update.from_raw(response)
             with self._inspections_lock:
                 self._inspections.append(Inspection.from_raw(response))
+
+    async def next_update(self, timeout: Optional[float] = None) -> Optional[Update]:
+        """Awaits the next update event without blocking the event loop.
+
+        Installs a notifier (replacing any set with :meth:`set_notifier`) that
+        wakes the running loop with ``call_soon_threadsafe`` whenever an event
+        is queued, so nothing polls. Returns None if ``timeout`` seconds pass
+        first (None: no limit). Errors as :meth:`receive`.
+        """
+        loop = asyncio.get_running_loop()
+        ready = asyncio.Event()
+        self.set_notifier(lambda: loop.call_soon_threadsafe(ready.set))
+        try:
+            deadline = None if timeout is None else loop.time() + timeout
+            while True:
+                update = self.receive(0)
+                if update is not None:
+                    return update
+                remaining = None if deadline is None else deadline - loop.time()
+                if remaining is not None and remaining <= 0:
+                    return None
+                try:
+                    await asyncio.wait_for(ready.wait(), remaining)
+                except asyncio.TimeoutError:
+                    return self.receive(0)
+                ready.clear()
+        finally:
+            self.set_notifier(None)
+
+    async def updates(self) -> "AsyncIterator[Update]":
+        """Update events as they come: ``async for update in rt.updates(): ...``"""
+        while True:
+            update = await self.next_update()
+            if update is None:
+                return
+            yield update
 
     def receive_event(self, timeout: Optional[float] = 0) -> Optional[Event]:
         """The next queued event of any kind: an :class:`Update`, or an
