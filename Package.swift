@@ -12,6 +12,11 @@ let exportFlags: [LinkerSetting] = [
     ])
 ]
 
+// Shared state in the runtime is guarded by locks; Swift's dynamic
+// exclusivity checks would add a runtime call to every class-property access
+// on the hot paths.
+let unchecked: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+
 let package = Package(
     name: "Yaia",
     products: [
@@ -21,13 +26,14 @@ let package = Package(
     targets: [
         // The hand-written headers in Include/ seen from Swift.
         .target(name: "CYaia", path: "Sources/CYaia", linkerSettings: [.linkedLibrary("ffi")]),
-        .target(name: "YaiaCore"),
-        .target(name: "YaiaExamples", dependencies: ["YaiaCore"]),
-        .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "CYaia"]),
+        .target(name: "YaiaCore", swiftSettings: unchecked),
+        .target(name: "YaiaExamples", dependencies: ["YaiaCore"], swiftSettings: unchecked),
+        .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "CYaia"], swiftSettings: unchecked),
         .target(
             name: "YaiaABI",
             dependencies: ["YaiaRuntime", "YaiaExamples", "CYaia"],
             exclude: ["yaia.map"],
+            swiftSettings: unchecked,
             linkerSettings: exportFlags
         ),
         // The command line, a host of the C ABI like any other.

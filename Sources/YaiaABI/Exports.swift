@@ -138,8 +138,19 @@ public func yaia_open(_ rt: OpaquePointer?, _ scene: UnsafePointer<CChar>?, _ ar
 
 @_cdecl("yaia_send")
 public func yaia_send(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
-    withRuntime(rt) { (runtime) throws(YaiaError) in
-        try runtime.send(scene: scene, action: try Action(json: try parse(action, "action_json")))
+    guard let runtime = runtime(rt) else { return handleError(rt) }
+    guard let action else { return envelope(.nullArgument, "action_json is NULL") }
+    var writer = JSONWriter()
+    // The hot path: the response goes straight into the buffer handed to C,
+    // and a journal copies the action text as given.
+    let result = bytes(action) { text in
+        Result { () throws(YaiaError) in
+            try runtime.send(scene: scene, action: try Action(json: try JSONParser.parse(text)), actionText: text, into: &writer)
+        }
+    }
+    switch result {
+    case .success: return writer.takeCString()
+    case .failure(let error): return cString(error.envelope())
     }
 }
 

@@ -34,7 +34,8 @@ public struct JSONObject: Sendable {
         }
     }
 
-    var members: [Member]
+    /// The members, in key order.
+    public private(set) var members: [Member]
 
     public init() { members = [] }
 

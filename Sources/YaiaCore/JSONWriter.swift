@@ -14,11 +14,12 @@ import Glibc
 public struct JSONWriter: ~Copyable {
     // A raw malloc'd buffer: no copy-on-write checks or refcounting per byte,
     // and the ABI can hand it to C as it is.
-    private var base: UnsafeMutablePointer<UInt8>?
-    private var count = 0
-    private var capacity = 0
+    // @usableFromInline so that the small appends inline into other modules.
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>?
+    @usableFromInline var count = 0
+    @usableFromInline var capacity = 0
     /// Set when memory ran out; the output is then unusable and `take` gives nil.
-    private var failed = false
+    @usableFromInline var failed = false
 
     public init(capacity: Int = 256) {
         base = malloc(capacity)?.assumingMemoryBound(to: UInt8.self)
@@ -30,6 +31,16 @@ public struct JSONWriter: ~Copyable {
 
     /// Forgets the text so far, keeping the memory.
     public mutating func reset() { count = 0 }
+
+    /// How many bytes have been written.
+    public var byteCount: Int { count }
+
+    /// The text so far, copied out; the writer starts over, keeping its memory.
+    public mutating func drain() -> [UInt8] {
+        defer { count = 0 }
+        guard let base, !failed else { return [] }
+        return Array(UnsafeBufferPointer(start: base, count: count))
+    }
 
     /// Reads the text so far without copying it.
     public func withBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
@@ -52,7 +63,8 @@ public struct JSONWriter: ~Copyable {
         return UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: CChar.self)
     }
 
-    private mutating func reserve(_ extra: Int) {
+    @usableFromInline
+    mutating func reserve(_ extra: Int) {
         guard count + extra > capacity, !failed else { return }
         var newCapacity = Swift.max(capacity * 2, 64)
         while newCapacity < count + extra { newCapacity *= 2 }
@@ -64,7 +76,7 @@ public struct JSONWriter: ~Copyable {
         capacity = newCapacity
     }
 
-    @inline(__always)
+    @inlinable
     mutating func append(_ byte: UInt8) {
         if count == capacity { reserve(1) }
         guard let base, !failed else { return }
@@ -72,16 +84,53 @@ public struct JSONWriter: ~Copyable {
         count += 1
     }
 
+    /// Lets `body` write at most `maxCount` bytes directly into the buffer;
+    /// it returns how many it wrote.
+    public mutating func appendDirect(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        if count + maxCount > capacity { reserve(maxCount) }
+        guard let base, !failed else { return }
+        count += body(base + count)
+    }
+
+    /// Turns CR and LF written since `start` into spaces.
+    public mutating func replaceLineBreaks(from start: Int) {
+        guard let base else { return }
+        for i in start..<count where base[i] == 0x0A || base[i] == 0x0D { base[i] = 0x20 }
+    }
+
+    /// Appends bytes that are already JSON text.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        append(bytes.bindMemory(to: UInt8.self))
+    }
+
+    @inlinable
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
-        reserve(bytes.count)
+        if count + bytes.count > capacity { reserve(bytes.count) }
         guard let base, !failed else { return }
-        (base + count).update(from: source, count: bytes.count)
+        if bytes.count <= 16 {
+            // Short runs (keys, punctuation) copy faster by hand than through memcpy.
+            for i in 0..<bytes.count { base[count + i] = source[i] }
+        } else {
+            (base + count).update(from: source, count: bytes.count)
+        }
         count += bytes.count
     }
 
+    @inlinable
     public mutating func raw(_ s: StaticString) {
         append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// `"` + 16 lowercase hex digits + `"`.
+    public mutating func writeHex(_ value: UInt64) {
+        let digits: StaticString = "0123456789abcdef"
+        reserve(18)
+        guard let base, !failed else { return }
+        base[count] = UInt8(ascii: "\"")
+        for i in 0..<16 { base[count + 16 - i] = digits.utf8Start[Int(value >> (UInt64(i) * 4) & 15)] }
+        base[count + 17] = UInt8(ascii: "\"")
+        count += 18
     }
 
     public mutating func write(_ value: JSON) {
@@ -111,6 +160,7 @@ public struct JSONWriter: ~Copyable {
         }
     }
 
+    @inlinable
     public mutating func writeInteger(_ value: Int64) {
         if value < 0 {
             append(UInt8(ascii: "-"))
@@ -120,25 +170,24 @@ public struct JSONWriter: ~Copyable {
         }
     }
 
+    @inlinable
     public mutating func writeUnsigned(_ value: UInt64) {
-        if value < 10 {
-            append(UInt8(truncatingIfNeeded: value) &+ 48)
-            return
+        var digits = 1
+        var v = value
+        while v >= 10 {
+            v /= 10
+            digits += 1
         }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch; 20 digits at most
-        let first = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
-            var v = value
-            var i = buffer.count
-            while v > 0 {
-                i -= 1
-                buffer[i] = UInt8(truncatingIfNeeded: v % 10) &+ 48
-                v /= 10
-            }
-            return i
-        }
-        withUnsafeBytes(of: &digits) { raw in
-            append(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[first...]))
-        }
+        if count + digits > capacity { reserve(digits) }
+        guard let base, !failed else { return }
+        var i = count + digits
+        v = value
+        repeat {
+            i -= 1
+            base[i] = UInt8(truncatingIfNeeded: v % 10) &+ 48
+            v /= 10
+        } while v > 0
+        count += digits
     }
 
     public mutating func writeDouble(_ d: Double) {
@@ -166,22 +215,45 @@ public struct JSONWriter: ~Copyable {
     }
 
     public mutating func writeString(_ s: String) {
-        var s = s
-        s.withUTF8 { writeString(utf8: $0) }
+        // Native strings, small or not, lend their UTF-8 without a copy.
+        if s.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0) }) == nil {
+            var s = s
+            s.withUTF8 { writeString(utf8: $0) }
+        }
     }
 
     public mutating func writeString(utf8 buffer: UnsafeBufferPointer<UInt8>) {
-        append(UInt8(ascii: "\""))
-        var start = 0
-        var i = 0
         let n = buffer.count
+        guard let source = buffer.baseAddress else {
+            raw("\"\"")
+            return
+        }
+        // Most strings need no escape: find out, then copy them in one go.
+        var clean = 0
+        while clean < n {
+            let c = source[clean]
+            if c < 0x20 || c == 0x22 || c == 0x5C { break }
+            clean += 1
+        }
+        if count + n + 2 > capacity { reserve(n + 2) }
+        guard let base, !failed else { return }
+        base[count] = UInt8(ascii: "\"")
+        (base + count + 1).update(from: source, count: clean)
+        count += 1 + clean
+        if clean == n {
+            base[count] = UInt8(ascii: "\"")
+            count += 1
+            return
+        }
+        var start = clean
+        var i = clean
         while i < n {
-            let c = buffer[i]
+            let c = source[i]
             if c >= 0x20 && c != 0x22 && c != 0x5C {
                 i += 1
                 continue
             }
-            if start < i { append(UnsafeBufferPointer(rebasing: buffer[start..<i])) }
+            if start < i { append(UnsafeBufferPointer(start: source + start, count: i - start)) }
             append(UInt8(ascii: "\\"))
             switch c {
             case 0x22: append(UInt8(ascii: "\""))
@@ -202,7 +274,7 @@ public struct JSONWriter: ~Copyable {
             i += 1
             start = i
         }
-        if start < n { append(UnsafeBufferPointer(rebasing: buffer[start..<n])) }
+        if start < n { append(UnsafeBufferPointer(start: source + start, count: n - start)) }
         append(UInt8(ascii: "\""))
     }
 }
@@ -234,6 +306,14 @@ extension JSON {
 /// of the canonical JSON bytes, then a murmur3 finalizer; 16 hex digits.
 public enum Digest {
     public static func hex(_ raw: UnsafeRawBufferPointer) -> String {
+        let h = value(raw)
+        let digits: StaticString = "0123456789abcdef"
+        var out = [UInt8](repeating: 0, count: 16)
+        for i in 0..<16 { out[15 - i] = digits.utf8Start[Int(h >> (UInt64(i) * 4) & 15)] }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public static func value(_ raw: UnsafeRawBufferPointer) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         var i = 0
         while i + 8 <= raw.count {
@@ -250,9 +330,6 @@ public enum Digest {
         h ^= h >> 33
         h = h &* 0xc4ce_b9fe_1a85_ec53
         h ^= h >> 33
-        let digits: StaticString = "0123456789abcdef"
-        var out = [UInt8](repeating: 0, count: 16)
-        for i in 0..<16 { out[15 - i] = digits.utf8Start[Int(h >> (UInt64(i) * 4) & 15)] }
-        return String(decoding: out, as: UTF8.self)
+        return h
     }
 }

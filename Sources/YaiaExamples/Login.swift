@@ -65,7 +65,9 @@ public struct LoginState: SceneState {
          "error": JSON(error), "user": user ?? .null]
     }
 
-    var isValid: Bool { email.contains("@") && !password.isEmpty }
+    /// A byte scan: `String.contains(Character)` walks grapheme clusters, and
+    /// this runs for every view model.
+    var isValid: Bool { email.utf8.contains(UInt8(ascii: "@")) && !password.isEmpty }
 
     public var viewModel: ViewModel {
         ViewModel(email: email, canSubmit: isValid && !isSubmitting, isSubmitting: isSubmitting, error: error)
@@ -84,7 +86,7 @@ public struct LoginState: SceneState {
                 error = "A login is already in progress"
                 return []
             }
-            guard email.contains("@") else {
+            guard email.utf8.contains(UInt8(ascii: "@")) else {
                 error = "Enter a valid email address"
                 return []
             }

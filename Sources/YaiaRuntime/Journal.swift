@@ -83,39 +83,27 @@ enum JournalInput {
 /// the digest of the view model it produced. Outputs are not stored: replay
 /// recomputes them.
 ///
-/// Recording costs the sender little: under the input lock it only queues
-/// the input and the response; the journal's own thread digests, formats and
-/// writes them in large chunks. `flush` (journal stop, runtime free, rewind)
-/// writes everything queued before it returns.
+/// The sending thread formats each line, under the input lock, into a byte
+/// arena, and writes the arena out in 64 KiB chunks: one write(2) per few
+/// hundred lines. No other thread is involved on purpose: handing lines (or
+/// the objects they are made of) to another core costs more, in cache
+/// traffic, than formatting them here. `flush` (journal stop, runtime free,
+/// rewind) writes what the arena holds.
 final class Journal: @unchecked Sendable {
     static let format = "yaia.journal/1"
     static let chunk = 64 * 1024
 
-    private struct Entry {
-        let seq: Int64
-        /// Milliseconds since the epoch.
-        let time: Int64
-        let input: JournalInput
-        let response: JSON?
-    }
-
     let path: String
     private let fd: Int32
-    /// Held while an input is reduced and queued, so that the journal's
+    /// Held while an input is reduced and recorded, so that the journal's
     /// order is the order in which inputs changed the runtime. Recursive: a
     /// service may complete inline, inside a send.
     private let inputLock: UnsafeMutablePointer<pthread_mutex_t>
+    // Guarded by the input lock.
     private(set) var seq: Int64 = 0
+    private var arena = JSONWriter(capacity: Journal.chunk + 4096)
+    private var scratch = JSONWriter()
 
-    private let queue = Monitor()
-    private var pending: [Entry] = []
-    /// Entries written, handed back so that the sending thread frees them:
-    /// memory freed on another thread than the one that allocated it defeats
-    /// the allocator's per-thread caches and slows every later allocation.
-    private var written: [Entry] = []
-    private var stopped = false
-    /// Serializes writers (the journal thread, flush) so lines keep their order.
-    private let fileLock = Lock()
     private(set) var failure: String?
 
     init(path: String) throws(YaiaError) {
@@ -131,9 +119,6 @@ final class Journal: @unchecked Sendable {
         pthread_mutexattr_settype(&attr, Int32(PTHREAD_MUTEX_RECURSIVE))
         pthread_mutex_init(inputLock, &attr)
         pthread_mutexattr_destroy(&attr)
-        if !startThread({ [self] in self.run() }) {
-            Log.write(.warning, "journal", "no journal thread; lines are written on flush")
-        }
     }
 
     deinit {
@@ -145,107 +130,161 @@ final class Journal: @unchecked Sendable {
     func lockInput() { pthread_mutex_lock(inputLock) }
     func unlockInput() { pthread_mutex_unlock(inputLock) }
 
+    /// The first line. Caller holds the input lock.
     func begin(snapshot: JSON) {
-        fileLock.withLock {
-            var writer = JSONWriter()
-            writer.write(["format": .string(Journal.format), "kind": "begin", "snapshot": snapshot, "t": .int(Journal.now())])
-            writer.raw("\n")
-            writeAll(writer.takeBytes())
-        }
+        arena.write(["format": .string(Journal.format), "kind": "begin", "snapshot": snapshot, "t": .int(Journal.now())])
+        arena.raw("\n")
     }
 
-    /// Queues an input; the caller holds the input lock.
+    /// Appends an input's line; the caller holds the input lock.
     func record(_ input: JournalInput, response: JSON?) {
+        record(input, digest: response.flatMap { Journal.digestValue(of: $0, scratch: &scratch) })
+    }
+
+    /// Appends an input's line with a digest computed by the caller.
+    /// `actionText`: the action exactly as the caller sent it (valid JSON,
+    /// already parsed), copied instead of formatted again.
+    func record(_ input: JournalInput, digest: UInt64?, actionText: UnsafeBufferPointer<UInt8>? = nil) {
         seq += 1
-        let entry = Entry(seq: seq, time: Journal.now(), input: input, response: response)
-        let done = queue.lock.withLock { () -> [Entry] in
-            pending.append(entry)
-            guard !written.isEmpty else { return [] }
-            defer { written = [] }
-            return written
+        let time = Journal.now()
+        if !Journal.writeFast(input, seq: seq, time: time, digest: digest, actionText: actionText, into: &arena) {
+            arena.write(.object(input.line(seq: seq, time: time, digest: digest.map(Journal.hex))))
         }
-        if seq & 255 == 0 { queue.signal() }
-        _ = done  // released here, on the sending thread
+        arena.raw("\n")
+        if arena.byteCount >= Journal.chunk { writeArena() }
     }
 
-    private func run() {
-        while true {
-            let more = queue.lock.withLock { () -> Bool in
-                if pending.isEmpty && !stopped { _ = queue.wait(until: monotonicNow() + 0.05) }
-                return !stopped
+    /// The line of a send to a scene, the hot path: written through one
+    /// pointer, with the action copied as the caller sent it. Same bytes as
+    /// the general path would give for that action text. Caller holds the
+    /// input lock.
+    func recordSend(scene: Int64, actionText: UnsafeBufferPointer<UInt8>, digest: UInt64?) {
+        seq += 1
+        let time = Journal.now()
+        let seq = self.seq
+        arena.appendDirect(maxCount: actionText.count + 160) { out in
+            var p = out
+            func put(_ s: StaticString) {
+                p.update(from: s.utf8Start, count: s.utf8CodeUnitCount)
+                p += s.utf8CodeUnitCount
             }
-            writePending()
-            if !more { return }
+            func number(_ value: Int64) {
+                if value < 0 {
+                    p.pointee = UInt8(ascii: "-")
+                    p += 1
+                }
+                var v = value.magnitude
+                var digits = 1
+                var t = v
+                while t >= 10 {
+                    t /= 10
+                    digits += 1
+                }
+                var q = p + digits
+                p = q
+                repeat {
+                    q -= 1
+                    q.pointee = UInt8(truncatingIfNeeded: v % 10) &+ 48
+                    v /= 10
+                } while v > 0
+            }
+            put("{\"action\":")
+            if let text = actionText.baseAddress {
+                p.update(from: text, count: actionText.count)
+                // Raw line breaks can only be white space between tokens: spaces keep a line a line.
+                for i in 0..<actionText.count where p[i] == 0x0A || p[i] == 0x0D { p[i] = 0x20 }
+                p += actionText.count
+            }
+            if let digest {
+                put(",\"digest\":\"")
+                let hex: StaticString = "0123456789abcdef"
+                for i in 0..<16 { p[15 - i] = hex.utf8Start[Int(digest >> (UInt64(i) * 4) & 15)] }
+                p += 16
+                put("\"")
+            }
+            put(",\"kind\":\"send\",\"scene\":")
+            number(scene)
+            put(",\"seq\":")
+            number(seq)
+            put(",\"t\":")
+            number(time)
+            put("}\n")
+            return p - out
         }
+        if arena.byteCount >= Journal.chunk { writeArena() }
     }
 
-    /// Formats and writes what is queued; true unless the file refused it.
+    /// Writes what the arena holds. Caller holds the input lock.
+    private func writeArena() {
+        guard failure == nil else {
+            arena.reset()
+            return
+        }
+        let written = arena.withBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                guard let base = bytes.baseAddress else { return true }
+                let n = Glibc.write(fd, base + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
+        if !written {
+            failure = "writing \(path) failed: \(String(cString: strerror(errno)))"
+            Log.write(.error, "journal", failure ?? "")
+        }
+        arena.reset()
+    }
+
+    /// Writes every line recorded so far; true unless the file refused it.
+    /// Caller holds the input lock.
     @discardableResult
     func flush() -> Bool {
-        writePending()
-        return fileLock.withLock { failure == nil }
+        writeArena()
+        return failure == nil
     }
 
-    /// Stops the journal thread after a last flush.
-    func close() -> Bool {
-        let ok = flush()
-        queue.lock.withLock { stopped = true }
-        queue.broadcast()
-        return ok
-    }
-
-    private func writePending() {
-        fileLock.withLock {
-            let entries = queue.lock.withLock { () -> [Entry] in
-                defer { pending.removeAll(keepingCapacity: true) }
-                return pending
-            }
-            guard !entries.isEmpty else { return }
-            var writer = JSONWriter(capacity: Journal.chunk)
-            var scratch = JSONWriter()
-            var size = 0
-            for e in entries {
-                let digest = e.response.flatMap { Journal.digest(of: $0, scratch: &scratch) }
-                if !Journal.writeFast(e, digest: digest, into: &writer) {
-                    writer.write(.object(e.input.line(seq: e.seq, time: e.time, digest: digest)))
-                }
-                writer.raw("\n")
-                size += 1
-                if size == 512 {
-                    writeAll(writer.takeBytes())
-                    writer = JSONWriter(capacity: Journal.chunk)
-                    size = 0
-                }
-            }
-            writeAll(writer.takeBytes())
-            queue.lock.withLock { written.append(contentsOf: entries) }
-        }
-    }
+    /// The last flush. Caller holds the input lock.
+    func close() -> Bool { flush() }
 
     /// The most frequent lines, written straight into the buffer in key
     /// order, without building objects; false for the other kinds.
-    private static func writeFast(_ e: Entry, digest: String?, into w: inout JSONWriter) -> Bool {
+    private static func writeFast(_ input: JournalInput, seq: Int64, time: Int64, digest: UInt64?,
+                                  actionText: UnsafeBufferPointer<UInt8>? = nil, into w: inout JSONWriter) -> Bool {
         let action: Action
         let id: Int64
         let toFlow: Bool
-        switch e.input {
+        switch input {
         case .send(let scene, let a): (action, id, toFlow) = (a, scene, false)
         case .sendFlow(let flow, let a): (action, id, toFlow) = (a, flow, true)
         default: return false
         }
-        guard !action.error, action.meta == nil else { return false }
-        w.raw("{\"action\":{")
-        if let payload = action.payload {
-            w.raw("\"payload\":")
-            w.write(payload)
-            w.raw(",")
+        if let actionText {
+            w.raw("{\"action\":")
+            let start = w.byteCount
+            w.append(UnsafeRawBufferPointer(actionText))
+            // JSON text may hold raw line breaks between tokens, never inside
+            // strings: make them spaces, so that a line stays a line.
+            w.replaceLineBreaks(from: start)
+        } else {
+            guard !action.error, action.meta == nil else { return false }
+            w.raw("{\"action\":{")
+            if let payload = action.payload {
+                w.raw("\"payload\":")
+                w.write(payload)
+                w.raw(",")
+            }
+            w.raw("\"type\":")
+            w.writeString(action.type)
+            w.raw("}")
         }
-        w.raw("\"type\":")
-        w.writeString(action.type)
-        w.raw("}")
         if let digest {
             w.raw(",\"digest\":")
-            w.writeString(digest)
+            w.writeHex(digest)
         }
         // "flow" sorts before "kind", "scene" after it.
         if toFlow {
@@ -258,30 +297,11 @@ final class Journal: @unchecked Sendable {
             w.writeInteger(id)
         }
         w.raw(",\"seq\":")
-        w.writeInteger(e.seq)
+        w.writeInteger(seq)
         w.raw(",\"t\":")
-        w.writeInteger(e.time)
+        w.writeInteger(time)
         w.raw("}")
         return true
-    }
-
-    /// Caller holds fileLock.
-    private func writeAll(_ bytes: [UInt8]) {
-        guard failure == nil else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return Glibc.write(fd, base + offset, raw.count - offset)
-            }
-            if n < 0 {
-                if errno == EINTR { continue }
-                failure = "writing \(path) failed: \(String(cString: strerror(errno)))"
-                Log.write(.error, "journal", failure ?? "")
-                return
-            }
-            offset += n
-        }
     }
 
     /// Milliseconds since the epoch.
@@ -293,9 +313,15 @@ final class Journal: @unchecked Sendable {
 
     /// What a journal line checks: the digest of {"stack"?, "viewModel"?} of
     /// a response, written into `scratch` (reused between lines).
-    static func digest(of response: JSON, scratch: inout JSONWriter) -> String? {
-        let vm = response["viewModel"]
-        let stack = response["stack"]
+    static func digestValue(of response: JSON, scratch: inout JSONWriter) -> UInt64? {
+        guard case .object(let o) = response else { return nil }
+        // Both keys sort last in a response ("viewModel" after "version"
+        // after "stack"): look from the end instead of searching.
+        var vm: JSON?
+        var stack: JSON?
+        for m in o.members.suffix(3).reversed() {
+            if m.key == "viewModel" { vm = m.value } else if m.key == "stack" { stack = m.value }
+        }
         guard vm != nil || stack != nil else { return nil }
         scratch.reset()
         scratch.raw("{")
@@ -308,12 +334,63 @@ final class Journal: @unchecked Sendable {
             scratch.write(vm)
         }
         scratch.raw("}")
-        return scratch.withBytes(Digest.hex)
+        return scratch.withBytes(Digest.value)
     }
 
+    /// Writes a response into `w` and answers with its digest, taken from
+    /// the very bytes written: the view model (and stack) serialized once,
+    /// for the caller and for the journal alike. Caller holds the input lock.
+    func writeResponse(_ response: JSON, into w: inout JSONWriter) -> UInt64? {
+        guard case .object(let o) = response else {
+            w.write(response)
+            return nil
+        }
+        var vm: Range<Int>?
+        var stack: Range<Int>?
+        // Keys sort so that "viewModel" comes last and, in flow responses,
+        // "stack" two before it ("stack" < "version" < "viewModel").
+        let members = o.members
+        let n = members.count
+        let vmAt = n > 0 && members[n - 1].key == "viewModel" ? n - 1 : -1
+        let stackAt = n > 2 && members[n - 3].key == "stack" ? n - 3 : -1
+        w.raw("{")
+        for i in 0..<n {
+            if i > 0 { w.raw(",") }
+            w.writeString(members[i].key)
+            w.raw(":")
+            let start = w.byteCount
+            w.write(members[i].value)
+            if i == vmAt { vm = start..<w.byteCount } else if i == stackAt { stack = start..<w.byteCount }
+        }
+        w.raw("}")
+        guard vm != nil || stack != nil else { return nil }
+        // The digest covers {"stack":S,"viewModel":V}: assemble it from the pieces.
+        scratch.reset()
+        w.withBytes { bytes in
+            scratch.raw("{")
+            if let stack {
+                scratch.raw("\"stack\":")
+                scratch.append(UnsafeRawBufferPointer(rebasing: bytes[stack]))
+            }
+            if let vm {
+                scratch.raw(stack == nil ? "\"viewModel\":" : ",\"viewModel\":")
+                scratch.append(UnsafeRawBufferPointer(rebasing: bytes[vm]))
+            }
+            scratch.raw("}")
+        }
+        return scratch.withBytes(Digest.value)
+    }
+
+    static func hex(_ value: UInt64) -> String {
+        var w = JSONWriter(capacity: 18)
+        w.writeHex(value)
+        return String(decoding: w.takeBytes().dropFirst().dropLast(), as: UTF8.self)
+    }
+
+    /// The digest a journal line records for a response (replay compares with it).
     static func digest(of response: JSON) -> String? {
         var scratch = JSONWriter()
-        return digest(of: response, scratch: &scratch)
+        return digestValue(of: response, scratch: &scratch).map(hex)
     }
 }
 
@@ -343,7 +420,11 @@ extension Runtime {
             self.journal = journal
             return old
         }
-        if let old { _ = old.close() }
+        if let old {
+            old.lockInput()
+            _ = old.close()
+            old.unlockInput()
+        }
         journal.begin(snapshot: snapshot())
         return ["ok": true, "journal": .string(path)]
     }

@@ -145,6 +145,37 @@ public final class Runtime: @unchecked Sendable {
         return response
     }
 
+    /// `send`, with the response written into `writer`: with a journal, the
+    /// bytes written are also what its digest is taken from, so the view
+    /// model is serialized once.
+    public func send(scene id: Int64, action: Action, actionText: UnsafeBufferPointer<UInt8>? = nil,
+                     into writer: inout JSONWriter) throws(YaiaError) {
+        let slot = try scene(id)
+        guard let journal = lock.withLock({ self.journal }) else {
+            let (response, work) = try reduce(slot, action, cause: .request)
+            writer.write(response)
+            run(work)
+            return
+        }
+        journal.lockInput()
+        let work: Work
+        do throws(YaiaError) {
+            let (response, w) = try reduce(slot, action, cause: .request)
+            work = w
+            let digest = journal.writeResponse(response, into: &writer)
+            if let actionText {
+                journal.recordSend(scene: id, actionText: actionText, digest: digest)
+            } else {
+                journal.record(.send(scene: id, action: action), digest: digest)
+            }
+        } catch {
+            journal.unlockInput()
+            throw error
+        }
+        journal.unlockInput()
+        run(work)
+    }
+
     public func state(scene id: Int64) throws(YaiaError) -> JSON {
         let slot = try scene(id)
         return try slot.lock.withLock { () throws(YaiaError) -> JSON in
