@@ -304,10 +304,11 @@ final class Journal: @unchecked Sendable {
         return true
     }
 
-    /// Milliseconds since the epoch.
+    /// Milliseconds since the epoch, from the coarse clock: a line's time
+    /// needs no better than the clock tick, and reading it costs 3 ns, not 25.
     static func now() -> Int64 {
         var t = timespec()
-        clock_gettime(CLOCK_REALTIME, &t)
+        clock_gettime(CLOCK_REALTIME_COARSE, &t)
         return Int64(t.tv_sec) * 1000 + Int64(t.tv_nsec / 1_000_000)
     }
 
