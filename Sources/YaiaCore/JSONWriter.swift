@@ -313,6 +313,63 @@ public enum Digest {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// The same digest, fed in pieces (so bytes need not be copied together).
+    public struct Stream {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        var word: UInt64 = 0
+        var filled = 0
+        var total = 0
+
+        public init() {}
+
+        public mutating func feed(_ raw: UnsafeRawBufferPointer) {
+            var i = 0
+            total += raw.count
+            // Finish a partial word first, then whole words straight from memory.
+            while filled != 0 && i < raw.count {
+                word |= UInt64(raw[i]) << (UInt64(filled) * 8)
+                filled += 1
+                i += 1
+                if filled == 8 {
+                    h = (h ^ word) &* 0x0000_0100_0000_01b3
+                    word = 0
+                    filled = 0
+                }
+            }
+            while i + 8 <= raw.count {
+                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self).littleEndian) &* 0x0000_0100_0000_01b3
+                i += 8
+            }
+            while i < raw.count {
+                word |= UInt64(raw[i]) << (UInt64(filled) * 8)
+                filled += 1
+                i += 1
+            }
+        }
+
+        public mutating func feed(_ s: StaticString) {
+            feed(UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+        }
+
+        public func finish() -> UInt64 {
+            var h = self.h
+            // The tail bytes one at a time, as value(_:) takes them.
+            for k in 0..<filled { h = (h ^ (word >> (UInt64(k) * 8) & 0xFF)) &* 0x0000_0100_0000_01b3 }
+            return Digest.mix(h, count: total)
+        }
+    }
+
+    static func mix(_ hash: UInt64, count: Int) -> UInt64 {
+        var h = hash
+        h ^= UInt64(count)
+        h ^= h >> 33
+        h = h &* 0xff51_afd7_ed55_8ccd
+        h ^= h >> 33
+        h = h &* 0xc4ce_b9fe_1a85_ec53
+        h ^= h >> 33
+        return h
+    }
+
     public static func value(_ raw: UnsafeRawBufferPointer) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         var i = 0
@@ -324,12 +381,6 @@ public enum Digest {
             h = (h ^ UInt64(raw[i])) &* 0x0000_0100_0000_01b3
             i += 1
         }
-        h ^= UInt64(raw.count)
-        h ^= h >> 33
-        h = h &* 0xff51_afd7_ed55_8ccd
-        h ^= h >> 33
-        h = h &* 0xc4ce_b9fe_1a85_ec53
-        h ^= h >> 33
-        return h
+        return mix(h, count: raw.count)
     }
 }

@@ -103,6 +103,12 @@ final class Journal: @unchecked Sendable {
     private(set) var seq: Int64 = 0
     private var arena = JSONWriter(capacity: Journal.chunk + 4096)
     private var scratch = JSONWriter()
+    // The hot path keeps seq and time as text: seq counts up in place, and
+    // the (coarse) time changes every few milliseconds only.
+    private var seqText: [UInt8] = []
+    private var seqValue: Int64 = 0
+    private var timeText: [UInt8] = []
+    private var lastTime: Int64 = -1
 
     private(set) var failure: String?
 
@@ -161,7 +167,18 @@ final class Journal: @unchecked Sendable {
     func recordSend(scene: Int64, actionText: UnsafeBufferPointer<UInt8>, digest: UInt64?) {
         seq += 1
         let time = Journal.now()
-        let seq = self.seq
+        if time != lastTime {
+            lastTime = time
+            timeText = Array(String(time).utf8)
+        }
+        if seqValue + 1 == seq && !seqText.isEmpty {
+            Journal.increment(&seqText)
+        } else {
+            seqText = Array(String(seq).utf8)  // another kind of line came between
+        }
+        seqValue = seq
+        let timeText = self.timeText
+        let seqText = self.seqText
         arena.appendDirect(maxCount: actionText.count + 160) { out in
             var p = out
             func put(_ s: StaticString) {
@@ -188,11 +205,24 @@ final class Journal: @unchecked Sendable {
                     v /= 10
                 } while v > 0
             }
+            func digits(_ text: [UInt8]) {
+                text.withUnsafeBufferPointer { b in
+                    if let base = b.baseAddress { p.update(from: base, count: b.count) }
+                }
+                p += text.count
+            }
             put("{\"action\":")
             if let text = actionText.baseAddress {
                 p.update(from: text, count: actionText.count)
                 // Raw line breaks can only be white space between tokens: spaces keep a line a line.
-                for i in 0..<actionText.count where p[i] == 0x0A || p[i] == 0x0D { p[i] = 0x20 }
+                for byte: Int32 in [0x0A, 0x0D] {
+                    var from = 0
+                    while from < actionText.count, let hit = memchr(p + from, byte, actionText.count - from) {
+                        let at = UnsafeMutablePointer<UInt8>(OpaquePointer(hit))
+                        at.pointee = 0x20
+                        from = at - p + 1
+                    }
+                }
                 p += actionText.count
             }
             if let digest {
@@ -205,13 +235,28 @@ final class Journal: @unchecked Sendable {
             put(",\"kind\":\"send\",\"scene\":")
             number(scene)
             put(",\"seq\":")
-            number(seq)
+            digits(seqText)
             put(",\"t\":")
-            number(time)
+            digits(timeText)
             put("}\n")
             return p - out
         }
         if arena.byteCount >= Journal.chunk { writeArena() }
+    }
+
+    /// Adds one to a decimal number written in ASCII digits.
+    static func increment(_ digits: inout [UInt8]) {
+        var i = digits.count - 1
+        while i >= 0 {
+            if digits[i] == UInt8(ascii: "9") {
+                digits[i] = UInt8(ascii: "0")
+                i -= 1
+            } else {
+                digits[i] += 1
+                return
+            }
+        }
+        digits.insert(UInt8(ascii: "1"), at: 0)
     }
 
     /// Writes what the arena holds. Caller holds the input lock.
@@ -365,6 +410,16 @@ final class Journal: @unchecked Sendable {
         }
         w.raw("}")
         guard vm != nil || stack != nil else { return nil }
+        if stack == nil, let vm {
+            // {"viewModel":V} -- the response ends with "viewModel":V} already.
+            let key = "\"viewModel\":".utf8.count
+            return w.withBytes { bytes in
+                var d = Digest.Stream()
+                d.feed("{")
+                d.feed(UnsafeRawBufferPointer(rebasing: bytes[(vm.lowerBound - key)..<(vm.upperBound + 1)]))
+                return d.finish()
+            }
+        }
         // The digest covers {"stack":S,"viewModel":V}: assemble it from the pieces.
         scratch.reset()
         w.withBytes { bytes in
