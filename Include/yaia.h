@@ -322,7 +322,7 @@ YAIA_API char *yaia_resolve(yaia_runtime *rt, int64_t effect_id, const char *out
 /*
 ** yaia_add_service -- registers a service of the host program.
 **
-** service  a yaia_service (yaia_plugin.h), copied; its name must stay valid
+** service  a yaia_service struct, see yaia_plugin.h; copied. Its name must stay valid
 **          while the runtime lives. perform() completes calls with
 **          yaia_call_complete() or yaia_call_fail().
 **
