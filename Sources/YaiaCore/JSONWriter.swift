@@ -35,13 +35,6 @@ public struct JSONWriter: ~Copyable {
     /// How many bytes have been written.
     public var byteCount: Int { count }
 
-    /// The text so far, copied out; the writer starts over, keeping its memory.
-    public mutating func drain() -> [UInt8] {
-        defer { count = 0 }
-        guard let base, !failed else { return [] }
-        return Array(UnsafeBufferPointer(start: base, count: count))
-    }
-
     /// Reads the text so far without copying it.
     public func withBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
         guard let base, !failed else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
@@ -92,12 +85,6 @@ public struct JSONWriter: ~Copyable {
         count += body(base + count)
     }
 
-    /// Turns CR and LF written since `start` into spaces.
-    public mutating func replaceLineBreaks(from start: Int) {
-        guard let base else { return }
-        for i in start..<count where base[i] == 0x0A || base[i] == 0x0D { base[i] = 0x20 }
-    }
-
     /// Appends bytes that are already JSON text.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         append(bytes.bindMemory(to: UInt8.self))
@@ -120,17 +107,6 @@ public struct JSONWriter: ~Copyable {
     @inlinable
     public mutating func raw(_ s: StaticString) {
         append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
-    }
-
-    /// `"` + 16 lowercase hex digits + `"`.
-    public mutating func writeHex(_ value: UInt64) {
-        let digits: StaticString = "0123456789abcdef"
-        reserve(18)
-        guard let base, !failed else { return }
-        base[count] = UInt8(ascii: "\"")
-        for i in 0..<16 { base[count + 16 - i] = digits.utf8Start[Int(value >> (UInt64(i) * 4) & 15)] }
-        base[count + 17] = UInt8(ascii: "\"")
-        count += 18
     }
 
     public mutating func write(_ value: JSON) {
@@ -293,20 +269,11 @@ extension JSON {
     }
 }
 
-extension JSON {
-    /// A 64-bit digest of the canonical bytes, as 16 hex digits.
-    public var digest: String {
-        var writer = JSONWriter()
-        writer.write(self)
-        return writer.withBytes(Digest.hex)
-    }
-}
-
 /// "yaia-digest-1": FNV-1a's constants applied to little-endian 8-byte words
 /// of the canonical JSON bytes, then a murmur3 finalizer; 16 hex digits.
 public enum Digest {
-    public static func hex(_ raw: UnsafeRawBufferPointer) -> String {
-        let h = value(raw)
+    /// A digest as journals write it: 16 lowercase hex digits.
+    public static func hex(_ h: UInt64) -> String {
         let digits: StaticString = "0123456789abcdef"
         var out = [UInt8](repeating: 0, count: 16)
         for i in 0..<16 { out[15 - i] = digits.utf8Start[Int(h >> (UInt64(i) * 4) & 15)] }

@@ -15,8 +15,9 @@ enum JournalInput {
     case restore(snapshot: JSON)
 
     /// The line's members, in key order (so no sorting is needed), with
-    /// `seq`, `t` and the digest given.
-    func line(seq: Int64, time: Int64, digest: String?) -> JSONObject {
+    /// `seq`, `t` and the digest given; nil for sends, which the journal
+    /// writes by hand (`Journal.recordSend`), being the most frequent.
+    func line(seq: Int64, time: Int64, digest: String?) -> JSONObject? {
         var m: [JSONObject.Member] = []
         m.reserveCapacity(8)
         func add(_ key: String, _ value: JSON) { m.append(.init(key: key, value: value)) }
@@ -28,16 +29,8 @@ enum JournalInput {
             add("id", id)
             add("kind", "open")
             add("scene", .string(scene))
-        case .send(let scene, let action):
-            add("action", action.json)
-            if let digest { add("digest", .string(digest)) }
-            add("kind", "send")
-            add("scene", .int(scene))
-        case .sendFlow(let flow, let action):
-            add("action", action.json)
-            if let digest { add("digest", .string(digest)) }
-            add("flow", .int(flow))
-            add("kind", "send")
+        case .send, .sendFlow:
+            return nil
         case .outcome(let effect, let outcome):
             if let digest { add("digest", .string(digest)) }
             add("effect", .int(effect))
@@ -148,23 +141,39 @@ final class Journal: @unchecked Sendable {
     }
 
     /// Appends an input's line with a digest computed by the caller.
-    /// `actionText`: the action exactly as the caller sent it (valid JSON,
-    /// already parsed), copied instead of formatted again.
-    func record(_ input: JournalInput, digest: UInt64?, actionText: UnsafeBufferPointer<UInt8>? = nil) {
-        seq += 1
-        let time = Journal.now()
-        if !Journal.writeFast(input, seq: seq, time: time, digest: digest, actionText: actionText, into: &arena) {
-            arena.write(.object(input.line(seq: seq, time: time, digest: digest.map(Journal.hex))))
+    func record(_ input: JournalInput, digest: UInt64?) {
+        switch input {
+        case .send(let scene, let action): recordSend(.scene(scene), action: action, digest: digest)
+        case .sendFlow(let flow, let action): recordSend(.flow(flow), action: action, digest: digest)
+        default:
+            seq += 1
+            guard let line = input.line(seq: seq, time: Journal.now(), digest: digest.map(Digest.hex)) else { return }
+            arena.write(.object(line))
+            arena.raw("\n")
+            if arena.byteCount >= Journal.chunk { writeArena() }
         }
-        arena.raw("\n")
-        if arena.byteCount >= Journal.chunk { writeArena() }
     }
 
-    /// The line of a send to a scene, the hot path: written through one
-    /// pointer, with the action copied as the caller sent it. Same bytes as
-    /// the general path would give for that action text. Caller holds the
-    /// input lock.
-    func recordSend(scene: Int64, actionText: UnsafeBufferPointer<UInt8>, digest: UInt64?) {
+    enum SendTarget {
+        case scene(Int64)
+        case flow(Int64)
+    }
+
+    /// The line of a send, the hot path: written through one pointer, keys in
+    /// order. `actionText` is the action exactly as the caller sent it (valid
+    /// JSON, already parsed), copied instead of formatted again; without it
+    /// the action is formatted. Caller holds the input lock.
+    func recordSend(_ target: SendTarget, action: Action, actionText: UnsafeBufferPointer<UInt8>? = nil, digest: UInt64?) {
+        guard let actionText else {
+            scratch.reset()
+            scratch.write(action.json)
+            scratch.withBytes { recordSend(target, actionText: $0.bindMemory(to: UInt8.self), digest: digest) }
+            return
+        }
+        recordSend(target, actionText: actionText, digest: digest)
+    }
+
+    private func recordSend(_ target: SendTarget, actionText: UnsafeBufferPointer<UInt8>, digest: UInt64?) {
         seq += 1
         let time = Journal.now()
         if time != lastTime {
@@ -232,8 +241,16 @@ final class Journal: @unchecked Sendable {
                 p += 16
                 put("\"")
             }
-            put(",\"kind\":\"send\",\"scene\":")
-            number(scene)
+            // "flow" sorts before "kind", "scene" after it.
+            switch target {
+            case .flow(let id):
+                put(",\"flow\":")
+                number(id)
+                put(",\"kind\":\"send\"")
+            case .scene(let id):
+                put(",\"kind\":\"send\",\"scene\":")
+                number(id)
+            }
             put(",\"seq\":")
             digits(seqText)
             put(",\"t\":")
@@ -296,59 +313,6 @@ final class Journal: @unchecked Sendable {
     /// The last flush. Caller holds the input lock.
     func close() -> Bool { flush() }
 
-    /// The most frequent lines, written straight into the buffer in key
-    /// order, without building objects; false for the other kinds.
-    private static func writeFast(_ input: JournalInput, seq: Int64, time: Int64, digest: UInt64?,
-                                  actionText: UnsafeBufferPointer<UInt8>? = nil, into w: inout JSONWriter) -> Bool {
-        let action: Action
-        let id: Int64
-        let toFlow: Bool
-        switch input {
-        case .send(let scene, let a): (action, id, toFlow) = (a, scene, false)
-        case .sendFlow(let flow, let a): (action, id, toFlow) = (a, flow, true)
-        default: return false
-        }
-        if let actionText {
-            w.raw("{\"action\":")
-            let start = w.byteCount
-            w.append(UnsafeRawBufferPointer(actionText))
-            // JSON text may hold raw line breaks between tokens, never inside
-            // strings: make them spaces, so that a line stays a line.
-            w.replaceLineBreaks(from: start)
-        } else {
-            guard !action.error, action.meta == nil else { return false }
-            w.raw("{\"action\":{")
-            if let payload = action.payload {
-                w.raw("\"payload\":")
-                w.write(payload)
-                w.raw(",")
-            }
-            w.raw("\"type\":")
-            w.writeString(action.type)
-            w.raw("}")
-        }
-        if let digest {
-            w.raw(",\"digest\":")
-            w.writeHex(digest)
-        }
-        // "flow" sorts before "kind", "scene" after it.
-        if toFlow {
-            w.raw(",\"flow\":")
-            w.writeInteger(id)
-        }
-        w.raw(",\"kind\":\"send\"")
-        if !toFlow {
-            w.raw(",\"scene\":")
-            w.writeInteger(id)
-        }
-        w.raw(",\"seq\":")
-        w.writeInteger(seq)
-        w.raw(",\"t\":")
-        w.writeInteger(time)
-        w.raw("}")
-        return true
-    }
-
     /// Milliseconds since the epoch, from the coarse clock: a line's time
     /// needs no better than the clock tick, and reading it costs 3 ns, not 25.
     static func now() -> Int64 {
@@ -391,62 +355,37 @@ final class Journal: @unchecked Sendable {
             w.write(response)
             return nil
         }
-        var vm: Range<Int>?
-        var stack: Range<Int>?
-        // Keys sort so that "viewModel" comes last and, in flow responses,
-        // "stack" two before it ("stack" < "version" < "viewModel").
+        // "viewModel" sorts last in a response; a flow's "stack" (rarer) is
+        // digested the general way.
         let members = o.members
         let n = members.count
-        let vmAt = n > 0 && members[n - 1].key == "viewModel" ? n - 1 : -1
-        let stackAt = n > 2 && members[n - 3].key == "stack" ? n - 3 : -1
+        guard n > 0, members[n - 1].key == "viewModel", !(n > 2 && members[n - 3].key == "stack") else {
+            w.write(response)
+            return Journal.digestValue(of: response, scratch: &scratch)
+        }
         w.raw("{")
+        var vmStart = 0
         for i in 0..<n {
             if i > 0 { w.raw(",") }
+            vmStart = w.byteCount
             w.writeString(members[i].key)
             w.raw(":")
-            let start = w.byteCount
             w.write(members[i].value)
-            if i == vmAt { vm = start..<w.byteCount } else if i == stackAt { stack = start..<w.byteCount }
         }
         w.raw("}")
-        guard vm != nil || stack != nil else { return nil }
-        if stack == nil, let vm {
-            // {"viewModel":V} -- the response ends with "viewModel":V} already.
-            let key = "\"viewModel\":".utf8.count
-            return w.withBytes { bytes in
-                var d = Digest.Stream()
-                d.feed("{")
-                d.feed(UnsafeRawBufferPointer(rebasing: bytes[(vm.lowerBound - key)..<(vm.upperBound + 1)]))
-                return d.finish()
-            }
+        // The digest covers {"viewModel":V}, and the response ends with "viewModel":V}.
+        return w.withBytes { bytes in
+            var d = Digest.Stream()
+            d.feed("{")
+            d.feed(UnsafeRawBufferPointer(rebasing: bytes[vmStart...]))
+            return d.finish()
         }
-        // The digest covers {"stack":S,"viewModel":V}: assemble it from the pieces.
-        scratch.reset()
-        w.withBytes { bytes in
-            scratch.raw("{")
-            if let stack {
-                scratch.raw("\"stack\":")
-                scratch.append(UnsafeRawBufferPointer(rebasing: bytes[stack]))
-            }
-            if let vm {
-                scratch.raw(stack == nil ? "\"viewModel\":" : ",\"viewModel\":")
-                scratch.append(UnsafeRawBufferPointer(rebasing: bytes[vm]))
-            }
-            scratch.raw("}")
-        }
-        return scratch.withBytes(Digest.value)
-    }
-
-    static func hex(_ value: UInt64) -> String {
-        var w = JSONWriter(capacity: 18)
-        w.writeHex(value)
-        return String(decoding: w.takeBytes().dropFirst().dropLast(), as: UTF8.self)
     }
 
     /// The digest a journal line records for a response (replay compares with it).
     static func digest(of response: JSON) -> String? {
         var scratch = JSONWriter()
-        return digestValue(of: response, scratch: &scratch).map(hex)
+        return digestValue(of: response, scratch: &scratch).map(Digest.hex)
     }
 }
 

@@ -162,12 +162,7 @@ public final class Runtime: @unchecked Sendable {
         do throws(YaiaError) {
             let (response, w) = try reduce(slot, action, cause: .request)
             work = w
-            let digest = journal.writeResponse(response, into: &writer)
-            if let actionText {
-                journal.recordSend(scene: id, actionText: actionText, digest: digest)
-            } else {
-                journal.record(.send(scene: id, action: action), digest: digest)
-            }
+            journal.recordSend(.scene(id), action: action, actionText: actionText, digest: journal.writeResponse(response, into: &writer))
         } catch {
             journal.unlockInput()
             throw error
