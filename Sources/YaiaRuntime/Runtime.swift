@@ -1,4 +1,5 @@
 import CYaia
+import Synchronization
 import YaiaCore
 
 /// The root object: scene catalog, open scenes, effects in flight, services
@@ -33,8 +34,9 @@ public final class Runtime: @unchecked Sendable {
     var journal: Journal?
     /// A scratch runtime re-running a journal: no deadlines, outcomes come from the journal.
     var replaying = false
-    /// Queue inspection events (action, effect, route, flow).
-    var inspecting = false
+    /// Queue inspection events (action, effect, route, flow). Read on every
+    /// reduction, set rarely: an atomic, not the runtime lock.
+    private let inspecting = Atomic<Bool>(false)
 
     public static let defaultWorkers = 4
 
@@ -245,7 +247,7 @@ public final class Runtime: @unchecked Sendable {
         guard !slot.closed else { throw noSuchScene(slot.id) }
         let commands = try slot.value.reduce(action)
         slot.seq += 1
-        let inspect = lock.withLock { inspecting }
+        let inspect = inspecting.load(ordering: .relaxed)
         if inspect {
             events.push(["ok": true, "event": "action", "scene": .int(slot.id), "seq": .int(slot.seq), "action": action.json])
             work.notify = true
@@ -666,7 +668,7 @@ public final class Runtime: @unchecked Sendable {
     }
 
     public func setInspecting(_ on: Bool) {
-        lock.withLock { inspecting = on }
+        inspecting.store(on, ordering: .relaxed)
     }
 
     /// Called after each queued event, outside every lock.
