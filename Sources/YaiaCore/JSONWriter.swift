@@ -77,8 +77,17 @@ public struct JSONWriter: ~Copyable {
         count += 1
     }
 
+    /// Swaps buffers (and what they hold) with `other`.
+    public mutating func exchange(with other: inout JSONWriter) {
+        swap(&base, &other.base)
+        swap(&count, &other.count)
+        swap(&capacity, &other.capacity)
+        swap(&failed, &other.failed)
+    }
+
     /// Lets `body` write at most `maxCount` bytes directly into the buffer;
     /// it returns how many it wrote.
+    @inlinable
     public mutating func appendDirect(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         if count + maxCount > capacity { reserve(maxCount) }
         guard let base, !failed else { return }
@@ -124,16 +133,33 @@ public struct JSONWriter: ~Copyable {
                 write(a[i])
             }
             append(UInt8(ascii: "]"))
-        case .object(let o):
-            append(UInt8(ascii: "{"))
-            for i in o.members.indices {
-                if i > 0 { append(UInt8(ascii: ",")) }
-                writeString(o.members[i].key)
-                append(UInt8(ascii: ":"))
-                write(o.members[i].value)
-            }
-            append(UInt8(ascii: "}"))
+        case .object(let o): writeObject(o)
         }
+    }
+
+    /// Writes an object and answers the offset at which its last member
+    /// begins (or its "}", when it has none), for `digestOfObject(from:)`.
+    @discardableResult
+    public mutating func writeObject(_ o: JSONObject) -> Int {
+        append(UInt8(ascii: "{"))
+        var last = count
+        for i in o.members.indices {
+            if i > 0 { append(UInt8(ascii: ",")) }
+            last = count
+            writeString(o.members[i].key)
+            append(UInt8(ascii: ":"))
+            write(o.members[i].value)
+        }
+        append(UInt8(ascii: "}"))
+        return last
+    }
+
+    /// The digest of the object made of the members written from `start`
+    /// (a member's offset, from `writeObject`) to the end, which closes the
+    /// object: the "{" or "," before `start` is taken as that object's "{".
+    public func digestOfObject(from start: Int) -> UInt64? {
+        guard let base, !failed, start >= 1, start <= count else { return nil }
+        return Digest.value(UnsafeRawBufferPointer(start: base + start - 1, count: count - start + 1), firstByte: UInt8(ascii: "{"))
     }
 
     @inlinable
@@ -269,8 +295,18 @@ extension JSON {
     }
 }
 
-/// "yaia-digest-1": FNV-1a's constants applied to little-endian 8-byte words
-/// of the canonical JSON bytes, then a murmur3 finalizer; 16 hex digits.
+/// Digests of view models, as journals record them: "yaia-digest-1", a
+/// 64-bit hash of the canonical JSON bytes made for short texts (a view
+/// model is a few hundred bytes), where a hash's latency matters more than
+/// its throughput. With M(x, y) the high 64 bits of the 128-bit product x*y
+/// xor its low 64 bits, three lanes (a, b, c) = (K0, K1, K2) each take 16
+/// bytes (two little-endian words x, y) of every 48: a = M(x ^ K1, y ^ a),
+/// b = M(x ^ K2, y ^ b), c = M(x ^ K3, y ^ c). The last block is the last
+/// 48 bytes (overlapping the one before when the count is not a multiple of
+/// 48); a text shorter than 48 bytes is padded with zeros to 48. Then
+/// h = M(a ^ b ^ K0, c ^ count) and the digest is M(h ^ K2, h ^ K3). The
+/// constants are the first 64 bits of the fractional parts of the square
+/// roots of 2, 3, 5 and 7.
 public enum Digest {
     /// A digest as journals write it: 16 lowercase hex digits.
     public static func hex(_ h: UInt64) -> String {
@@ -280,74 +316,45 @@ public enum Digest {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The same digest, fed in pieces (so bytes need not be copied together).
-    public struct Stream {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        var word: UInt64 = 0
-        var filled = 0
-        var total = 0
+    static let k0: UInt64 = 0x6A09_E667_F3BC_C908
+    static let k1: UInt64 = 0xBB67_AE85_84CA_A73B
+    static let k2: UInt64 = 0x3C6E_F372_FE94_F82B
+    static let k3: UInt64 = 0xA54F_F53A_5F1D_36F1
 
-        public init() {}
+    @inline(__always)
+    static func fold(_ x: UInt64, _ y: UInt64) -> UInt64 {
+        let p = x.multipliedFullWidth(by: y)
+        return p.high ^ p.low
+    }
 
-        public mutating func feed(_ raw: UnsafeRawBufferPointer) {
+    /// The digest of `raw`, or of `raw` with its first byte replaced by
+    /// `firstByte` (so that text need not be copied, nor changed in place).
+    public static func value(_ raw: UnsafeRawBufferPointer, firstByte: UInt8? = nil) -> UInt64 {
+        var a = k0, b = k1, c = k2
+        let n = raw.count
+        @inline(__always) func mix(_ p: UnsafeRawPointer, first: Bool) {
+            @inline(__always) func word(_ at: Int) -> UInt64 { p.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian }
+            var x = word(0)
+            if first, let firstByte { x = x & ~0xFF | UInt64(firstByte) }
+            a = fold(x ^ k1, word(8) ^ a)
+            b = fold(word(16) ^ k2, word(24) ^ b)
+            c = fold(word(32) ^ k3, word(40) ^ c)
+        }
+        if let p = raw.baseAddress, n >= 48 {
             var i = 0
-            total += raw.count
-            // Finish a partial word first, then whole words straight from memory.
-            while filled != 0 && i < raw.count {
-                word |= UInt64(raw[i]) << (UInt64(filled) * 8)
-                filled += 1
-                i += 1
-                if filled == 8 {
-                    h = (h ^ word) &* 0x0000_0100_0000_01b3
-                    word = 0
-                    filled = 0
-                }
+            while n - i > 48 {
+                mix(p + i, first: i == 0)
+                i += 48
             }
-            while i + 8 <= raw.count {
-                h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self).littleEndian) &* 0x0000_0100_0000_01b3
-                i += 8
-            }
-            while i < raw.count {
-                word |= UInt64(raw[i]) << (UInt64(filled) * 8)
-                filled += 1
-                i += 1
+            mix(p + n - 48, first: n == 48)
+        } else {
+            var last: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &last) { block in
+                if let p = raw.baseAddress, let to = block.baseAddress { to.copyMemory(from: p, byteCount: n) }
+                if let p = UnsafeRawPointer(block.baseAddress) { mix(p, first: n > 0) }
             }
         }
-
-        public mutating func feed(_ s: StaticString) {
-            feed(UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
-        }
-
-        public func finish() -> UInt64 {
-            var h = self.h
-            // The tail bytes one at a time, as value(_:) takes them.
-            for k in 0..<filled { h = (h ^ (word >> (UInt64(k) * 8) & 0xFF)) &* 0x0000_0100_0000_01b3 }
-            return Digest.mix(h, count: total)
-        }
-    }
-
-    static func mix(_ hash: UInt64, count: Int) -> UInt64 {
-        var h = hash
-        h ^= UInt64(count)
-        h ^= h >> 33
-        h = h &* 0xff51_afd7_ed55_8ccd
-        h ^= h >> 33
-        h = h &* 0xc4ce_b9fe_1a85_ec53
-        h ^= h >> 33
-        return h
-    }
-
-    public static func value(_ raw: UnsafeRawBufferPointer) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        var i = 0
-        while i + 8 <= raw.count {
-            h = (h ^ raw.loadUnaligned(fromByteOffset: i, as: UInt64.self).littleEndian) &* 0x0000_0100_0000_01b3
-            i += 8
-        }
-        while i < raw.count {
-            h = (h ^ UInt64(raw[i])) &* 0x0000_0100_0000_01b3
-            i += 1
-        }
-        return mix(h, count: raw.count)
+        let h = fold(a ^ b ^ k0, c ^ UInt64(n))
+        return fold(h ^ k2, h ^ k3)
     }
 }

@@ -1,3 +1,4 @@
+import CYaia
 import Glibc
 import YaiaCore
 
@@ -76,40 +77,34 @@ enum JournalInput {
 /// the digest of the view model it produced. Outputs are not stored: replay
 /// recomputes them.
 ///
-/// The sending thread formats each line, under the input lock, into a byte
-/// arena, and writes the arena out in 64 KiB chunks: one write(2) per few
-/// hundred lines. No other thread is involved on purpose: handing lines (or
-/// the objects they are made of) to another core costs more, in cache
-/// traffic, than formatting them here. `flush` (journal stop, runtime free,
-/// rewind) writes what the arena holds.
+/// Recording is split so that an input pays as little as it can. Under the
+/// input lock, the thread that sent it appends a compact record to a
+/// buffer: for a send, the action's text as sent and the view model's bytes
+/// as written for the caller, so nothing is serialized twice. The journal's
+/// own thread (`JournalFile`) takes full buffers, digests and formats their
+/// records into lines and writes them. Only whole 64 KiB buffers change
+/// threads, so the two share no data per input. Other inputs, rarer, are
+/// recorded as finished lines.
 final class Journal: @unchecked Sendable {
     static let format = "yaia.journal/1"
-    static let chunk = 64 * 1024
 
     let path: String
-    private let fd: Int32
+    private let file: JournalFile
     /// Held while an input is reduced and recorded, so that the journal's
     /// order is the order in which inputs changed the runtime. Recursive: a
     /// service may complete inline, inside a send.
     private let inputLock: UnsafeMutablePointer<pthread_mutex_t>
     // Guarded by the input lock.
     private(set) var seq: Int64 = 0
-    private var arena = JSONWriter(capacity: Journal.chunk + 4096)
+    private var records = JSONWriter(capacity: JournalFile.chunk + 4096)
     private var scratch = JSONWriter()
-    // The hot path keeps seq and time as text: seq counts up in place, and
-    // the (coarse) time changes every few milliseconds only.
-    private var seqText: [UInt8] = []
-    private var seqValue: Int64 = 0
-    private var timeText: [UInt8] = []
-    private var lastTime: Int64 = -1
-
-    private(set) var failure: String?
+    private var actionScratch = JSONWriter()
+    /// Set by `close`; a send that fetched the journal before it was
+    /// stopped, and reached it after, records nothing.
+    private var closed = false
 
     init(path: String) throws(YaiaError) {
-        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw YaiaError(.badJournal, "cannot open journal \(path): \(String(cString: strerror(errno)))")
-        }
+        file = try JournalFile(path: path)
         self.path = path
         inputLock = .allocate(capacity: 1)
         inputLock.initialize(to: pthread_mutex_t())
@@ -121,7 +116,7 @@ final class Journal: @unchecked Sendable {
     }
 
     deinit {
-        Glibc.close(fd)
+        file.finish()
         pthread_mutex_destroy(inputLock)
         inputLock.deallocate()
     }
@@ -129,28 +124,52 @@ final class Journal: @unchecked Sendable {
     func lockInput() { pthread_mutex_lock(inputLock) }
     func unlockInput() { pthread_mutex_unlock(inputLock) }
 
+    /// Why the file could not be written, if it could not.
+    var failure: String? { file.failure }
+
     /// The first line. Caller holds the input lock.
     func begin(snapshot: JSON) {
-        arena.write(["format": .string(Journal.format), "kind": "begin", "snapshot": snapshot, "t": .int(Journal.now())])
-        arena.raw("\n")
+        appendLine(["format": .string(Journal.format), "kind": "begin", "snapshot": snapshot, "t": .int(Journal.now())])
     }
 
     /// Appends an input's line; the caller holds the input lock.
     func record(_ input: JournalInput, response: JSON?) {
-        record(input, digest: response.flatMap { Journal.digestValue(of: $0, scratch: &scratch) })
-    }
-
-    /// Appends an input's line with a digest computed by the caller.
-    func record(_ input: JournalInput, digest: UInt64?) {
+        let digest = response.flatMap { Journal.digestValue(of: $0, scratch: &scratch) }
         switch input {
         case .send(let scene, let action): recordSend(.scene(scene), action: action, digest: digest)
         case .sendFlow(let flow, let action): recordSend(.flow(flow), action: action, digest: digest)
         default:
             seq += 1
             guard let line = input.line(seq: seq, time: Journal.now(), digest: digest.map(Digest.hex)) else { return }
-            arena.write(.object(line))
-            arena.raw("\n")
-            if arena.byteCount >= Journal.chunk { writeArena() }
+            appendLine(.object(line))
+        }
+    }
+
+    private func recordSend(_ target: SendTarget, action: Action, digest: UInt64?) {
+        actionScratch.reset()
+        actionScratch.write(action.json)
+        actionScratch.withBytes { appendSend(target, action: $0, digest: digest) }
+    }
+
+    /// The hot path: writes a send's response into `w`, for the caller, and
+    /// records the send. `actionText` is the action exactly as the caller
+    /// sent it (valid JSON, already parsed), recorded instead of formatted
+    /// again; without it, the action is formatted. With `stacked` false, the
+    /// response carries no flow stack, so what the digest covers is its last
+    /// member (the view model) as written into `w`. Caller holds the input lock.
+    func recordSend(scene: Int64, action: Action, actionText: UnsafeBufferPointer<UInt8>?, response: JSON, stacked: Bool,
+                    into w: inout JSONWriter) {
+        var digest: UInt64?
+        if !stacked, case .object(let o) = response {
+            digest = w.digestOfObject(from: w.writeObject(o))
+        } else {
+            w.write(response)
+            digest = Journal.digestValue(of: response, scratch: &scratch)
+        }
+        if let actionText {
+            appendSend(.scene(scene), action: UnsafeRawBufferPointer(actionText), digest: digest)
+        } else {
+            recordSend(.scene(scene), action: action, digest: digest)
         }
     }
 
@@ -159,159 +178,74 @@ final class Journal: @unchecked Sendable {
         case flow(Int64)
     }
 
-    /// The line of a send, the hot path: written through one pointer, keys in
-    /// order. `actionText` is the action exactly as the caller sent it (valid
-    /// JSON, already parsed), copied instead of formatted again; without it
-    /// the action is formatted. Caller holds the input lock.
-    func recordSend(_ target: SendTarget, action: Action, actionText: UnsafeBufferPointer<UInt8>? = nil, digest: UInt64?) {
-        guard let actionText else {
-            scratch.reset()
-            scratch.write(action.json)
-            scratch.withBytes { recordSend(target, actionText: $0.bindMemory(to: UInt8.self), digest: digest) }
-            return
-        }
-        recordSend(target, actionText: actionText, digest: digest)
-    }
-
-    private func recordSend(_ target: SendTarget, actionText: UnsafeBufferPointer<UInt8>, digest: UInt64?) {
+    /// Records a send, for `JournalFile` to format.
+    private func appendSend(_ target: SendTarget, action: UnsafeRawBufferPointer, digest: UInt64?) {
+        guard !closed else { return }
         seq += 1
         let time = Journal.now()
-        if time != lastTime {
-            lastTime = time
-            timeText = Array(String(time).utf8)
-        }
-        if seqValue + 1 == seq && !seqText.isEmpty {
-            Journal.increment(&seqText)
-        } else {
-            seqText = Array(String(seq).utf8)  // another kind of line came between
-        }
-        seqValue = seq
-        let timeText = self.timeText
-        let seqText = self.seqText
-        arena.appendDirect(maxCount: actionText.count + 160) { out in
-            var p = out
-            func put(_ s: StaticString) {
-                p.update(from: s.utf8Start, count: s.utf8CodeUnitCount)
-                p += s.utf8CodeUnitCount
-            }
-            func number(_ value: Int64) {
-                if value < 0 {
-                    p.pointee = UInt8(ascii: "-")
-                    p += 1
-                }
-                var v = value.magnitude
-                var digits = 1
-                var t = v
-                while t >= 10 {
-                    t /= 10
-                    digits += 1
-                }
-                var q = p + digits
-                p = q
-                repeat {
-                    q -= 1
-                    q.pointee = UInt8(truncatingIfNeeded: v % 10) &+ 48
-                    v /= 10
-                } while v > 0
-            }
-            func digits(_ text: [UInt8]) {
-                text.withUnsafeBufferPointer { b in
-                    if let base = b.baseAddress { p.update(from: base, count: b.count) }
-                }
-                p += text.count
-            }
-            put("{\"action\":")
-            if let text = actionText.baseAddress {
-                p.update(from: text, count: actionText.count)
-                // Raw line breaks can only be white space between tokens: spaces keep a line a line.
-                for byte: Int32 in [0x0A, 0x0D] {
-                    var from = 0
-                    while from < actionText.count, let hit = memchr(p + from, byte, actionText.count - from) {
-                        let at = UnsafeMutablePointer<UInt8>(OpaquePointer(hit))
-                        at.pointee = 0x20
-                        from = at - p + 1
-                    }
-                }
-                p += actionText.count
-            }
-            if let digest {
-                put(",\"digest\":\"")
-                let hex: StaticString = "0123456789abcdef"
-                for i in 0..<16 { p[15 - i] = hex.utf8Start[Int(digest >> (UInt64(i) * 4) & 15)] }
-                p += 16
-                put("\"")
-            }
-            // "flow" sorts before "kind", "scene" after it.
+        let body = JournalFile.sendHeader + action.count
+        records.appendDirect(maxCount: 8 + body) { p in
+            let raw = UnsafeMutableRawPointer(p)
+            raw.storeBytes(of: UInt32(truncatingIfNeeded: body), toByteOffset: 0, as: UInt32.self)
             switch target {
-            case .flow(let id):
-                put(",\"flow\":")
-                number(id)
-                put(",\"kind\":\"send\"")
             case .scene(let id):
-                put(",\"kind\":\"send\",\"scene\":")
-                number(id)
+                raw.storeBytes(of: JournalFile.Kind.sceneSend.rawValue, toByteOffset: 4, as: UInt8.self)
+                raw.storeBytes(of: id, toByteOffset: 8, as: Int64.self)
+            case .flow(let id):
+                raw.storeBytes(of: JournalFile.Kind.flowSend.rawValue, toByteOffset: 4, as: UInt8.self)
+                raw.storeBytes(of: id, toByteOffset: 8, as: Int64.self)
             }
-            put(",\"seq\":")
-            digits(seqText)
-            put(",\"t\":")
-            digits(timeText)
-            put("}\n")
-            return p - out
+            raw.storeBytes(of: digest == nil ? 0 : 1, toByteOffset: 5, as: UInt8.self)
+            raw.storeBytes(of: seq, toByteOffset: 16, as: Int64.self)
+            raw.storeBytes(of: time, toByteOffset: 24, as: Int64.self)
+            raw.storeBytes(of: digest ?? 0, toByteOffset: 32, as: UInt64.self)
+            if let base = action.baseAddress { (raw + 8 + JournalFile.sendHeader).copyMemory(from: base, byteCount: action.count) }
+            // The next record's lines, which the journal's thread may have
+            // read last (so they sit in another core's cache).
+            for line in stride(from: 8 + body, to: 8 + body + 256, by: 64) { cyaia_prefetch_for_write(raw + line) }
+            return 8 + body
         }
-        if arena.byteCount >= Journal.chunk { writeArena() }
+        if records.byteCount >= JournalFile.chunk { file.ship(&records) }
     }
 
-    /// Adds one to a decimal number written in ASCII digits.
-    static func increment(_ digits: inout [UInt8]) {
-        var i = digits.count - 1
-        while i >= 0 {
-            if digits[i] == UInt8(ascii: "9") {
-                digits[i] = UInt8(ascii: "0")
-                i -= 1
-            } else {
-                digits[i] += 1
-                return
+    /// Appends a finished line.
+    private func appendLine(_ line: JSON) {
+        guard !closed else { return }
+        scratch.reset()
+        scratch.write(line)
+        scratch.raw("\n")
+        scratch.withBytes { text in
+            records.appendDirect(maxCount: 8 + text.count) { p in
+                let raw = UnsafeMutableRawPointer(p)
+                raw.storeBytes(of: UInt32(truncatingIfNeeded: text.count), toByteOffset: 0, as: UInt32.self)
+                raw.storeBytes(of: JournalFile.Kind.line.rawValue, toByteOffset: 4, as: UInt8.self)
+                if let base = text.baseAddress { (raw + 8).copyMemory(from: base, byteCount: text.count) }
+                return 8 + text.count
             }
         }
-        digits.insert(UInt8(ascii: "1"), at: 0)
-    }
-
-    /// Writes what the arena holds. Caller holds the input lock.
-    private func writeArena() {
-        guard failure == nil else {
-            arena.reset()
-            return
-        }
-        let written = arena.withBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                guard let base = bytes.baseAddress else { return true }
-                let n = Glibc.write(fd, base + offset, bytes.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += n
-            }
-            return true
-        }
-        if !written {
-            failure = "writing \(path) failed: \(String(cString: strerror(errno)))"
-            Log.write(.error, "journal", failure ?? "")
-        }
-        arena.reset()
+        if records.byteCount >= JournalFile.chunk { file.ship(&records) }
     }
 
     /// Writes every line recorded so far; true unless the file refused it.
     /// Caller holds the input lock.
     @discardableResult
     func flush() -> Bool {
-        writeArena()
-        return failure == nil
+        if records.byteCount > 0 { file.ship(&records) }
+        return file.drain()
     }
 
-    /// The last flush. Caller holds the input lock.
-    func close() -> Bool { flush() }
+    /// The last flush; the journal's thread then ends, and its buffers go.
+    /// Caller holds the input lock.
+    func close() -> Bool {
+        guard !closed else { return file.drain() }
+        let written = flush()
+        file.finish()
+        closed = true
+        records = JSONWriter(capacity: 0)
+        scratch = JSONWriter(capacity: 0)
+        actionScratch = JSONWriter(capacity: 0)
+        return written
+    }
 
     /// Milliseconds since the epoch, from the coarse clock: a line's time
     /// needs no better than the clock tick, and reading it costs 3 ns, not 25.
@@ -344,48 +278,319 @@ final class Journal: @unchecked Sendable {
             scratch.write(vm)
         }
         scratch.raw("}")
-        return scratch.withBytes(Digest.value)
-    }
-
-    /// Writes a response into `w` and answers with its digest, taken from
-    /// the very bytes written: the view model (and stack) serialized once,
-    /// for the caller and for the journal alike. Caller holds the input lock.
-    func writeResponse(_ response: JSON, into w: inout JSONWriter) -> UInt64? {
-        guard case .object(let o) = response else {
-            w.write(response)
-            return nil
-        }
-        // "viewModel" sorts last in a response; a flow's "stack" (rarer) is
-        // digested the general way.
-        let members = o.members
-        let n = members.count
-        guard n > 0, members[n - 1].key == "viewModel", !(n > 2 && members[n - 3].key == "stack") else {
-            w.write(response)
-            return Journal.digestValue(of: response, scratch: &scratch)
-        }
-        w.raw("{")
-        var vmStart = 0
-        for i in 0..<n {
-            if i > 0 { w.raw(",") }
-            vmStart = w.byteCount
-            w.writeString(members[i].key)
-            w.raw(":")
-            w.write(members[i].value)
-        }
-        w.raw("}")
-        // The digest covers {"viewModel":V}, and the response ends with "viewModel":V}.
-        return w.withBytes { bytes in
-            var d = Digest.Stream()
-            d.feed("{")
-            d.feed(UnsafeRawBufferPointer(rebasing: bytes[vmStart...]))
-            return d.finish()
-        }
+        return scratch.withBytes { Digest.value($0) }
     }
 
     /// The digest a journal line records for a response (replay compares with it).
     static func digest(of response: JSON) -> String? {
         var scratch = JSONWriter()
         return digestValue(of: response, scratch: &scratch).map(Digest.hex)
+    }
+}
+
+/// A journal's file and the thread that writes it. `Journal` hands over
+/// buffers of records; the thread formats them into lines (digesting view
+/// models on the way) and writes them. A few buffers circulate: when all
+/// are waiting to be written, the recording thread waits too, so a slow disk
+/// slows inputs down instead of growing memory. Without a thread (none could
+/// be started), buffers are written as they are handed over.
+final class JournalFile: @unchecked Sendable {
+    /// How many bytes of records make a buffer worth handing over.
+    static let chunk = 64 * 1024
+    static let buffers = 8
+    static let wakeAt = 4
+
+    /// What a record holds. Each record is a 4-byte length (of what follows
+    /// the 8-byte header), a kind, 3 bytes of padding, then the body.
+    enum Kind: UInt8 {
+        /// A finished line.
+        case line = 0
+        /// A send to a scene or to a flow. The header's sixth byte is 1 when
+        /// the record has a digest; the body holds the target id, seq, time
+        /// and digest (8 bytes each), then the action's text.
+        case sceneSend = 1
+        case flowSend = 2
+    }
+
+    static let sendHeader = 32
+
+    private final class Buffer: @unchecked Sendable {
+        var records = JSONWriter(capacity: JournalFile.chunk + 4096)
+    }
+
+    let path: String
+    private let fd: Int32
+    private let monitor = Monitor()
+    // Guarded by monitor.lock.
+    private var queued: [Buffer] = []
+    private var spare: [Buffer]
+    private var busy = false
+    /// The thread waits for buffers; it is woken only once `wakeAt` are
+    /// queued (or one is needed), as waking a thread costs microseconds: a
+    /// system call, and on a VM an interrupt to another CPU.
+    private var idle = false
+    private var ending = false
+    private var threaded = false
+    private var failed: String?
+
+    init(path: String) throws(YaiaError) {
+        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw YaiaError(.badJournal, "cannot open journal \(path): \(String(cString: strerror(errno)))")
+        }
+        self.path = path
+        spare = (1..<JournalFile.buffers).map { _ in Buffer() }
+        let started = startThread { [self] in run() }
+        monitor.lock.withLock { threaded = started }
+    }
+
+    deinit { Glibc.close(fd) }
+
+    var failure: String? { monitor.lock.withLock { failed } }
+
+    /// Hands `records` over to be written, leaving it empty.
+    func ship(_ records: inout JSONWriter) {
+        monitor.lock.withLock {
+            guard !ending else {
+                records.reset()
+                return
+            }
+            guard threaded else {
+                var lines = JSONWriter(capacity: JournalFile.chunk + 4096)
+                var formatter = Formatter()
+                if failed == nil { failed = write(records, through: &lines, formatter: &formatter) }
+                records.reset()
+                return
+            }
+            while spare.isEmpty {
+                if idle { monitor.broadcast() }
+                _ = monitor.wait(until: .infinity)
+            }
+            // The buffer written longest ago: the least likely to still be
+            // in the other core's cache.
+            let buffer = spare.removeFirst()
+            records.exchange(with: &buffer.records)
+            queued.append(buffer)
+            if idle && queued.count >= JournalFile.wakeAt { monitor.broadcast() }
+        }
+    }
+
+    /// Waits until everything handed over is written; true unless the file
+    /// refused some of it.
+    func drain() -> Bool {
+        monitor.lock.withLock {
+            while !queued.isEmpty || busy {
+                if idle { monitor.broadcast() }
+                _ = monitor.wait(until: .infinity)
+            }
+            return failed == nil
+        }
+    }
+
+    /// Lets the thread end once it has written what it holds.
+    func finish() {
+        monitor.lock.withLock {
+            ending = true
+            if !threaded { spare.removeAll() }
+            monitor.broadcast()
+        }
+    }
+
+    private func run() {
+        // A batch thread: when woken, it does not preempt the thread that
+        // woke it (which would then wait), but runs where a CPU is free.
+        // (SCHED_BATCH is 3 on Linux; Glibc declares it under _GNU_SOURCE only.)
+        var param = sched_param()
+        pthread_setschedparam(pthread_self(), 3, &param)
+        // The lines live on this thread's stack, not in this object: written
+        // to all the time, they could share a cache line with the recording
+        // thread's data otherwise.
+        var lines = JSONWriter(capacity: JournalFile.chunk + 4096)
+        var formatter = Formatter()
+        monitor.lock.withLock {
+            while true {
+                while queued.isEmpty && !ending {
+                    idle = true
+                    _ = monitor.wait(until: .infinity)
+                    idle = false
+                }
+                if queued.isEmpty {
+                    spare.removeAll()
+                    return
+                }
+                let buffer = queued.removeFirst()
+                let skip = failed != nil
+                busy = true
+                pthread_mutex_unlock(monitor.lock.mutex)
+                let error = skip ? nil : write(buffer.records, through: &lines, formatter: &formatter)
+                buffer.records.reset()
+                pthread_mutex_lock(monitor.lock.mutex)
+                if failed == nil { failed = error }
+                busy = false
+                spare.append(buffer)
+                monitor.broadcast()  // for a recording thread waiting in ship or drain
+            }
+        }
+    }
+
+    /// Formats records into lines and writes them; answers why that
+    /// failed, if it did. After a failure, later records are dropped and
+    /// `drain` reports it.
+    private func write(_ records: borrowing JSONWriter, through lines: inout JSONWriter, formatter: inout Formatter) -> String? {
+        lines.reset()
+        records.withBytes { formatter.format($0, into: &lines) }
+        let error: String? = lines.withBytes { bytes in
+            var offset = 0
+            while offset < bytes.count, let base = bytes.baseAddress {
+                let n = Glibc.write(fd, base + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return "writing \(path) failed: \(String(cString: strerror(errno)))"
+                }
+                offset += n
+            }
+            return nil
+        }
+        if let error { Log.write(.error, "journal", error) }
+        return error
+    }
+
+    /// Turns records into journal lines. A send line is written through
+    /// one pointer, with its seq and time kept as text between lines: seq
+    /// counts up, and the (coarse) time changes every few milliseconds only.
+    struct Formatter: ~Copyable {
+        private var seqText = Digits()
+        private var seq: Int64 = -1
+        private var timeText = Digits()
+        private var time: Int64 = -1
+
+        /// Up to 20 decimal digits, ending at the end of `bytes`.
+        struct Digits {
+            var bytes: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            var count = 0
+
+            mutating func set(_ value: Int64) {
+                var v = value.magnitude
+                count = 0
+                withUnsafeMutableBytes(of: &bytes) { b in
+                    repeat {
+                        count += 1
+                        b[24 - count] = UInt8(truncatingIfNeeded: v % 10) &+ 48
+                        v /= 10
+                    } while v > 0
+                    if value < 0 {
+                        count += 1
+                        b[24 - count] = UInt8(ascii: "-")
+                    }
+                }
+            }
+
+            /// Adds one to a non-negative number.
+            mutating func increment() {
+                withUnsafeMutableBytes(of: &bytes) { b in
+                    var i = 23
+                    while i >= 24 - count && b[i] == UInt8(ascii: "9") {
+                        b[i] = UInt8(ascii: "0")
+                        i -= 1
+                    }
+                    if i >= 24 - count {
+                        b[i] += 1
+                    } else {
+                        count += 1
+                        b[24 - count] = UInt8(ascii: "1")
+                    }
+                }
+            }
+
+            func copy(to p: UnsafeMutablePointer<UInt8>) -> Int {
+                withUnsafeBytes(of: bytes) { b in
+                    if let base = b.baseAddress { p.update(from: (base + 24 - count).assumingMemoryBound(to: UInt8.self), count: count) }
+                }
+                return count
+            }
+        }
+
+        mutating func format(_ records: UnsafeRawBufferPointer, into out: inout JSONWriter) {
+            guard let base = records.baseAddress else { return }
+            var at = 0
+            while at + 8 <= records.count {
+                let length = Int(base.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+                let kind = Kind(rawValue: base.load(fromByteOffset: at + 4, as: UInt8.self))
+                let digested = base.load(fromByteOffset: at + 5, as: UInt8.self) != 0
+                let body = base + at + 8
+                at += 8 + length
+                switch kind {
+                case .line: out.append(UnsafeRawBufferPointer(start: body, count: length))
+                case .sceneSend, .flowSend:
+                    let id = body.loadUnaligned(as: Int64.self)
+                    let seq = body.loadUnaligned(fromByteOffset: 8, as: Int64.self)
+                    let time = body.loadUnaligned(fromByteOffset: 16, as: Int64.self)
+                    let digest = body.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                    if seq == self.seq + 1 && seq > 0 { seqText.increment() } else { seqText.set(seq) }
+                    self.seq = seq
+                    if time != self.time {
+                        timeText.set(time)
+                        self.time = time
+                    }
+                    let action = UnsafeRawBufferPointer(start: body + sendHeader, count: length - sendHeader)
+                    out.appendDirect(maxCount: action.count + 160) { out in
+                        sendLine(into: out, kind: kind == .flowSend, id: id, action: action, digest: digested ? digest : nil)
+                    }
+                case nil: return
+                }
+            }
+        }
+
+        private func sendLine(into out: UnsafeMutablePointer<UInt8>, kind flow: Bool, id: Int64, action: UnsafeRawBufferPointer,
+                              digest: UInt64?) -> Int {
+            var p = out
+            func put(_ s: StaticString) {
+                p.update(from: s.utf8Start, count: s.utf8CodeUnitCount)
+                p += s.utf8CodeUnitCount
+            }
+            put("{\"action\":")
+            if let text = action.baseAddress {
+                p.update(from: text.assumingMemoryBound(to: UInt8.self), count: action.count)
+                // Raw line breaks can only be white space between tokens:
+                // spaces keep a line a line. Most actions have none (nor any
+                // byte below 0x20), which a word at a time tells quickly.
+                var i = 0
+                var control = false
+                while i + 8 <= action.count && !control {
+                    let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
+                    control = (w &- 0x2020_2020_2020_2020) & ~w & 0x8080_8080_8080_8080 != 0
+                    i += 8
+                }
+                if control || i < action.count {
+                    for j in (control ? i - 8 : i)..<action.count where p[j] == 0x0A || p[j] == 0x0D { p[j] = 0x20 }
+                }
+                p += action.count
+            }
+            if let digest {
+                put(",\"digest\":\"")
+                let hex: StaticString = "0123456789abcdef"
+                for i in 0..<16 { p[15 - i] = hex.utf8Start[Int(digest >> (UInt64(i) * 4) & 15)] }
+                p += 16
+                put("\"")
+            }
+            // "flow" sorts before "kind", "scene" after it.
+            var idText = Digits()
+            idText.set(id)
+            if flow {
+                put(",\"flow\":")
+                p += idText.copy(to: p)
+                put(",\"kind\":\"send\"")
+            } else {
+                put(",\"kind\":\"send\",\"scene\":")
+                p += idText.copy(to: p)
+            }
+            put(",\"seq\":")
+            p += seqText.copy(to: p)
+            put(",\"t\":")
+            p += timeText.copy(to: p)
+            put("}\n")
+            return p - out
+        }
     }
 }
 
@@ -413,6 +618,7 @@ extension Runtime {
         let old = lock.withLock { () -> Journal? in
             let old = self.journal
             self.journal = journal
+            if let old { pastJournals.append(old) }
             return old
         }
         if let old {
@@ -428,6 +634,7 @@ extension Runtime {
     public func stopJournal() -> JSON {
         let old = lock.withLock { () -> Journal? in
             defer { self.journal = nil }
+            if let old = self.journal { pastJournals.append(old) }
             return self.journal
         }
         guard let old else { return ["ok": true, "journal": .null] }

@@ -32,6 +32,10 @@ public final class Runtime: @unchecked Sendable {
     private var isShutDown = false
     private var notifier: Notifier?
     var journal: Journal?
+    /// Journals stopped or replaced, kept (closed, their buffers let go)
+    /// until the runtime goes: a send uses `journal` unretained, which saves
+    /// a retain and a release on every send.
+    var pastJournals: [Journal] = []
     /// A scratch runtime re-running a journal: no deadlines, outcomes come from the journal.
     var replaying = false
     /// Queue inspection events (action, effect, route, flow). Read on every
@@ -152,24 +156,26 @@ public final class Runtime: @unchecked Sendable {
     /// model is serialized once.
     public func send(scene id: Int64, action: Action, actionText: UnsafeBufferPointer<UInt8>? = nil,
                      into writer: inout JSONWriter) throws(YaiaError) {
-        let slot = try scene(id)
-        guard let journal = lock.withLock({ self.journal }) else {
+        let (slot, journal) = try lock.withLock { () throws(YaiaError) -> (SceneSlot, Unmanaged<Journal>?) in
+            guard let slot = scenes[id] else { throw noSuchScene(id) }
+            return (slot, self.journal.map(Unmanaged.passUnretained))
+        }
+        guard let journal else {
             let (response, work) = try reduce(slot, action, cause: .request)
             writer.write(response)
             run(work)
             return
         }
-        journal.lockInput()
-        let work: Work
-        do throws(YaiaError) {
-            let (response, w) = try reduce(slot, action, cause: .request)
-            work = w
-            journal.recordSend(.scene(id), action: action, actionText: actionText, digest: journal.writeResponse(response, into: &writer))
-        } catch {
-            journal.unlockInput()
-            throw error
+        let result = journal._withUnsafeGuaranteedRef { journal -> Result<Work, YaiaError> in
+            journal.lockInput()
+            defer { journal.unlockInput() }
+            return Result { () throws(YaiaError) -> Work in
+                let (response, work) = try reduce(slot, action, cause: .request)
+                journal.recordSend(scene: id, action: action, actionText: actionText, response: response, stacked: work.stacked, into: &writer)
+                return work
+            }
         }
-        journal.unlockInput()
+        let work = try result.get()
         run(work)
     }
 
@@ -293,7 +299,10 @@ public final class Runtime: @unchecked Sendable {
         }
         if !navigationErrors.isEmpty || flowChanged, case .object(var o) = response {
             if !navigationErrors.isEmpty { o["navigationErrors"] = .array(navigationErrors) }
-            if flowChanged, let flow = slot.flow { flow.describe(into: &o) }
+            if flowChanged, let flow = slot.flow {
+                flow.describe(into: &o)
+                work.stacked = true
+            }
             response = .object(o)
         }
         if case .result = cause {
@@ -551,12 +560,17 @@ public final class Runtime: @unchecked Sendable {
         /// Updates of scenes that received a popped scene's result, queued
         /// once the reduction that popped is queued.
         var resultEvents: [JSON] = []
+        /// A response (of this reduction, or of one it caused) carries a
+        /// flow's stack; without one, a response's last member is its view
+        /// model, which is all a journal line's digest covers.
+        var stacked = false
 
         mutating func merge(_ other: Work) {
             launches += other.launches
             cancels += other.cancels
             deadlines += other.deadlines
             notify = notify || other.notify
+            stacked = stacked || other.stacked
         }
     }
 
