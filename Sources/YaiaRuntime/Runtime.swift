@@ -167,11 +167,13 @@ public final class Runtime: @unchecked Sendable {
             return
         }
         let result = journal._withUnsafeGuaranteedRef { journal -> Result<Work, YaiaError> in
+            // The clock is read first: its latency then overlaps the reduction.
+            let time = Journal.now()
             journal.lockInput()
             defer { journal.unlockInput() }
             return Result { () throws(YaiaError) -> Work in
                 let (response, work) = try reduce(slot, action, cause: .request)
-                journal.recordSend(scene: id, action: action, actionText: actionText, response: response, stacked: work.stacked, into: &writer)
+                journal.recordSend(scene: id, action: action, actionText: actionText, response: response, stacked: work.stacked, time: time, into: &writer)
                 return work
             }
         }
