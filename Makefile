@@ -209,6 +209,7 @@ test-c: lib plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBI
 	$(CBIN)/test_abi
 	$(CBIN)/test_services
 	$(CBIN)/stress
+	STRESS_JOURNAL=$(abspath $(OUT))/stress.jsonl $(CBIN)/stress
 	$(CBIN)/test_ffi
 	$(CBIN)/test_flows
 
@@ -258,6 +259,7 @@ $(TSAN_BIN)/stress: Tests/c/stress.c Tests/c/harness.h Include/yaia.h $(TSAN_LIB
 
 tsan: $(TSAN_BIN)/stress
 	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" $(TSAN_STRESS) $(TSAN_BIN)/stress
+	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" $(TSAN_STRESS) STRESS_JOURNAL=$(abspath $(OUT))/tsan/stress.jsonl $(TSAN_BIN)/stress
 
 # ---------------------------------------------------------------- install
 

@@ -18,8 +18,14 @@
 **   - no crash (the watchdog reports a hang); no leak (run it under valgrind,
 **     see Tests/c/valgrind-swift.supp; smaller counts keep that quick).
 **
+** With STRESS_JOURNAL=PATH, the runtime journals to PATH (no quotes or
+** backslashes in it), and the journal must then hold every input (the
+** opens, the sends, the outcomes) and replay identically: the order it
+** recorded under load is an order the runtime can re-run.
+**
 ** Environment: STRESS_THREADS, STRESS_SENDS (per thread), STRESS_EFFECTS,
-** STRESS_SCENES (64), STRESS_COMPLETERS, STRESS_TIMEOUT (seconds, 300).
+** STRESS_SCENES (64), STRESS_COMPLETERS, STRESS_TIMEOUT (seconds, 300),
+** STRESS_JOURNAL.
 ** Prints a summary and "N passed, N failed"; exit status 1 on failures.
 */
 #define _POSIX_C_SOURCE 200809L
@@ -316,7 +322,15 @@ int main(void)
 
     set_current("setting up");
     char *err = NULL;
-    rt = yaia_runtime_new(NULL, &err);
+    const char *journal = getenv("STRESS_JOURNAL");
+    char *config = NULL;
+    if (journal && *journal) {
+        size_t n = strlen(journal) + 32;
+        config = xcalloc(n, 1);
+        snprintf(config, n, "{\"journal\":\"%s\"}", journal);
+    }
+    rt = yaia_runtime_new(config, &err);
+    free(config);
     if (!check(rt != NULL, "stress: runtime: %s", err ? err : ""))
         return harness_finish();
     completers = xcalloc((size_t)completers_n, sizeof *completers);
@@ -433,6 +447,24 @@ int main(void)
         yaia_free(r);
     }
     check(bad_final == 0, "stress: %ld scenes end in the wrong state", bad_final);
+
+    if (journal && *journal) {
+        set_current("replaying the journal");
+        r = yaia_execute(rt, "{\"op\":\"journal\",\"stop\":true}");
+        long long inputs = scenes_n + threads_n * sends_n + effects_n;
+        check(int_of(r, "inputs") == inputs, "stress: the journal holds %lld inputs (want %lld): %.200s", int_of(r, "inputs"),
+              inputs, r ? r : "");
+        yaia_free(r);
+        size_t n = strlen(journal) + 64;
+        char *request = xcalloc(n, 1);
+        snprintf(request, n, "{\"op\":\"replay\",\"journal\":\"%s\"}", journal);
+        r = yaia_execute(rt, request);
+        check(r && strstr(r, "\"identical\":true") && int_of(r, "inputs") == inputs,
+              "stress: the journal replays identically: %.300s", r ? r : "");
+        yaia_free(r);
+        free(request);
+        printf("journal: %lld inputs recorded under load, replayed identically\n", inputs);
+    }
 
     set_current("freeing");
     yaia_runtime_free(rt);

@@ -6,6 +6,7 @@ restores the state after an input; inspection events."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Tuple
@@ -149,6 +150,92 @@ def test_journal_is_written_when_the_runtime_is_freed(journal: Path) -> None:
     with yaia.Runtime(journal=journal) as rt:
         rt.open(LOGIN).send("emailChanged", "a@b.c")
     assert [r["kind"] for r in lines(journal)] == ["begin", "open", "send"]
+
+
+def test_a_journal_that_cannot_be_written_says_so() -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    with yaia.Runtime(journal="/dev/full") as rt:
+        scene = rt.open(LOGIN)
+        assert scene.send("emailChanged", "a@b.c").view_model["email"] == "a@b.c"  # sends go on
+        with pytest.raises(yaia.YaiaError) as info:
+            rt.journal(flush=True)
+        assert info.value.code == "bad_journal" and "/dev/full" in str(info.value)
+        assert scene.send("emailChanged", "x@y.z").view_model["email"] == "x@y.z"
+        stopped = rt.journal(stop=True)
+        assert stopped["journal"] == "/dev/full" and "/dev/full" in stopped["warning"]
+
+
+# ---------------------------------------------------------------- digests
+
+MASK64 = (1 << 64) - 1
+K0, K1, K2, K3 = 0x6A09E667F3BCC908, 0xBB67AE8584CAA73B, 0x3C6EF372FE94F82B, 0xA54FF53A5F1D36F1
+
+
+def yaia_digest(data: bytes) -> str:
+    """yaia-digest-1 as docs/journal.md specifies it, written independently
+    of the library's, in plain Python integers."""
+
+    def fold(x: int, y: int) -> int:
+        p = x * y
+        return (p >> 64) ^ (p & MASK64)
+
+    lanes = [K0, K1, K2]
+
+    def mix(block: bytes) -> None:
+        w = [int.from_bytes(block[k : k + 8], "little") for k in range(0, 48, 8)]
+        for lane, key in enumerate((K1, K2, K3)):
+            lanes[lane] = fold(w[2 * lane] ^ key, w[2 * lane + 1] ^ lanes[lane])
+
+    n = len(data)
+    if n >= 48:
+        i = 0
+        while n - i > 48:
+            mix(data[i : i + 48])
+            i += 48
+        mix(data[n - 48 :])
+    else:
+        mix(data.ljust(48, b"\0"))
+    h = fold(lanes[0] ^ lanes[1] ^ K0, lanes[2] ^ n)
+    return f"{fold(h ^ K2, h ^ K3):016x}"
+
+
+def digested(response: Dict[str, Any]) -> str:
+    """The digest a journal line records for a response: of its "stack"
+    and "viewModel", as canonical JSON."""
+    return yaia_digest(canonical({k: response[k] for k in ("stack", "viewModel") if k in response}).encode())
+
+
+def test_digest_reference_vectors() -> None:
+    # Fixed points of the specification, so that the reference above cannot
+    # drift along with the library.
+    assert yaia_digest(b"") == "bc234c778d869117"
+    assert yaia_digest(b'{"viewModel":{}}') == "6a1707a0f15563b4"
+    assert yaia_digest(bytes(range(100))) == "e7da61f376c5de38"
+
+
+def test_digests_are_yaia_digest_1_of_what_sends_produced(journal: Path) -> None:
+    """Every digest in a journal is yaia-digest-1 of the view model (and
+    stack) the input produced: scenes sent to through yaia_send and through
+    requests, view models shorter and longer than the hash's 48-byte blocks,
+    non-ASCII text, a flow's stack."""
+    expected: List[str] = []
+    with yaia.Runtime(journal=journal) as rt:
+        scene = rt.open(LOGIN)
+        expected.append(digested({"viewModel": scene.view_model}))
+        for text in ["", "a@b.c", "x" * 40, "h\u00e9l\u00e8ne@example.com" * 3, "y" * 300]:
+            update = scene.send("emailChanged", text)  # the yaia_send path
+            expected.append(digested({"viewModel": update.view_model}))
+            response = rt.execute({"op": "send", "scene": scene.id, "action": {"type": "passwordChanged", "payload": text}})
+            expected.append(digested(response))
+        started = rt.execute({"op": "start", "scene": LOGIN})
+        expected.append(digested(started))
+        response = rt.execute({"op": "send", "flow": started["flow"], "action": {"type": "emailChanged", "payload": "f@l.ow"}})
+        expected.append(digested(response))
+        rt.journal(stop=True)
+    recorded = [line["digest"] for line in lines(journal)[1:] if "digest" in line]
+    assert recorded == expected
+    assert len(expected) >= 8
 
 
 # ---------------------------------------------------------------- replay

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+import YaiaCore
+@testable import YaiaRuntime
+
+/// The journal's machinery below the runtime: the text kept for seq and
+/// time between lines, and what a closed journal does with a late input.
+@Suite struct JournalFileTests {
+    func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("yaia-\(UUID().uuidString)-\(name)").path
+    }
+
+    func text(_ digits: JournalFile.Formatter.Digits) -> String {
+        var out = [UInt8](repeating: 0, count: 24)
+        let count = out.withUnsafeMutableBufferPointer { b in b.baseAddress.map { digits.copy(to: $0) } ?? 0 }
+        return String(decoding: out.prefix(count), as: UTF8.self)
+    }
+
+    @Test func digitsCountUpAcrossEveryCarry() {
+        var digits = JournalFile.Formatter.Digits()
+        digits.set(0)
+        for n in 1...100_001 {
+            digits.increment()
+            if n < 1_000 || n % 997 == 0 || [9_999, 10_000, 99_999, 100_000, 100_001].contains(n) {
+                #expect(text(digits) == String(n))
+            }
+        }
+        #expect(text(digits) == "100001")
+        for value: Int64 in [0, 7, 1_795_284_198_968, Int64.max, -42] {
+            digits.set(value)
+            #expect(text(digits) == String(value))
+        }
+    }
+
+    /// A send that fetched the journal before it was stopped, and reached it
+    /// after, records nothing: the file ends with what stop wrote.
+    @Test func aClosedJournalRecordsNothing() throws {
+        let path = temporaryPath("closed.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let journal = try Journal(path: path)
+        journal.lockInput()
+        journal.begin(snapshot: ["scenes": []])
+        journal.record(.close(scene: 1), response: nil)
+        #expect(journal.close())
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        var writer = JSONWriter()
+        journal.recordSend(scene: 1, action: Action("emailChanged", payload: "a@b.c"), actionText: nil,
+                           response: ["ok": true, "viewModel": [:]], stacked: false, time: 0, into: &writer)
+        journal.record(.close(scene: 2), response: nil)
+        #expect(journal.flush())
+        journal.unlockInput()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == written)
+        #expect(written.split(separator: "\n").count == 2)
+        // The caller still gets its response.
+        #expect(writer.takeBytes() == Array(#"{"ok":true,"viewModel":{}}"#.utf8))
+    }
+}
