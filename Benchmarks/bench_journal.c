@@ -7,10 +7,13 @@
 ** (a) yaia_send(emailChanged) on example/login, INPUTS inputs per round,
 **     without and with a journal, rounds alternating. Three clocks: wall
 **     time, the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID) and the
-**     process's CPU time -- the journal formats, digests and writes on a
+**     process's CPU time -- the journal formats and writes lines on a
 **     thread of its own, so the caller's CPU shows what a send pays and the
-**     process's what the journal costs in all. "stop" is the final flush
-**     ({"op":"journal","stop":true}), paid once per journal.
+**     process's what the journal costs in all. A first journaled round,
+**     not counted, starts that thread: from then on the process is
+**     multi-threaded (glibc's locks take their atomic path) in both kinds
+**     of rounds. "stop" is the final flush ({"op":"journal","stop":true}),
+**     paid once per journal.
 ** (b) {"op":"replay"} of one of those journals (INPUTS + 1 inputs), per input.
 **     With JOURNAL_OUT, the journals are written there and the last one is
 **     kept (for bench_journal.py); else in a temporary folder.

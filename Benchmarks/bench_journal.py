@@ -1,13 +1,16 @@
-"""Replay of a 100,000-input journal from Python (yaia.replay).
+"""The journal from Python: what it adds to Scene.send, and replay of a
+100,000-input journal (yaia.replay).
 
     bench_journal.py [JOURNAL]
 
 Run by `make bench` (PYTHONPATH=Bindings/python) after bench_journal, which
 leaves its journal (example/login, 100,000 emailChanged sends) at JOURNAL.
-Without one, the journal is recorded here first, through Scene.send. Shows
-the median of ROUNDS replays, in all and per input, for yaia.replay (which
-makes a temporary runtime for the call) and for Runtime.replay on a runtime
-made once.
+Without one, the journal is recorded here first, through Scene.send.
+
+Shows the median of SEND_ROUNDS rounds of SENDS Scene.send calls without and
+with a journal (rounds alternating), then the median of ROUNDS replays, in
+all and per input, for yaia.replay (which makes a temporary runtime for the
+call) and for Runtime.replay on a runtime made once.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import yaia
 
 INPUTS = 100_000
 ROUNDS = 7
+SENDS = 50_000
+SEND_ROUNDS = 7
 
 
 def record(path: Path) -> None:
@@ -33,6 +38,30 @@ def record(path: Path) -> None:
         for i in range(INPUTS):
             send("emailChanged", f"user{i}@example.com")
         rt.journal(stop=True)
+
+
+def send_round(journal: "Path | None") -> float:
+    """Seconds per Scene.send, for SENDS sends on a fresh runtime."""
+    with yaia.Runtime(journal=journal) as rt:
+        send = rt.open("example/login").send
+        payloads = [f"user{i}@example.com" for i in range(SENDS)]
+        start = time.perf_counter()
+        for payload in payloads:
+            send("emailChanged", payload)
+        return (time.perf_counter() - start) / SENDS
+
+
+def send_overhead(tmp: str) -> None:
+    journal = Path(tmp) / "sends.jsonl"
+    send_round(journal)  # warm-up; the journal's thread makes the process multi-threaded for both
+    plain: List[float] = []
+    journaled: List[float] = []
+    for _ in range(SEND_ROUNDS):
+        plain.append(send_round(None))
+        journaled.append(send_round(journal))
+    p, j = statistics.median(plain) * 1e9, statistics.median(journaled) * 1e9
+    print(f"Scene.send(emailChanged), {SENDS} sends a round, median of {SEND_ROUNDS} rounds each")
+    print(f"  no journal {p:8.0f} ns   journal {j:8.0f} ns   overhead {(j - p) / p * 100:5.1f}%\n")
 
 
 def median_s(fn: Callable[[], yaia.ReplayResult], expected: int) -> float:
@@ -49,6 +78,7 @@ def median_s(fn: Callable[[], yaia.ReplayResult], expected: int) -> float:
 def main() -> int:
     given = Path(sys.argv[1]) if len(sys.argv) > 1 else None
     with tempfile.TemporaryDirectory(prefix="yaia-bench-") as tmp:
+        send_overhead(tmp)
         if given is not None and given.is_file():
             path, origin = given, "recorded by bench_journal (C)"
         else:

@@ -47,7 +47,9 @@
 ** several threads at once. The reducer of a scene never runs on two threads
 ** at once. Services may complete calls from threads of their own; the
 ** completion's reduction runs on the completing thread and its update is
-** queued for yaia_receive().
+** queued for yaia_receive(). A runtime starts threads of its own on demand:
+** a pool for blocking service calls, one for effect deadlines, and, while a
+** journal is on, one that writes the journal's lines.
 **
 ** SCENE UPDATES
 **

@@ -79,12 +79,12 @@ enum JournalInput {
 ///
 /// Recording is split so that an input pays as little as it can. Under the
 /// input lock, the thread that sent it appends a compact record to a
-/// buffer: for a send, the action's text as sent and the view model's bytes
-/// as written for the caller, so nothing is serialized twice. The journal's
-/// own thread (`JournalFile`) takes full buffers, digests and formats their
-/// records into lines and writes them. Only whole 64 KiB buffers change
-/// threads, so the two share no data per input. Other inputs, rarer, are
-/// recorded as finished lines.
+/// buffer: for a send, the action's text as sent and the digest of the view
+/// model's bytes as written for the caller, so nothing is serialized twice.
+/// The journal's own thread (`JournalFile`) takes full buffers, formats
+/// their records into lines and writes them. Only whole 64 KiB buffers
+/// change threads, so the two share no data per input. Other inputs, rarer,
+/// are recorded as finished lines.
 final class Journal: @unchecked Sendable {
     static let format = "yaia.journal/1"
 
@@ -134,6 +134,7 @@ final class Journal: @unchecked Sendable {
 
     /// Appends an input's line; the caller holds the input lock.
     func record(_ input: JournalInput, response: JSON?) {
+        guard !closed else { return }
         let digest = response.flatMap { Journal.digestValue(of: $0, scratch: &scratch) }
         switch input {
         case .send(let scene, let action): recordSend(.scene(scene), action: action, digest: digest)
@@ -306,8 +307,7 @@ final class Journal: @unchecked Sendable {
 }
 
 /// A journal's file and the thread that writes it. `Journal` hands over
-/// buffers of records; the thread formats them into lines (digesting view
-/// models on the way) and writes them. A few buffers circulate: when all
+/// buffers of records; the thread formats them into lines and writes them. A few buffers circulate: when all
 /// are waiting to be written, the recording thread waits too, so a slow disk
 /// slows inputs down instead of growing memory. Without a thread (none could
 /// be started), buffers are written as they are handed over.
