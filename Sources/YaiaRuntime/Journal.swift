@@ -102,6 +102,10 @@ final class Journal: @unchecked Sendable {
     /// Set by `close`; a send that fetched the journal before it was
     /// stopped, and reached it after, records nothing.
     private var closed = false
+    /// The last line's time: a line is never stamped earlier. (A send reads
+    /// the clock before it waits for the input lock, so another thread's
+    /// input may be recorded in between with a later time.)
+    private var lastTime: Int64 = 0
 
     init(path: String) throws(YaiaError) {
         file = try JournalFile(path: path)
@@ -129,7 +133,7 @@ final class Journal: @unchecked Sendable {
 
     /// The first line. Caller holds the input lock.
     func begin(snapshot: JSON) {
-        appendLine(["format": .string(Journal.format), "kind": "begin", "snapshot": snapshot, "t": .int(Journal.now())])
+        appendLine(["format": .string(Journal.format), "kind": "begin", "snapshot": snapshot, "t": .int(stamp(Journal.now()))])
     }
 
     /// Appends an input's line; the caller holds the input lock.
@@ -141,7 +145,7 @@ final class Journal: @unchecked Sendable {
         case .sendFlow(let flow, let action): recordSend(.flow(flow), action: action, digest: digest)
         default:
             seq += 1
-            guard let line = input.line(seq: seq, time: Journal.now(), digest: digest.map(Digest.hex)) else { return }
+            guard let line = input.line(seq: seq, time: stamp(Journal.now()), digest: digest.map(Digest.hex)) else { return }
             appendLine(.object(line))
         }
     }
@@ -183,6 +187,7 @@ final class Journal: @unchecked Sendable {
     private func appendSend(_ target: SendTarget, action: UnsafeRawBufferPointer, digest: UInt64?, time: Int64) {
         guard !closed else { return }
         seq += 1
+        let time = stamp(time)
         let body = JournalFile.sendHeader + action.count
         records.appendDirect(maxCount: 8 + body) { p in
             let raw = UnsafeMutableRawPointer(p)
@@ -263,6 +268,11 @@ final class Journal: @unchecked Sendable {
         scratch = JSONWriter(capacity: 0)
         actionScratch = JSONWriter(capacity: 0)
         return written
+    }
+
+    private func stamp(_ time: Int64) -> Int64 {
+        lastTime = max(lastTime, time)
+        return lastTime
     }
 
     /// Milliseconds since the epoch, from the coarse clock: a line's time
@@ -414,11 +424,16 @@ final class JournalFile: @unchecked Sendable {
     }
 
     private func run() {
-        // A batch thread: when woken, it does not preempt the thread that
-        // woke it (which would then wait), but runs where a CPU is free.
-        // (SCHED_BATCH is 3 on Linux; Glibc declares it under _GNU_SOURCE only.)
+        // A batch thread of the lowest priority: woken on the CPU of the
+        // thread that woke it, it neither preempts that thread nor shares
+        // its CPU for long, but moves to a free one. Starved outright, it
+        // could not be: recording threads wait for buffers it frees, and
+        // their CPUs then fall to it. (SCHED_BATCH is 3 on Linux; Glibc
+        // declares it under _GNU_SOURCE only. A nice value set with
+        // who = 0 is the calling thread's on Linux.)
         var param = sched_param()
         pthread_setschedparam(pthread_self(), 3, &param)
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         // The lines live on this thread's stack, not in this object: written
         // to all the time, they could share a cache line with the recording
         // thread's data otherwise.
