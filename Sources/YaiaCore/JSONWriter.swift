@@ -310,10 +310,15 @@ extension JSON {
 public enum Digest {
     /// A digest as journals write it: 16 lowercase hex digits.
     public static func hex(_ h: UInt64) -> String {
-        let digits: StaticString = "0123456789abcdef"
         var out = [UInt8](repeating: 0, count: 16)
-        for i in 0..<16 { out[15 - i] = digits.utf8Start[Int(h >> (UInt64(i) * 4) & 15)] }
+        out.withUnsafeMutableBufferPointer { if let p = $0.baseAddress { writeHex(h, to: p) } }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Writes those 16 hex digits at `p`.
+    public static func writeHex(_ h: UInt64, to p: UnsafeMutablePointer<UInt8>) {
+        let digits: StaticString = "0123456789abcdef"
+        for i in 0..<16 { p[15 - i] = digits.utf8Start[Int(h >> (UInt64(i) * 4) & 15)] }
     }
 
     static let k0: UInt64 = 0x6A09_E667_F3BC_C908

@@ -192,16 +192,12 @@ final class Journal: @unchecked Sendable {
         let body = JournalFile.sendHeader + action.count
         records.appendDirect(maxCount: 8 + body) { p in
             let raw = UnsafeMutableRawPointer(p)
-            raw.storeBytes(of: UInt32(truncatingIfNeeded: body), toByteOffset: 0, as: UInt32.self)
-            switch target {
-            case .scene(let id):
-                raw.storeBytes(of: JournalFile.Kind.sceneSend.rawValue, toByteOffset: 4, as: UInt8.self)
-                raw.storeBytes(of: id, toByteOffset: 8, as: Int64.self)
-            case .flow(let id):
-                raw.storeBytes(of: JournalFile.Kind.flowSend.rawValue, toByteOffset: 4, as: UInt8.self)
-                raw.storeBytes(of: id, toByteOffset: 8, as: Int64.self)
+            let (kind, id): (JournalFile.Kind, Int64) = switch target {
+            case .scene(let id): (.sceneSend, id)
+            case .flow(let id): (.flowSend, id)
             }
-            raw.storeBytes(of: digest == nil ? 0 : 1, toByteOffset: 5, as: UInt8.self)
+            JournalFile.storeHeader(at: raw, length: body, kind: kind, digested: digest != nil)
+            raw.storeBytes(of: id, toByteOffset: 8, as: Int64.self)
             raw.storeBytes(of: seq, toByteOffset: 16, as: Int64.self)
             raw.storeBytes(of: time, toByteOffset: 24, as: Int64.self)
             raw.storeBytes(of: digest ?? 0, toByteOffset: 32, as: UInt64.self)
@@ -241,8 +237,7 @@ final class Journal: @unchecked Sendable {
         scratch.withBytes { text in
             records.appendDirect(maxCount: 8 + text.count) { p in
                 let raw = UnsafeMutableRawPointer(p)
-                raw.storeBytes(of: UInt32(truncatingIfNeeded: text.count), toByteOffset: 0, as: UInt32.self)
-                raw.storeBytes(of: JournalFile.Kind.line.rawValue, toByteOffset: 4, as: UInt8.self)
+                JournalFile.storeHeader(at: raw, length: text.count, kind: .line, digested: false)
                 if let base = text.baseAddress { (raw + 8).copyMemory(from: base, byteCount: text.count) }
                 return 8 + text.count
             }
@@ -341,6 +336,15 @@ final class JournalFile: @unchecked Sendable {
     }
 
     static let sendHeader = 32
+
+    /// A record's 8-byte header: the body's length, the kind, whether a
+    /// send has a digest.
+    @inline(__always)
+    static func storeHeader(at raw: UnsafeMutableRawPointer, length: Int, kind: Kind, digested: Bool) {
+        raw.storeBytes(of: UInt32(truncatingIfNeeded: length), toByteOffset: 0, as: UInt32.self)
+        raw.storeBytes(of: kind.rawValue, toByteOffset: 4, as: UInt8.self)
+        raw.storeBytes(of: digested ? 1 : 0, toByteOffset: 5, as: UInt8.self)
+    }
 
     private final class Buffer: @unchecked Sendable {
         var records = JSONWriter(capacity: JournalFile.chunk + 4096)
@@ -601,8 +605,7 @@ final class JournalFile: @unchecked Sendable {
             }
             if let digest {
                 put(",\"digest\":\"")
-                let hex: StaticString = "0123456789abcdef"
-                for i in 0..<16 { p[15 - i] = hex.utf8Start[Int(digest >> (UInt64(i) * 4) & 15)] }
+                Digest.writeHex(digest, to: p)
                 p += 16
                 put("\"")
             }
