@@ -33,7 +33,7 @@ CINC       := -IInclude
 # Programs find libyaia.so.1 in the build folder without LD_LIBRARY_PATH.
 CLINK      := -L$(REL) -lyaia -Wl,-rpath,$(abspath $(REL)) -lpthread
 
-SWIFT_SOURCES := $(shell find Sources -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') Package.swift Include/yaia.h Include/yaia_plugin.h
+SWIFT_SOURCES := $(shell find Sources -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') Package.swift Include/yaia.h Include/yaia_plugin.h Include/yaia_scene.h
 
 APT_PACKAGES := gcc make pkg-config libffi-dev libsqlite3-dev zlib1g-dev binutils
 PY_PACKAGES  := pytest wheel mypy
@@ -42,9 +42,9 @@ export YAIA_LIBRARY    := $(abspath $(LIB))
 export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))
 export YAIA_TEST_PLUGIN_DIR := $(abspath $(TESTPLUG))
 
-.PHONY: all deps lib cli plugins demo test test-swift test-c test-python bench tsan install clean
+.PHONY: all deps lib examples-pack cli plugins demo test test-swift test-c test-python bench tsan install clean
 
-all: lib cli plugins
+all: lib examples-pack cli plugins
 
 # ---------------------------------------------------------------- dependencies
 
@@ -67,23 +67,34 @@ deps: $(BUILD)/.deps
 
 # ---------------------------------------------------------------- library
 
-# The version script is not a dependency SwiftPM tracks: relink when it changes.
-$(LIB): $(BUILD)/.deps $(SWIFT_SOURCES)
-	@if [ -f $(LIB) ] && [ Sources/YaiaABI/yaia.map -nt $(LIB) ]; then rm -f $(LIB); fi
-	$(SWIFT) build -c release -Xswiftc -static-stdlib -Xswiftc -warnings-as-errors --product yaia
-	@ln -sf libyaia.so $(REL)/libyaia.so.$(ABI_MAJOR)
-	@touch $(LIB)
-
-lib: $(LIB)
-
-# The command line (Sources/yaia): a host of the C ABI like any other.
+# The release build makes libyaia.so, the examples pack and the command line
+# (YaiaTesting, which imports Swift Testing, builds only for tests). Exclusivity checks are off for the whole build (the runtime
+# guards its state with locks; the checks cost a call per class-property
+# access on the hot paths): the manifest cannot say so for the products scene
+# authors depend on. The version scripts are no dependency SwiftPM tracks:
+# relink when they change.
+SWIFT_RELEASE := $(SWIFT) build -c release -Xswiftc -static-stdlib -Xswiftc -enforce-exclusivity=unchecked -Xswiftc -warnings-as-errors
+EXAMPLES_PACK := $(REL)/libyaia-examples.so
+export YAIA_EXAMPLES_PACK := $(abspath $(EXAMPLES_PACK))
 CLI := $(REL)/yaia-cli
 export YAIA_CLI := $(abspath $(CLI))
 
-$(CLI): $(BUILD)/.deps $(SWIFT_SOURCES)
-	$(SWIFT) build -c release -Xswiftc -static-stdlib -Xswiftc -warnings-as-errors --product yaia-cli
-	@touch $(CLI)
+$(BUILD)/.release: $(BUILD)/.deps $(SWIFT_SOURCES)
+	@for m in Sources/YaiaABI/yaia.map:$(LIB) Sources/YaiaExamplesPack/pack.map:$(EXAMPLES_PACK); do \
+	  if [ -f $${m#*:} ] && [ $${m%%:*} -nt $${m#*:} ]; then rm -f $${m#*:}; fi; done
+	$(SWIFT_RELEASE) --product yaia
+	$(SWIFT_RELEASE) --product yaia-examples
+	$(SWIFT_RELEASE) --product yaia-cli
+	@ln -sf libyaia.so $(REL)/libyaia.so.$(ABI_MAJOR)
+	@touch $(LIB) $(EXAMPLES_PACK) $(CLI) $@
 
+$(LIB) $(EXAMPLES_PACK) $(CLI): $(BUILD)/.release
+
+lib: $(LIB)
+
+examples-pack: $(EXAMPLES_PACK)
+
+# The command line (Sources/yaia): a host of the C ABI like any other.
 cli: $(CLI)
 
 # ---------------------------------------------------------------- plugins and C programs

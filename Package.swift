@@ -12,33 +12,53 @@ let exportFlags: [LinkerSetting] = [
     ])
 ]
 
+// A scene pack exports its entry point and nothing else.
+let packFlags: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/YaiaExamplesPack/pack.map"])
+]
+
 // Shared state in the runtime is guarded by locks; Swift's dynamic
 // exclusivity checks would add a runtime call to every class-property access
-// on the hot paths.
+// on the hot paths. The products scene authors depend on (YaiaKit,
+// YaiaTesting) carry no unsafe flags, so that a package can depend on them by
+// URL; the Makefile turns the checks off for the whole release build instead.
 let unchecked: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
 
 let package = Package(
     name: "Yaia",
     products: [
+        // For scene authors: everything a scene is written with.
+        .library(name: "YaiaKit", targets: ["YaiaKit"]),
+        // For scene authors' tests: SceneTest, an exhaustive test store.
+        .library(name: "YaiaTesting", targets: ["YaiaTesting"]),
+        // libyaia.so: the runtime behind the C ABI of Include/yaia.h.
         .library(name: "yaia", type: .dynamic, targets: ["YaiaABI"]),
-        .executable(name: "yaia-cli", targets: ["yaia"]),
+        // The example scenes as a scene pack (libyaia-examples.so).
+        .library(name: "yaia-examples", type: .dynamic, targets: ["YaiaExamplesPack"]),
+        .executable(name: "yaia-cli", targets: ["YaiaCLI"]),
     ],
     targets: [
-        // The hand-written headers in Include/ seen from Swift.
+        // The hand-written headers in Include/ seen from Swift, and libffi.
         .target(name: "CYaia", path: "Sources/CYaia", linkerSettings: [.linkedLibrary("ffi")]),
-        .target(name: "YaiaCore", swiftSettings: unchecked),
-        .target(name: "YaiaExamples", dependencies: ["YaiaCore"], swiftSettings: unchecked),
-        .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "CYaia"], swiftSettings: unchecked),
+        // Include/yaia_scene.h alone: what a scene pack is built against.
+        .target(name: "CYaiaScene", path: "Sources/CYaiaScene"),
+        .target(name: "YaiaCore"),
+        .target(name: "YaiaKit", dependencies: ["YaiaCore", "CYaiaScene"]),
+        .target(name: "YaiaTesting", dependencies: ["YaiaKit"]),
+        .target(name: "YaiaExamples", dependencies: ["YaiaKit"]),
+        .target(name: "YaiaExamplesPack", dependencies: ["YaiaExamples"], exclude: ["pack.map"], linkerSettings: packFlags),
+        .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "CYaia", "CYaiaScene"], swiftSettings: unchecked),
         .target(
             name: "YaiaABI",
-            dependencies: ["YaiaRuntime", "YaiaExamples", "CYaia"],
+            dependencies: ["YaiaRuntime", "CYaia"],
             exclude: ["yaia.map"],
             swiftSettings: unchecked,
             linkerSettings: exportFlags
         ),
         // The command line, a host of the C ABI like any other.
-        .executableTarget(name: "yaia", dependencies: ["YaiaABI", "CYaia"]),
+        .executableTarget(name: "YaiaCLI", dependencies: ["YaiaABI", "CYaia"], path: "Sources/yaia"),
         .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaExamples"]),
-        .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples"]),
+        .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit"]),
+        .testTarget(name: "YaiaTestingTests", dependencies: ["YaiaTesting", "YaiaExamples"]),
     ]
 )

@@ -3,7 +3,6 @@
 import CYaia
 import Glibc
 import YaiaCore
-import YaiaExamples
 import YaiaRuntime
 
 /// Runtimes by handle: a yaia_runtime * is an id, never an address.
@@ -12,8 +11,6 @@ let runtimes = HandleTable<Runtime>(tag: 0x3)
 func runtime(_ rt: OpaquePointer?) -> Runtime? {
     rt.flatMap { runtimes.get(UInt(bitPattern: $0)) }
 }
-
-let catalog = SceneCatalog(Examples.sceneTypes)
 
 /// `value`'s canonical text as a malloc'd C string (freed by yaia_free).
 func cString(_ value: JSON) -> UnsafeMutablePointer<CChar>? {
@@ -74,7 +71,7 @@ public func yaia_runtime_new(_ config: UnsafePointer<CChar>?, _ errorOut: Unsafe
     errorOut?.pointee = nil
     do throws(YaiaError) {
         let json: JSON = config == nil ? [:] : try parse(config, "config_json")
-        let runtime = try Runtime(catalog: catalog, config: json)
+        let runtime = try Runtime(catalog: Catalog(), config: json)
         return OpaquePointer(bitPattern: runtimes.insert(runtime))
     } catch {
         errorOut?.pointee = cString(error.envelope())

@@ -132,7 +132,7 @@ public struct JSONObject: Sendable {
 }
 
 /// Orders keys by their UTF-8 bytes: -1, 0 or 1.
-func compareKeys(_ a: String, _ b: String) -> Int {
+public func compareKeys(_ a: String, _ b: String) -> Int {
     // Native strings, small or not, have contiguous UTF-8: compare with memcmp.
     // Keys are short: a byte loop beats a call to memcmp.
     let fast = a.utf8.withContiguousStorageIfAvailable { pa in

@@ -94,6 +94,15 @@ public struct JSONWriter: ~Copyable {
         count += body(base + count)
     }
 
+    /// Replaces a `null}` that ends the text with what `body` writes, then
+    /// `}`: for an object whose last member was left null to be filled in.
+    public mutating func replaceNullAtEnd(_ body: (inout JSONWriter) -> Void) {
+        guard let base, !failed, count >= 5, base[count - 5] == UInt8(ascii: "n"), base[count - 1] == UInt8(ascii: "}") else { return }
+        count -= 5
+        body(&self)
+        append(UInt8(ascii: "}"))
+    }
+
     /// Appends bytes that are already JSON text.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
         append(bytes.bindMemory(to: UInt8.self))

@@ -54,9 +54,37 @@ public struct SceneType: Sendable {
     public func restore(state: JSON) throws(YaiaError) -> SceneValue { try restore(state) }
 }
 
+/// A scene's state as a runtime holds it: a Swift value in this process
+/// (SceneValue), or a state that lives in a scene pack.
+public protocol LiveScene: Sendable {
+    /// The scene type's name in the catalog.
+    var name: String { get }
+    /// Checks that the scene can read `action`, without reducing it.
+    func check(_ action: Action) throws(YaiaError)
+    /// Reduces `action`; on error the state is unchanged.
+    mutating func reduce(_ action: Action) throws(YaiaError) -> [Command]
+    var viewModel: JSON { get }
+    /// The state's JSON form, which the scene type restores from.
+    var json: JSON { get }
+
+    /// `reduce`, given the action's text too when the caller has it (a
+    /// scene that reads text itself then need not write it again).
+    mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> [Command]
+    /// Writes the view model; a scene that has it as text copies the text.
+    func writeViewModel(into writer: inout JSONWriter)
+}
+
+extension LiveScene {
+    public mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> [Command] {
+        try reduce(action)
+    }
+
+    public func writeViewModel(into writer: inout JSONWriter) { writer.write(viewModel) }
+}
+
 /// A typed scene state driven with JSON: the type erasure between the typed
 /// world of a reducer and the JSON world of the ABI.
-public struct SceneValue: Sendable, Equatable {
+public struct SceneValue: LiveScene, Equatable {
     public private(set) var state: any SceneState
 
     public init<S: SceneState>(_ state: S) { self.state = state }

@@ -239,6 +239,25 @@ public enum Command: Sendable, Equatable {
     /// Cancels the scene's effects with this `id`: their outcomes are never delivered.
     case cancel(String)
 
+    /// Reads `{"effect": {...}}`, `{"route": {...}}` or `{"cancel": "id"}`.
+    public init(json: JSON, at pointer: String = "") throws(YaiaError) {
+        guard case .object(let o) = json, o.count == 1, let member = o.members.first else {
+            throw YaiaError(.badRequest, "a command is {\"effect\": ...}, {\"route\": ...} or {\"cancel\": \"id\"}", at: pointer)
+        }
+        let at = JSONPointer.appending(pointer, member.key)
+        switch member.key {
+        case "effect": self = .effect(try Effect(json: member.value, at: at))
+        case "route": self = .route(try Route(json: member.value, at: at))
+        case "cancel":
+            guard case .string(let key) = member.value, !key.isEmpty else {
+                throw YaiaError(.badRequest, "\"cancel\" takes an effect id", at: at)
+            }
+            self = .cancel(key)
+        default:
+            throw YaiaError(.badRequest, "unknown command \"\(member.key)\"", at: at)
+        }
+    }
+
     public var json: JSON {
         switch self {
         case .effect(let e): return ["effect": e.json]

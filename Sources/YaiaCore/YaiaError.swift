@@ -43,6 +43,13 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let sceneInFlow = ErrorCode(rawValue: "scene_in_flow")
     public static let badSnapshot = ErrorCode(rawValue: "bad_snapshot")
     public static let badJournal = ErrorCode(rawValue: "bad_journal")
+    public static let scenePackNotFound = ErrorCode(rawValue: "scene_pack_not_found")
+    public static let scenePackNotLoadable = ErrorCode(rawValue: "scene_pack_not_loadable")
+    public static let scenePackNoEntry = ErrorCode(rawValue: "scene_pack_no_entry")
+    public static let scenePackABIMismatch = ErrorCode(rawValue: "scene_pack_abi_mismatch")
+    public static let scenePackInvalid = ErrorCode(rawValue: "scene_pack_invalid")
+    public static let scenePackError = ErrorCode(rawValue: "scene_pack_error")
+    public static let duplicateScene = ErrorCode(rawValue: "duplicate_scene")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }
 

@@ -1,4 +1,4 @@
-import YaiaCore
+import YaiaKit
 
 /// Elm's "load data" example: a list fetched through the `feed` service.
 public struct FeedState: SceneState {
@@ -13,7 +13,7 @@ public struct FeedState: SceneState {
         case loaded([JSON])
         case failed(message: String)
 
-        public init(_ action: YaiaCore.Action) throws(YaiaError) {
+        public init(_ action: YaiaKit.Action) throws(YaiaError) {
             switch action.type {
             case "load": self = .load
             case "loaded":

@@ -1,4 +1,4 @@
-import YaiaCore
+import YaiaKit
 
 /// The YAIA login scene: form state, validation, one auth effect, a route on success.
 public struct LoginState: SceneState {
@@ -17,7 +17,7 @@ public struct LoginState: SceneState {
         case loginSucceeded(user: JSON)
         case loginFailed(message: String)
 
-        public init(_ action: YaiaCore.Action) throws(YaiaError) {
+        public init(_ action: YaiaKit.Action) throws(YaiaError) {
             switch action.type {
             case "emailChanged": self = .emailChanged(try action.stringPayload())
             case "passwordChanged": self = .passwordChanged(try action.stringPayload())
@@ -114,7 +114,7 @@ public struct LoginState: SceneState {
 
 /// The message of a failure payload; services may fail with any value, so a
 /// missing message falls back to a default instead of refusing the outcome.
-func failureMessage(_ action: YaiaCore.Action, default fallback: String) throws(YaiaError) -> String {
+func failureMessage(_ action: YaiaKit.Action, default fallback: String) throws(YaiaError) -> String {
     switch action.payload {
     case .object(let o)?:
         if case .string(let m)? = o["message"] { return m }

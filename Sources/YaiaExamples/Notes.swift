@@ -1,4 +1,4 @@
-import YaiaCore
+import YaiaKit
 
 /// After login: the user's items, loaded from the `store` service. Selecting
 /// one pushes example/detail, whose saved result comes back as `itemSaved`.
@@ -27,7 +27,7 @@ public struct HomeState: SceneState {
         case showAbout
         case logout
 
-        public init(_ action: YaiaCore.Action) throws(YaiaError) {
+        public init(_ action: YaiaKit.Action) throws(YaiaError) {
             switch action.type {
             case "load": self = .load
             case "loaded":
@@ -52,7 +52,7 @@ public struct HomeState: SceneState {
         }
     }
 
-    static func item(_ action: YaiaCore.Action) throws(YaiaError) -> Item {
+    static func item(_ action: YaiaKit.Action) throws(YaiaError) -> Item {
         let o = try action.objectPayload()
         guard case .string(let key) = try action.member("key", of: o), case .string(let title) = try action.member("title", of: o) else {
             throw YaiaError(.badPayload, "\(action.type) takes {\"key\": string, \"title\": string}", at: "/payload")
@@ -140,7 +140,7 @@ public struct DetailState: SceneState {
         case saveFailed(message: String)
         case cancel
 
-        public init(_ action: YaiaCore.Action) throws(YaiaError) {
+        public init(_ action: YaiaKit.Action) throws(YaiaError) {
             switch action.type {
             case "titleChanged": self = .titleChanged(try action.stringPayload())
             case "save": self = .save
@@ -204,7 +204,7 @@ public struct AboutState: SceneState {
 
     public enum Action: SceneAction, Equatable {
         case close
-        public init(_ action: YaiaCore.Action) throws(YaiaError) {
+        public init(_ action: YaiaKit.Action) throws(YaiaError) {
             guard action.type == "close" else { throw action.unknown }
             self = .close
         }

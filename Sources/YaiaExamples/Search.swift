@@ -1,4 +1,4 @@
-import YaiaCore
+import YaiaKit
 
 /// Type-ahead search (TCA's canonical cancellation example): each query
 /// replaces the one in flight (policy `latest`), gives up after a deadline,
@@ -18,7 +18,7 @@ public struct SearchState: SceneState {
         case results(query: String, items: [JSON])
         case searchFailed(message: String)
 
-        public init(_ action: YaiaCore.Action) throws(YaiaError) {
+        public init(_ action: YaiaKit.Action) throws(YaiaError) {
             switch action.type {
             case "queryChanged": self = .queryChanged(try action.stringPayload())
             case "results":
@@ -110,7 +110,7 @@ public struct JobsState: SceneState {
         case done(JSON)
         case failed(JSON)
 
-        public init(_ action: YaiaCore.Action) throws(YaiaError) {
+        public init(_ action: YaiaKit.Action) throws(YaiaError) {
             switch action.type {
             case "run":
                 var effect: Effect

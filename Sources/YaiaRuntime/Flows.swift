@@ -56,7 +56,7 @@ extension Runtime {
                          record: { r in (.start(name: name, scene: scene, args: args), r) })
     }
 
-    private func installFlow(name: String?, scene: String, value: SceneValue) throws(YaiaError) -> JSON {
+    private func installFlow(name: String?, scene: String, value: any LiveScene) throws(YaiaError) -> JSON {
         let (flow, slot) = try lock.withLock { () throws(YaiaError) -> (FlowSlot, SceneSlot) in
             try checkRunning()
             let id = nextSceneID
@@ -202,7 +202,7 @@ extension Runtime {
     /// Carries out a flow reducer's steps. Scenes to open are made first, so
     /// that an unknown scene or refused arguments leave the flow unchanged.
     func perform(_ steps: [Flow.Step], in flow: FlowSlot, committing next: Flow, work: inout Work, depth: Int) throws(YaiaError) {
-        var opened: [Int64: SceneValue] = [:]
+        var opened: [Int64: any LiveScene] = [:]
         for case .open(let id, let name, let args) in steps {
             guard let type = catalog[name] else { throw YaiaError(.unknownScene, "no scene type named \"\(name)\"") }
             guard case .object = args else { throw YaiaError(.badArgs, "the arguments of \(name) must be an object") }

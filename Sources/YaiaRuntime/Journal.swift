@@ -4,7 +4,8 @@ import YaiaCore
 
 /// One input to a runtime, as the journal records it.
 enum JournalInput {
-    case open(scene: String, args: JSON, id: JSON)
+    /// `state`: opened in that state instead of from `args`.
+    case open(scene: String, args: JSON, state: JSON?, id: JSON)
     case send(scene: Int64, action: Action)
     case sendFlow(flow: Int64, action: Action)
     case outcome(effect: Int64, Outcome)
@@ -23,9 +24,9 @@ enum JournalInput {
         var m: [JSONObject.Member] = []
         m.reserveCapacity(8)
         func add(_ key: String, _ value: JSON) { m.append(.init(key: key, value: value)) }
-        // Keys in byte order: action args depth digest effect error flow id kind name path result scene seq snapshot t
+        // Keys in byte order: action args depth digest effect error flow id kind name path result scene seq snapshot state t
         switch self {
-        case .open(let scene, let args, let id):
+        case .open(let scene, let args, _, let id):
             add("args", args)
             if let digest { add("digest", .string(digest)) }
             add("id", id)
@@ -66,6 +67,7 @@ enum JournalInput {
             add("snapshot", snapshot)
         }
         add("seq", .int(seq))
+        if case .open(_, _, let state?, _) = self { add("state", state) }
         add("t", .int(time))
         return JSONObject(members: m)
     }
@@ -697,7 +699,7 @@ extension Runtime {
     /// view model is checked against its recorded digest; the first
     /// divergence is reported. With `upTo`, stops after that seq and also
     /// answers with the snapshot of the state reached.
-    public static func replay(path: String, catalog: SceneCatalog, upTo: Int64? = nil) throws(YaiaError) -> JSON {
+    public static func replay(path: String, catalog: Catalog, upTo: Int64? = nil) throws(YaiaError) -> JSON {
         guard let text = readFile(path) else {
             throw YaiaError(.badJournal, "cannot read journal \(path): \(String(cString: strerror(errno)))")
         }
@@ -762,7 +764,7 @@ extension Runtime {
         }
         switch kind {
         case "open":
-            let response = try open(try o.requestString("scene"), args: o["args"] ?? [:])
+            let response = try open(try o.requestString("scene"), args: o["args"] ?? [:], state: o["state"])
             if let id = o["id"]?.int64Value, response["scene"]?.int64Value != id {
                 throw YaiaError(.badJournal, "the scene opened as \(response["scene"]?.int64Value ?? 0), not \(id)")
             }

@@ -41,11 +41,17 @@ extension Runtime {
             let args = o["args"] ?? [:]
             guard case .object = args else { throw YaiaError(.notAnObject, "\"args\" must be an object, not \(args.kindName)", at: "/args") }
             let scene = try o.requestString("scene")
+            let state = o["state"]
+            if state != nil && o["args"] != nil {
+                throw YaiaError(.badRequest, "open takes \"args\" or \"state\", not both", at: "/state")
+            }
             do throws(YaiaError) {
-                return try open(scene, args: args)
+                return try open(scene, args: args, state: state)
             } catch {
-                // The scene locates faults within its arguments.
-                throw error.code == .badArgs ? error.nested(under: "/args") : error
+                // The scene locates faults within its arguments or state.
+                if error.code == .badArgs { throw error.nested(under: "/args") }
+                if error.code == .badState { throw error.nested(under: "/state") }
+                throw error
             }
         case "send":
             let target: Int64

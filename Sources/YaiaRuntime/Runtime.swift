@@ -10,7 +10,7 @@ import YaiaCore
 /// held while taking `lock` or the event queue's lock, never the other way
 /// round, and no lock is held while calling a service or the notifier.
 public final class Runtime: @unchecked Sendable {
-    public let catalog: SceneCatalog
+    public let catalog: Catalog
     let events = EventQueue()
     private let pool: WorkerPool
     private var timers: Timers?
@@ -44,18 +44,26 @@ public final class Runtime: @unchecked Sendable {
 
     public static let defaultWorkers = 4
 
-    public init(catalog: SceneCatalog, workers: Int = Runtime.defaultWorkers) {
+    public init(catalog: Catalog, workers: Int = Runtime.defaultWorkers) {
         self.catalog = catalog
         self.pool = WorkerPool(size: workers)
     }
 
-    /// A runtime configured by `{"plugins": [...], "workers": N}`. On failure
-    /// nothing of it is kept.
+    public convenience init(catalog: SceneCatalog, workers: Int = Runtime.defaultWorkers) {
+        self.init(catalog: Catalog(catalog), workers: workers)
+    }
+
     public convenience init(catalog: SceneCatalog, config: JSON) throws(YaiaError) {
+        try self.init(catalog: Catalog(catalog), config: config)
+    }
+
+    /// A runtime configured by `{"scenes": [...], "plugins": [...], "workers": N, ...}`
+    /// (docs/abi.md). On failure nothing of it is kept.
+    public convenience init(catalog base: Catalog, config: JSON) throws(YaiaError) {
         guard case .object(let o) = config else {
             throw YaiaError(.notAnObject, "the runtime config must be an object, not \(config.kindName)")
         }
-        for (key, _) in o where !["plugins", "workers", "bind", "restore", "journal", "inspect"].contains(key) {
+        for (key, _) in o where !["scenes", "plugins", "workers", "bind", "restore", "journal", "inspect"].contains(key) {
             throw YaiaError(.badConfig, "unknown config key \"\(key)\"", at: JSONPointer.appending("", key))
         }
         var workers = Runtime.defaultWorkers
@@ -64,6 +72,21 @@ public final class Runtime: @unchecked Sendable {
                 throw YaiaError(.badConfig, "\"workers\" must be a whole number from 1 to 256", at: "/workers")
             }
             workers = Int(n)
+        }
+        var catalog = base
+        if let list = o["scenes"] {
+            guard case .array(let items) = list else {
+                throw YaiaError(.badConfig, "\"scenes\" must be an array of scene pack paths", at: "/scenes")
+            }
+            for (i, item) in items.enumerated() {
+                let at = JSONPointer.appending("/scenes", i)
+                guard case .string(let path) = item else { throw YaiaError(.badConfig, "a scene pack entry is a path", at: at) }
+                do throws(YaiaError) {
+                    try catalog.add(try loadScenePack(path: path))
+                } catch {
+                    throw YaiaError(error.code, error.message, at: at)
+                }
+            }
         }
         self.init(catalog: catalog, workers: workers)
         do throws(YaiaError) {
@@ -126,11 +149,14 @@ public final class Runtime: @unchecked Sendable {
 
     // MARK: scenes
 
-    public func open(_ name: String, args: JSON = [:]) throws(YaiaError) -> JSON {
+    /// Opens a scene from `args`, or, given a `state`, in that state (as a
+    /// snapshot restores it: `bad_state` when the scene refuses it).
+    public func open(_ name: String, args: JSON = [:], state: JSON? = nil) throws(YaiaError) -> JSON {
         guard let type = catalog[name] else {
             throw YaiaError(.unknownScene, "no scene type named \"\(name)\"")
         }
-        let value = try type.open(args: args)
+        let value: any LiveScene
+        if let state { value = try type.restore(state: state) } else { value = try type.open(args: args) }
         return try input({ () throws(YaiaError) -> JSON in
             let slot = try lock.withLock { () throws(YaiaError) -> SceneSlot in
                 try checkRunning()
@@ -140,7 +166,7 @@ public final class Runtime: @unchecked Sendable {
                 return slot
             }
             return slot.lock.withLock { update(slot, effects: [], routes: [], cause: .request) }
-        }, record: { r in (.open(scene: name, args: args, id: r["scene"] ?? .null), r) })
+        }, record: { r in (.open(scene: name, args: args, state: state, id: r["scene"] ?? .null), r) })
     }
 
     public func send(scene id: Int64, action: Action) throws(YaiaError) -> JSON {
@@ -161,8 +187,15 @@ public final class Runtime: @unchecked Sendable {
             return (slot, self.journal.map(Unmanaged.passUnretained))
         }
         guard let journal else {
-            let (response, work) = try reduce(slot, action, cause: .request)
-            writer.write(response)
+            // The view model goes from the scene into the response as the
+            // scene wrote it, under the scene's lock: a pack's is not parsed.
+            let work = try slot.lock.withLock { () throws(YaiaError) -> Work in
+                var work = Work()
+                let response = try reduceLocked(slot, action, cause: .request, work: &work, text: actionText, viewModelLater: true)
+                writer.write(response)
+                writer.replaceNullAtEnd { (w: inout JSONWriter) in slot.value.writeViewModel(into: &w) }
+                return work
+            }
             run(work)
             return
         }
@@ -222,7 +255,8 @@ public final class Runtime: @unchecked Sendable {
                 return .object(o)
             }
         }
-        return ["ok": true, "types": .array(catalog.names.map(JSON.string)), "scenes": .array(open), "flows": .array(flowList)]
+        return ["ok": true, "types": .array(catalog.names.map(JSON.string)), "packs": .array(catalog.packs.map(\.json)),
+                "scenes": .array(open), "flows": .array(flowList)]
     }
 
     // MARK: reducing
@@ -251,9 +285,13 @@ public final class Runtime: @unchecked Sendable {
     /// admitted, and in a flow its routes applied, before the lock is let go.
     /// Updates not caused by a request are queued as events, inside the lock,
     /// so that the events of a scene keep their order.
-    func reduceLocked(_ slot: SceneSlot, _ action: Action, cause: Cause, work: inout Work, depth: Int = 0) throws(YaiaError) -> JSON {
+    /// `text` is the action as the caller sent it, when it has it.
+    /// `viewModelLater`: the response's view model is left null, the last
+    /// member, for the caller to write with `LiveScene.writeViewModel`.
+    func reduceLocked(_ slot: SceneSlot, _ action: Action, cause: Cause, work: inout Work, depth: Int = 0,
+                      text: UnsafeBufferPointer<UInt8>? = nil, viewModelLater: Bool = false) throws(YaiaError) -> JSON {
         guard !slot.closed else { throw noSuchScene(slot.id) }
-        let commands = try slot.value.reduce(action)
+        let commands = try slot.value.reduce(action, text: text)
         slot.seq += 1
         let inspect = inspecting.load(ordering: .relaxed)
         if inspect {
@@ -286,7 +324,7 @@ public final class Runtime: @unchecked Sendable {
                 }
             }
         }
-        var response = update(slot, effects: emitted, routes: routes.map(\.json), cause: cause)
+        var response = update(slot, effects: emitted, routes: routes.map(\.json), cause: cause, viewModelLater: viewModelLater)
         let flowChanged = slot.flow.map { $0.flow.version != version } ?? false
         if inspect {
             for record in emitted {
@@ -322,7 +360,7 @@ public final class Runtime: @unchecked Sendable {
         return response
     }
 
-    func update(_ slot: SceneSlot, effects records: [EffectRecord], routes: [JSON], cause: Cause) -> JSON {
+    func update(_ slot: SceneSlot, effects records: [EffectRecord], routes: [JSON], cause: Cause, viewModelLater: Bool = false) -> JSON {
         // Members in key order, so the object is built without sorting.
         var members: [JSONObject.Member] = []
         members.reserveCapacity(9)
@@ -334,7 +372,7 @@ public final class Runtime: @unchecked Sendable {
         members.append(.init(key: "routes", value: .array(routes)))
         members.append(.init(key: "scene", value: .int(slot.id)))
         members.append(.init(key: "seq", value: .int(slot.seq)))
-        members.append(.init(key: "viewModel", value: slot.value.viewModel))
+        members.append(.init(key: "viewModel", value: viewModelLater ? .null : slot.value.viewModel))
         return .object(JSONObject(members: members))
     }
 
@@ -760,11 +798,11 @@ final class SceneSlot: @unchecked Sendable {
     let lock: Lock
     /// The flow the scene belongs to, if any; fixed at creation.
     let flow: FlowSlot?
-    var value: SceneValue
+    var value: any LiveScene
     var seq: Int64 = 0
     var closed = false
 
-    init(id: Int64, value: SceneValue, flow: FlowSlot? = nil) {
+    init(id: Int64, value: any LiveScene, flow: FlowSlot? = nil) {
         self.id = id
         self.value = value
         self.flow = flow

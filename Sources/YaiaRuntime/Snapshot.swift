@@ -153,7 +153,7 @@ struct SnapshotImage {
         let id: Int64
         let seq: Int64
         let flow: Int64?
-        let value: SceneValue
+        let value: any LiveScene
     }
 
     struct FlowImage {
@@ -176,7 +176,7 @@ struct SnapshotImage {
     var nextEffect: Int64 = 1
     var nextFlow: Int64 = 1
 
-    init(_ json: JSON, catalog: SceneCatalog) throws(YaiaError) {
+    init(_ json: JSON, catalog: Catalog) throws(YaiaError) {
         guard case .object(let o) = json else { throw YaiaError(.badSnapshot, "a snapshot is an object") }
         guard case .string(let format)? = o["format"] else {
             throw YaiaError(.badSnapshot, "the snapshot has no \"format\"", at: "/format")
@@ -194,7 +194,7 @@ struct SnapshotImage {
                 throw YaiaError(.badSnapshot, "a scene is {\"id\", \"name\", \"seq\", \"state\"}", at: at)
             }
             guard let type = catalog[name] else { throw YaiaError(.badSnapshot, "no scene type named \"\(name)\"", at: at + "/name") }
-            let value: SceneValue
+            let value: any LiveScene
             do throws(YaiaError) {
                 value = try type.restore(state: state)
             } catch {

@@ -1,0 +1,186 @@
+/*
+** yaia_scene.h -- the Yaia scene-pack ABI, version 1.
+**
+** A scene pack is a shared object that holds scene types: each a State with
+** a pure reducer and a view model (see docs/scenes.md). A runtime loads packs
+** named by its config ({"scenes": ["path/libnotes.so"]}) and opens their
+** scenes by name like any other. Packs are usually written in Swift with
+** YaiaKit (ScenePack.export does everything below); this header is what such
+** a pack implements, so that one can also be written in C.
+**
+** A scene's state lives in the pack, as the pack's own value: the host holds
+** an opaque yaia_scene_state pointer. Per action, only the action (JSON text)
+** goes in and only the commands and the view model (JSON text) come out; the
+** state is serialized only when the host asks for it (snapshots, journals,
+** the "state" request). Nothing but C types and JSON bytes crosses this
+** boundary, so a pack may carry its own statically linked runtime (a Swift
+** pack carries its own Swift runtime, and shares nothing with libyaia's).
+**
+** VERSIONING
+**
+** Every struct that crosses the boundary starts with a size_t holding
+** sizeof(struct) as the side that filled it was compiled. Fields are only
+** ever appended. A reader never touches a field beyond the size it was given.
+** YAIA_SCENE_ABI_VERSION changes only when a change cannot be made that way;
+** a host refuses a pack built for another version (code
+** "scene_pack_abi_mismatch").
+**
+** LOADING (what the host does, in order)
+**
+**   1. dlopen(path, RTLD_NOW | RTLD_LOCAL). A pack is never dlclosed. Each
+**      pack is loaded and initialized once per process, however many
+**      runtimes name it (by its real path).
+**   2. dlsym(YAIA_SCENE_PACK_ENTRY) and call it with the host table.
+**   3. The pack answers with a pointer to a yaia_scene_pack descriptor, or
+**      NULL if it cannot work with the host (code "scene_pack_abi_mismatch").
+**      The descriptor, its scene types and every string they point at must
+**      stay valid and unchanged while the process lives.
+**   4. The host checks the descriptor: its version, sizes, that every scene
+**      type has a valid name ("app/login": letters, digits and "._-/") and
+**      all of its functions (code "scene_pack_invalid"), and that no name is
+**      defined twice, in this pack or by a pack already in the runtime
+**      (code "duplicate_scene", naming both packs).
+**
+** MEMORY
+**
+** Text goes both ways as (bytes, length): it is not NUL-terminated and must
+** be valid UTF-8 JSON (RFC 8259). Text the host passes is borrowed for the
+** call only. A pack never returns text: it writes it into a host buffer
+** (yaia_scene_buffer, opaque) with host->write(), which copies the bytes; a
+** function may call write() several times, the pieces are concatenated.
+** A yaia_scene_state belongs to the pack; the host calls free_state() once,
+** when it is done with it, and never uses it again.
+**
+** THREADS
+**
+** open() and restore() may be called from any thread, several at once. The
+** functions that take a yaia_scene_state are never called concurrently for
+** the same state (the host serializes each scene), but may be for different
+** states, from any thread. host->write() may be called from any thread, for
+** the buffer of the call it is in, during that call only.
+**
+** ERRORS
+**
+** A function that fails returns NULL (open, restore) or non-zero (the
+** others), and writes into its `error` buffer a JSON object
+** {"code": "...", "message": "...", "at": "/json/pointer"} ("at" optional).
+** The codes a scene uses are those of docs/abi.md: "bad_args" for open
+** arguments, "bad_state" for a state it cannot restore, "unknown_action"
+** and "bad_payload" (with "at" inside the action, such as "/payload/email")
+** for actions. A failed reduce() must leave the state unchanged. An answer
+** the host cannot read becomes the error "scene_pack_error". A pack must not
+** crash, block or call back into the runtime from these functions: reducers
+** are pure.
+*/
+#ifndef YAIA_SCENE_H
+#define YAIA_SCENE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define YAIA_SCENE_ABI_VERSION 1
+
+/* The symbol every pack exports, and nothing else. */
+#define YAIA_SCENE_PACK_ENTRY "yaia_scene_pack_init"
+
+/* A scene's state: the pack's own, opaque to the host. */
+typedef struct yaia_scene_state yaia_scene_state;
+
+/* A host buffer that collects text a pack writes. */
+typedef struct yaia_scene_buffer yaia_scene_buffer;
+
+/*
+** What the host hands to the pack's entry point. Valid while the process
+** lives: a pack may keep the pointer.
+*/
+typedef struct yaia_scene_host {
+    size_t size;                 /* sizeof(yaia_scene_host) as the host was built */
+    int abi_version;             /* YAIA_SCENE_ABI_VERSION of the host */
+    const char *host_version;    /* yaia_version() of the host, NUL-terminated */
+
+    /*
+    ** Appends `length` bytes to `buffer` (copied before it returns). Any
+    ** thread, during the call that was given `buffer`.
+    */
+    void (*write)(yaia_scene_buffer *buffer, const char *bytes, size_t length);
+} yaia_scene_host;
+
+/*
+** One scene type. `context` is the pack's own and is never read by the host.
+*/
+typedef struct yaia_scene_type {
+    size_t size;                 /* sizeof(yaia_scene_type) as the pack was built */
+    const char *name;            /* "notes/login", NUL-terminated */
+    void *context;
+
+    /*
+    ** A fresh state from open arguments: `args` is a JSON object ("{}" when
+    ** the host was given none). Returns the state, or NULL with an error
+    ** (usually "bad_args") written into `error`.
+    */
+    yaia_scene_state *(*open)(const struct yaia_scene_type *type, const char *args, size_t length,
+                              yaia_scene_buffer *error);
+
+    /*
+    ** A state read back from the JSON that state() wrote (snapshots,
+    ** journals, and hosts that open a scene in a given state). Returns NULL
+    ** with an error (usually "bad_state") written into `error`.
+    */
+    yaia_scene_state *(*restore)(const struct yaia_scene_type *type, const char *json, size_t length,
+                                 yaia_scene_buffer *error);
+
+    /*
+    ** Reduces one action, a Flux Standard Action object {"type", "payload",
+    ** "error", "meta"}. On success returns 0, writes the commands as a JSON
+    ** array into `out` ({"effect": {...}}, {"route": {...}}, {"cancel": "id"}:
+    ** docs/abi.md) and the view model after the action into `view_model`.
+    ** On failure returns non-zero, writes the error into `out` and leaves the
+    ** state unchanged.
+    */
+    int (*reduce)(yaia_scene_state *state, const char *action, size_t length,
+                  yaia_scene_buffer *out, yaia_scene_buffer *view_model);
+
+    /*
+    ** Whether reduce() would accept `action` (its type and payload), without
+    ** reducing it: 0, or non-zero with the error written into `error`.
+    */
+    int (*check)(yaia_scene_state *state, const char *action, size_t length, yaia_scene_buffer *error);
+
+    /* Writes the view model into `out`; 0, or non-zero with an error in `out`. */
+    int (*view_model)(yaia_scene_state *state, yaia_scene_buffer *out);
+
+    /*
+    ** Writes the state as JSON into `out`, in a form restore() reads back to
+    ** an equal state; 0, or non-zero with an error in `out`.
+    */
+    int (*state)(yaia_scene_state *state, yaia_scene_buffer *out);
+
+    /* Frees a state. */
+    void (*free_state)(yaia_scene_state *state);
+} yaia_scene_type;
+
+/* What a pack's entry point answers. */
+typedef struct yaia_scene_pack {
+    size_t size;                 /* sizeof(yaia_scene_pack) as the pack was built */
+    int abi_version;             /* YAIA_SCENE_ABI_VERSION the pack was built for */
+    const char *name;            /* the pack's name, such as "notes" */
+    const char *version;         /* the pack's own version, or NULL */
+    size_t scene_count;
+    const yaia_scene_type *const *scenes;
+} yaia_scene_pack;
+
+/*
+** The entry point, exported as YAIA_SCENE_PACK_ENTRY. Called once per
+** process, from whichever thread loads the pack first; returns the
+** descriptor, or NULL if the pack cannot work with this host.
+*/
+typedef const yaia_scene_pack *(*yaia_scene_pack_init_fn)(const yaia_scene_host *host);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* YAIA_SCENE_H */

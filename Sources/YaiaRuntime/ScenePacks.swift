@@ -1,0 +1,308 @@
+// Scene packs (Include/yaia_scene.h): shared objects of users' scenes, loaded
+// once per process and opened through the runtime's catalog.
+import CYaia
+import CYaiaScene
+import Glibc
+import YaiaCore
+
+/// A scene type a runtime can open: a Swift type of this process, or one of
+/// a scene pack's types.
+public struct CatalogEntry: Sendable {
+    public let name: String
+    /// The pack that defines it, or nil for a type of this process.
+    public let pack: ScenePackInfo?
+    let open: @Sendable (JSON) throws(YaiaError) -> any LiveScene
+    let restore: @Sendable (JSON) throws(YaiaError) -> any LiveScene
+
+    init(_ type: SceneType) {
+        name = type.name
+        pack = nil
+        open = { (args) throws(YaiaError) in try type.open(args: args) }
+        restore = { (state) throws(YaiaError) in try type.restore(state: state) }
+    }
+
+    init(_ type: PackSceneType, pack info: ScenePackInfo) {
+        name = type.name
+        pack = info
+        open = { (args) throws(YaiaError) in try type.make(args, restoring: false) }
+        restore = { (state) throws(YaiaError) in try type.make(state, restoring: true) }
+    }
+
+    public func open(args: JSON = [:]) throws(YaiaError) -> any LiveScene { try open(args) }
+    public func restore(state: JSON) throws(YaiaError) -> any LiveScene { try restore(state) }
+}
+
+/// The scene types of a runtime, by name: the host's own and its packs'.
+public struct Catalog: Sendable {
+    private var entries: [String: CatalogEntry] = [:]
+    public private(set) var packs: [ScenePackInfo] = []
+
+    public init(_ types: SceneCatalog = SceneCatalog()) {
+        for name in types.names { if let t = types[name] { entries[name] = CatalogEntry(t) } }
+    }
+
+    public subscript(name: String) -> CatalogEntry? { entries[name] }
+
+    public var names: [String] { entries.keys.sorted { compareKeys($0, $1) < 0 } }
+
+    /// Adds a pack's types; a name already defined is `duplicate_scene`
+    /// naming both definitions, and nothing is added.
+    public mutating func add(_ pack: LoadedScenePack) throws(YaiaError) {
+        for type in pack.types {
+            if let other = entries[type.name] {
+                let first = other.pack.map { "pack \"\($0.name)\" (\($0.path))" } ?? "the host"
+                throw YaiaError(.duplicateScene, "scene type \"\(type.name)\" is defined by \(first) and by pack \"\(pack.info.name)\" (\(pack.info.path))")
+            }
+        }
+        for type in pack.types { entries[type.name] = CatalogEntry(type, pack: pack.info) }
+        packs.append(pack.info)
+    }
+}
+
+/// What the runtime tells of a loaded pack.
+public struct ScenePackInfo: Sendable, Equatable {
+    public let name: String
+    public let version: String
+    public let path: String
+    public let scenes: [String]
+
+    var json: JSON {
+        ["name": .string(name), "version": .string(version), "path": .string(path), "scenes": .array(scenes.map(JSON.string))]
+    }
+}
+
+/// A pack, loaded and checked. Its descriptor lives as long as the process.
+public struct LoadedScenePack: Sendable {
+    public let info: ScenePackInfo
+    let types: [PackSceneType]
+}
+
+/// One of a pack's scene types.
+struct PackSceneType: @unchecked Sendable {
+    let name: String
+    let type: UnsafePointer<yaia_scene_type>
+
+    func make(_ json: JSON, restoring: Bool) throws(YaiaError) -> any LiveScene {
+        let buffer = SceneBuffer()
+        var writer = JSONWriter()
+        writer.write(json)
+        let fn = restoring ? type.pointee.restore : type.pointee.open
+        let state = writer.withBytes { raw -> OpaquePointer? in
+            guard let fn else { return nil }
+            return fn(type, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count, buffer.handle)
+        }
+        guard let state else { throw buffer.error(restoring ? .badState : .badArgs, scene: name) }
+        return PackScene(type: self, state: state)
+    }
+}
+
+/// A host buffer a pack writes text into (`yaia_scene_buffer *`).
+final class SceneBuffer {
+    var writer = JSONWriter()
+
+    var handle: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    /// The text as JSON; `scene_pack_error` when it is none.
+    func parse(scene: String, what: String) throws(YaiaError) -> JSON {
+        do throws(YaiaError) {
+            return try writer.withBytes { raw in Result { () throws(YaiaError) in try JSONParser.parse(raw.bindMemory(to: UInt8.self)) } }.get()
+        } catch {
+            throw YaiaError(.scenePackError, "scene \(scene) answered with \(what) that is no JSON: \(error.message)")
+        }
+    }
+
+    /// The error a pack function wrote, as a YaiaError. An error without a
+    /// code of its own takes `fallback`.
+    func error(_ fallback: ErrorCode, scene: String) -> YaiaError {
+        defer { writer.reset() }
+        guard case .object(let o)? = try? parse(scene: scene, what: "an error"), case .string(let message)? = o["message"] else {
+            return YaiaError(.scenePackError, "scene \(scene) failed without a readable error")
+        }
+        var code = fallback
+        if case .string(let c)? = o["code"], !c.isEmpty, c.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || $0 == 95 || ($0 >= 48 && $0 <= 57) }) {
+            code = ErrorCode(rawValue: c)
+        }
+        return YaiaError(code, message, at: o["at"]?.stringValue)
+    }
+}
+
+/// The host table handed to every pack: its write() appends to a SceneBuffer.
+nonisolated(unsafe) private let hostTable: UnsafeMutablePointer<yaia_scene_host> = {
+    let table = UnsafeMutablePointer<yaia_scene_host>.allocate(capacity: 1)
+    table.initialize(to: yaia_scene_host(
+        size: MemoryLayout<yaia_scene_host>.size, abi_version: YAIA_SCENE_ABI_VERSION, host_version: yaiaVersionCString,
+        write: { buffer, bytes, length in
+            guard let buffer, let bytes, length > 0 else { return }
+            let sink = Unmanaged<SceneBuffer>.fromOpaque(UnsafeRawPointer(buffer)).takeUnretainedValue()
+            sink.writer.append(UnsafeRawBufferPointer(start: bytes, count: length))
+        }))
+    return table
+}()
+
+/// A scene whose state lives in a pack. Its functions run under the scene's
+/// lock, so the buffers are reused without one of their own.
+final class PackScene: LiveScene, @unchecked Sendable {
+    let type: PackSceneType
+    let state: OpaquePointer
+    private let out = SceneBuffer()
+    /// The view model the last reduction wrote, kept as text: a send copies
+    /// it into its response as it is, and only other readers parse it.
+    private let view = SceneBuffer()
+    private var viewIsCurrent = false
+
+    init(type: PackSceneType, state: OpaquePointer) {
+        self.type = type
+        self.state = state
+    }
+
+    deinit { type.type.pointee.free_state?(state) }
+
+    var name: String { type.name }
+
+    /// Calls `body` with the action's text: the caller's, or written anew.
+    private func withText<T>(_ action: Action, _ text: UnsafeBufferPointer<UInt8>?, _ body: (UnsafePointer<CChar>?, Int) -> T) -> T {
+        if let text {
+            return UnsafeRawPointer(text.baseAddress).map { body($0.assumingMemoryBound(to: CChar.self), text.count) } ?? body(nil, 0)
+        }
+        var writer = JSONWriter(capacity: 128)
+        writer.write(action.json)
+        return writer.withBytes { raw in body(raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count) }
+    }
+
+    func check(_ action: Action) throws(YaiaError) {
+        guard let check = type.type.pointee.check else { return }
+        out.writer.reset()
+        let status = withText(action, nil) { check(state, $0, $1, out.handle) }
+        if status != 0 { throw out.error(.badPayload, scene: name) }
+    }
+
+    func reduce(_ action: Action) throws(YaiaError) -> [Command] { try reduce(action, text: nil) }
+
+    func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> [Command] {
+        guard let reduce = type.type.pointee.reduce else { throw YaiaError(.scenePackError, "scene \(name) has no reduce") }
+        out.writer.reset()
+        view.writer.reset()
+        viewIsCurrent = false
+        let status = withText(action, text) { reduce(state, $0, $1, out.handle, view.handle) }
+        guard status == 0 else { throw out.error(.badPayload, scene: name) }
+        viewIsCurrent = true
+        // Most actions emit nothing: "[]" needs no parse.
+        if out.writer.byteCount == 2 { return [] }
+        guard case .array(let list) = try out.parse(scene: name, what: "commands") else {
+            throw YaiaError(.scenePackError, "scene \(name) answered with commands that are not an array")
+        }
+        var commands: [Command] = []
+        commands.reserveCapacity(list.count)
+        for (i, item) in list.enumerated() {
+            do throws(YaiaError) {
+                commands.append(try Command(json: item))
+            } catch {
+                throw YaiaError(.scenePackError, "scene \(name) emitted a command the runtime cannot read: \(error.message)", at: "/\(i)" + (error.at ?? ""))
+            }
+        }
+        return commands
+    }
+
+    var viewModel: JSON {
+        if viewIsCurrent, let value = try? view.parse(scene: name, what: "a view model") { return value }
+        return (try? read(type.type.pointee.view_model, what: "a view model")) ?? .null
+    }
+
+    func writeViewModel(into writer: inout JSONWriter) {
+        guard viewIsCurrent, view.writer.byteCount > 0 else { return writer.write(viewModel) }
+        view.writer.withBytes { writer.append($0) }
+    }
+
+    var json: JSON { (try? read(type.type.pointee.state, what: "a state")) ?? .null }
+
+    private func read(_ fn: (@convention(c) (OpaquePointer?, OpaquePointer?) -> Int32)?, what: String) throws(YaiaError) -> JSON {
+        guard let fn else { throw YaiaError(.scenePackError, "scene \(name) cannot write \(what)") }
+        out.writer.reset()
+        guard fn(state, out.handle) == 0 else { throw out.error(.scenePackError, scene: name) }
+        return try out.parse(scene: name, what: what)
+    }
+}
+
+// MARK: loading
+
+/// Packs by real path: each is loaded and initialized once per process.
+private let loadedPacks = Lock()
+nonisolated(unsafe) private var packsByPath: [String: LoadedScenePack] = [:]
+
+/// Loads the scene pack at `path` (or finds it loaded), checking everything
+/// yaia_scene.h asks of it. Nothing is kept from a pack that fails.
+public func loadScenePack(path: String) throws(YaiaError) -> LoadedScenePack {
+    var st = stat()
+    guard stat(path, &st) == 0 else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
+    guard (st.st_mode & S_IFMT) == S_IFREG else {
+        throw YaiaError(.scenePackNotLoadable, "\(path) is not a regular file, so not a scene pack")
+    }
+    guard let resolved = realpath(path, nil) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
+    let real = String(cString: resolved)
+    free(resolved)
+    return try loadedPacks.withLock { () throws(YaiaError) -> LoadedScenePack in
+        if let pack = packsByPath[real] { return pack }
+        let pack = try openPack(real, shownAs: path)
+        packsByPath[real] = pack
+        return pack
+    }
+}
+
+private func openPack(_ path: String, shownAs shown: String) throws(YaiaError) -> LoadedScenePack {
+    // Never dlclose: states and code of the pack may be in use anywhere.
+    guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+        let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
+        throw YaiaError(.scenePackNotLoadable, "cannot load scene pack \(shown): \(reason)")
+    }
+    guard let symbol = dlsym(handle, YAIA_SCENE_PACK_ENTRY) else {
+        throw YaiaError(.scenePackNoEntry, "\(shown) does not export \(YAIA_SCENE_PACK_ENTRY): it is not a scene pack")
+    }
+    let entry = unsafeBitCast(symbol, to: yaia_scene_pack_init_fn.self)
+    guard let descriptor = entry(hostTable) else {
+        throw YaiaError(.scenePackABIMismatch, "scene pack \(shown) cannot work with this host (scene-pack ABI \(YAIA_SCENE_ABI_VERSION))")
+    }
+    let minimum = MemoryLayout<yaia_scene_pack>.size
+    guard descriptor.pointee.size >= minimum else {
+        throw YaiaError(.scenePackABIMismatch, "scene pack \(shown) answered with a descriptor of \(descriptor.pointee.size) bytes; ABI \(YAIA_SCENE_ABI_VERSION) needs \(minimum)")
+    }
+    let pack = descriptor.pointee
+    guard pack.abi_version == YAIA_SCENE_ABI_VERSION else {
+        throw YaiaError(.scenePackABIMismatch, "scene pack \(shown) was built for scene-pack ABI version \(pack.abi_version); this host has version \(YAIA_SCENE_ABI_VERSION)")
+    }
+    guard let rawName = pack.name else { throw YaiaError(.scenePackInvalid, "scene pack \(shown) has no name") }
+    let name = String(cString: rawName)
+    try ServiceEntry.validate(name: name, what: "scene pack", code: .scenePackInvalid)
+    guard pack.scene_count <= 10_000, pack.scene_count == 0 || pack.scenes != nil else {
+        throw YaiaError(.scenePackInvalid, "scene pack \(name) lists \(pack.scene_count) scenes without a valid list")
+    }
+    var types: [PackSceneType] = []
+    var seen: Set<String> = []
+    for i in 0..<pack.scene_count {
+        guard let type = pack.scenes?[i] else { throw YaiaError(.scenePackInvalid, "scene pack \(name): scene \(i) is NULL") }
+        let t = type.pointee
+        guard t.size >= MemoryLayout<yaia_scene_type>.size else {
+            throw YaiaError(.scenePackInvalid, "scene pack \(name): scene \(i) is \(t.size) bytes; ABI \(YAIA_SCENE_ABI_VERSION) needs \(MemoryLayout<yaia_scene_type>.size)")
+        }
+        guard let rawSceneName = t.name, case let sceneName = String(cString: rawSceneName), isValidSceneName(sceneName) else {
+            throw YaiaError(.scenePackInvalid, "scene pack \(name): scene \(i) has no valid name (letters, digits and ._-/)")
+        }
+        guard t.open != nil, t.restore != nil, t.reduce != nil, t.check != nil, t.view_model != nil, t.state != nil, t.free_state != nil else {
+            throw YaiaError(.scenePackInvalid, "scene pack \(name): scene \(sceneName) lacks one of its functions")
+        }
+        guard seen.insert(sceneName).inserted else {
+            throw YaiaError(.duplicateScene, "scene type \"\(sceneName)\" is defined twice by pack \"\(name)\" (\(shown))")
+        }
+        types.append(PackSceneType(name: sceneName, type: type))
+    }
+    let version = pack.version.map { String(cString: $0) } ?? ""
+    return LoadedScenePack(info: ScenePackInfo(name: name, version: version, path: path, scenes: types.map(\.name)), types: types)
+}
+
+/// "app/login": ASCII letters, digits and `._-/`, 1 to 128 bytes.
+func isValidSceneName(_ name: String) -> Bool {
+    let bytes = name.utf8
+    guard !bytes.isEmpty, bytes.count <= 128 else { return false }
+    return bytes.allSatisfy { b in
+        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D || b == 0x2F
+    }
+}
