@@ -42,7 +42,7 @@ export YAIA_LIBRARY    := $(abspath $(LIB))
 export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))
 export YAIA_TEST_PLUGIN_DIR := $(abspath $(TESTPLUG))
 
-.PHONY: all deps lib examples-pack cli plugins demo test test-swift test-c test-python bench tsan install clean
+.PHONY: all deps lib examples-pack cli plugins test-packs demo test test-swift test-c test-python bench tsan install clean
 
 all: lib examples-pack cli plugins
 
@@ -144,6 +144,26 @@ $(CBIN)/bench_effects: Benchmarks/bench_effects.c Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK) -lsqlite3
 
+# ---------------------------------------------------------------- test scene packs
+# Tests/packs/counter.c: a scene pack written in C (the second pack of the
+# multi-pack tests), and the broken variants the loader must refuse.
+TESTPACK := $(OUT)/test-packs
+export YAIA_TEST_PACK_DIR := $(abspath $(TESTPACK))
+PACK_FAULTS := future_abi:1 refuses:2 no_reduce:3 bad_name:4 twice:5 takes_login:6
+TEST_PACKS  := $(TESTPACK)/counter.so $(foreach f,$(PACK_FAULTS),$(TESTPACK)/$(firstword $(subst :, ,$(f))).so)
+
+$(TESTPACK)/counter.so: Tests/packs/counter.c Include/yaia_scene.h
+	@mkdir -p $(TESTPACK)
+	$(CC) $(PLUGIN_CFLAGS) -o $@ $<
+
+$(TESTPACK)/%.so: Tests/packs/counter.c Include/yaia_scene.h
+	@mkdir -p $(TESTPACK)
+	$(CC) $(PLUGIN_CFLAGS) -DFAULT=$(lastword $(subst :, ,$(filter $*:%,$(PACK_FAULTS)))) -o $@ $<
+
+test-packs: $(TEST_PACKS)
+test-c: test-packs
+test-python: test-packs
+
 # ---------------------------------------------------------------- foreign functions (libffi, issue #4)
 # >>> ffi tests and benchmarks: this block, and one recipe line each in
 # >>> test-c and bench, belong to the foreign-function tests.
@@ -192,14 +212,47 @@ test-c: $(CBIN)/test_flows
 bench: $(CBIN)/bench_journal
 # <<< end of the flows block
 
+# ---------------------------------------------------------------- the notes app (Examples/notes)
+# >>> notes block: this block, the recipe lines that drive the notes app in
+# >>> demo, and test-notes among test's prerequisites belong to Examples/notes.
+# A scene pack built the way its users build theirs: a package of its own
+# (with its own .build in Examples/notes) that depends on this one by path.
+NOTES      := Examples/notes
+NOTES_PACK := $(NOTES)/.build/release/libnotes.so
+export YAIA_NOTES_PACK := $(abspath $(NOTES_PACK))
+# Its sources, and those of the YaiaKit product it is built with.
+NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaCore Sources/YaiaKit Sources/CYaiaScene -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') \
+                 $(NOTES)/Package.swift Package.swift Include/yaia_scene.h
+
+.PHONY: notes test-notes
+
+# SwiftPM does not track the version script: relink when it changes.
+$(NOTES_PACK): $(BUILD)/.deps $(NOTES_SOURCES)
+	@if [ -f $@ ] && [ $(NOTES)/Sources/NotesPack/notes.map -nt $@ ]; then rm -f $@; fi
+	$(SWIFT) build -c release -Xswiftc -static-stdlib --package-path $(NOTES)
+	@touch $@
+
+$(CBIN)/notes: $(NOTES)/c/notes.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
+
+notes: $(NOTES_PACK) $(CBIN)/notes
+
+test-notes: $(BUILD)/.deps
+	$(SWIFT) test --package-path $(NOTES)
+
+demo: $(NOTES_PACK) $(CBIN)/notes
+test-python: $(NOTES_PACK)
+# <<< end of the notes block
+
 # ---------------------------------------------------------------- demo
 
-demo: lib cli plugins $(CBIN)/login
+demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
 	@echo "== example/login from C, auth served by the plugin"
-	$(CBIN)/login $(PLUGINS)/auth.so
+	$(CBIN)/login $(EXAMPLES_PACK) $(PLUGINS)/auth.so
 	@echo
 	@echo "== the example app as a flow from C, auth and store served by plugins"
-	$(CBIN)/app $(PLUGINS)/auth.so $(PLUGINS)/store.so
+	$(CBIN)/app $(EXAMPLES_PACK) $(PLUGINS)/auth.so $(PLUGINS)/store.so
 	@echo
 	@echo "== example/login, example/feed and the example app as a flow from Python"
 	PYTHONPATH=Bindings/python $(PYTHON) Examples/python/demo.py
@@ -207,16 +260,22 @@ demo: lib cli plugins $(CBIN)/login
 	@echo "== a C library as a service, from the command line"
 	$(CLI) '{"op":"bind","service":"math","library":"libm.so.6","ops":{"pow":"double(double,double)"}}' \
 	       '{"op":"perform","effect":{"service":"math","op":"pow","args":[2,10]}}'
+	@echo
+	@echo "== the notes app (Examples/notes, a scene pack of its own) from C"
+	$(CBIN)/notes $(NOTES_PACK) $(PLUGINS)/auth.so $(PLUGINS)/store.so
+	@echo
+	@echo "== the notes app from Python"
+	PYTHONPATH=Bindings/python $(PYTHON) $(NOTES)/python/notes.py $(NOTES_PACK) $(PLUGINS)/auth.so $(PLUGINS)/store.so
 
 # ---------------------------------------------------------------- tests
 
-test: test-swift test-c test-python
+test: test-swift test-c test-python test-notes
 
 test-swift: $(BUILD)/.deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build
 
-test-c: lib plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/stress
+test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/stress
 	$(CBIN)/test_abi
 	$(CBIN)/test_services
 	$(CBIN)/stress
@@ -224,19 +283,19 @@ test-c: lib plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBI
 	$(CBIN)/test_ffi
 	$(CBIN)/test_flows
 
-test-python: lib cli plugins $(TEST_PLUGINS)
+test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
 	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
 
 # ---------------------------------------------------------------- benchmarks
 
-bench: lib plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects
-	$(CBIN)/bench_send
-	$(CBIN)/bench_effects
+bench: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects
+	$(CBIN)/bench_send $(EXAMPLES_PACK)
+	$(CBIN)/bench_effects $(EXAMPLES_PACK)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
-	$(CBIN)/bench_ffi
+	$(CBIN)/bench_ffi $(EXAMPLES_PACK)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_ffi.py
 	@mkdir -p $(dir $(BENCH_JOURNAL))
-	$(CBIN)/bench_journal $(BENCH_JOURNAL)
+	$(CBIN)/bench_journal $(EXAMPLES_PACK) $(BENCH_JOURNAL)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_journal.py $(BENCH_JOURNAL)
 
 # ---------------------------------------------------------------- thread sanitizer
@@ -268,7 +327,7 @@ $(TSAN_BIN)/stress: Tests/c/stress.c Tests/c/harness.h Include/yaia.h $(TSAN_LIB
 	  -L$(TSAN_SCRATCH)/debug -lyaia -Wl,-rpath,$(abspath $(TSAN_SCRATCH)/debug) \
 	  -L$(TSAN_RTLIB) -ldispatch -lBlocksRuntime -Wl,-rpath,$(TSAN_RTLIB) -lpthread
 
-tsan: $(TSAN_BIN)/stress
+tsan: $(TSAN_BIN)/stress $(EXAMPLES_PACK)
 	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" $(TSAN_STRESS) $(TSAN_BIN)/stress
 	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" $(TSAN_STRESS) STRESS_JOURNAL=$(abspath $(OUT))/tsan/stress.jsonl $(TSAN_BIN)/stress
 

@@ -58,7 +58,7 @@ let package = Package(
         // The command line, a host of the C ABI like any other.
         .executableTarget(name: "YaiaCLI", dependencies: ["YaiaABI", "CYaia"], path: "Sources/yaia"),
         .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaExamples"]),
-        .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit"]),
+        .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit", "CYaiaScene"]),
         .testTarget(name: "YaiaTestingTests", dependencies: ["YaiaTesting", "YaiaExamples"]),
     ]
 )

@@ -29,6 +29,11 @@
 **
 ** All figures come from one run on one machine; ratios compare like with
 ** like from that run.
+**
+**   usage: bench_effects PATH_TO_libyaia-examples.so
+**
+** (the examples pack has example/jobs; YAIA_PLUGIN_DIR and
+** YAIA_TEST_PLUGIN_DIR say where store.so and echo.so are).
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -410,8 +415,12 @@ static void row(const char *name, figures f, double base)
     printf("  %-44s %11.0f %11.0f %9.1f\n", name, f.median, f.p90, f.median / base);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s PATH_TO_libyaia-examples.so\n", argv[0]);
+        return 2;
+    }
     const char *plugin_dir = env_or("YAIA_PLUGIN_DIR", ".build/yaia/plugins");
     const char *test_plugin_dir = env_or("YAIA_TEST_PLUGIN_DIR", ".build/yaia/test-plugins");
     char *echo_path = fmt("%s/echo.so", test_plugin_dir);
@@ -420,11 +429,13 @@ int main(void)
     free(echo_path);
     free(store_path);
 
-    char *config = fmt("{\"plugins\":[%s]}", echo_json);
+    char *pack_json = quote(argv[1]);
+    char *config = fmt("{\"scenes\":[%s],\"plugins\":[%s]}", pack_json, echo_json);
+    free(pack_json);
     char *err = NULL;
     rt = yaia_runtime_new(config, &err);
     if (!rt)
-        die("cannot load echo.so", err);
+        die("cannot load the examples pack or echo.so", err);
     free(config);
     yaia_service relay_svc = {.size = sizeof relay_svc, .name = "relay", .perform = relay_perform};
     yaia_service pool_svc = {

@@ -23,8 +23,10 @@
 ** Each case is timed over BATCHES batches; the table shows the median batch
 ** in ns per call and its ratio to the direct C call of the same function.
 **
-** Environment: YAIA_TEST_LIB_DIR (the folder of libyaiatypes.so;
-** .build/yaia/lib by default).
+**   usage: bench_ffi PATH_TO_libyaia-examples.so
+**
+** (the examples pack has example/jobs). Environment: YAIA_TEST_LIB_DIR (the
+** folder of libyaiatypes.so; .build/yaia/lib by default).
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -172,8 +174,12 @@ static int answers(const char *request, const char *want)
     return ok;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc != 2 || strpbrk(argv[1], "\"\\")) {
+        fprintf(stderr, "usage: %s PATH_TO_libyaia-examples.so (no quotes or backslashes in the path)\n", argv[0]);
+        return 2;
+    }
     const char *dir = getenv("YAIA_TEST_LIB_DIR");
     char path[4096];
     snprintf(path, sizeof path, "%s/libyaiatypes.so", dir && *dir ? dir : ".build/yaia/lib");
@@ -187,9 +193,13 @@ int main(void)
     memcpy(&add, &sym, sizeof add);
     add_ptr = add;
 
+    char config[4200];
+    snprintf(config, sizeof config,
+             "{\"scenes\":[\"%s\"],"
+             "\"bind\":[{\"service\":\"math\",\"library\":\"libm.so.6\",\"ops\":{\"cos\":\"double(double)\"}}]}",
+             argv[1]);
     char *error = NULL;
-    rt = yaia_runtime_new("{\"bind\":[{\"service\":\"math\",\"library\":\"libm.so.6\",\"ops\":{\"cos\":\"double(double)\"}}]}",
-                          &error);
+    rt = yaia_runtime_new(config, &error);
     if (!rt) {
         fprintf(stderr, "bench_ffi: no runtime: %s\n", error ? error : "?");
         yaia_free(error);

@@ -2,7 +2,10 @@
 ** bench_journal.c -- what the journal costs, what replay costs, and how
 ** long snapshots and restores of a large runtime take.
 **
-**   bench_journal [JOURNAL_OUT]
+**   bench_journal PATH_TO_libyaia-examples.so [JOURNAL_OUT]
+**
+** Every runtime names the examples pack (example/login, example/home) in
+** its config, as do the runtimes that replay and restore.
 **
 ** (a) yaia_send(emailChanged) on example/login, INPUTS inputs per round,
 **     without and with a journal, rounds alternating. Three clocks: wall
@@ -36,6 +39,9 @@
 #define SEND_ROUNDS 11
 #define REPLAY_ROUNDS 7
 #define SNAP_ROUNDS 21
+
+/* {"scenes":["PATH_TO_libyaia-examples.so"]}: every runtime's config. */
+static char config[4200];
 
 static void fail(const char *what, char *response)
 {
@@ -89,7 +95,7 @@ typedef struct {
 ** to `path` when it is not NULL. */
 static round_t send_round(const char *path)
 {
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = yaia_runtime_new(config, NULL);
     if (!rt)
         fail("no runtime", NULL);
     if (path) {
@@ -147,7 +153,7 @@ static char *items_payload(int n)
 
 static yaia_runtime *big_runtime(int *scenes)
 {
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = yaia_runtime_new(config, NULL);
     char *loaded = items_payload(20);
     char request[256];
     *scenes = 0;
@@ -181,7 +187,13 @@ static yaia_runtime *big_runtime(int *scenes)
 
 int main(int argc, char **argv)
 {
-    const char *keep = argc > 1 ? argv[1] : NULL;
+    if (argc < 2 || argc > 3 || strpbrk(argv[1], "\"\\")) {
+        fprintf(stderr, "usage: %s PATH_TO_libyaia-examples.so [JOURNAL_OUT] (no quotes or backslashes in the paths)\n",
+                argv[0]);
+        return 2;
+    }
+    snprintf(config, sizeof config, "{\"scenes\":[\"%s\"]}", argv[1]);
+    const char *keep = argc > 2 ? argv[2] : NULL;
     char dir[] = "/tmp/yaia-bench-XXXXXX";
     if (!mkdtemp(dir))
         fail("no temporary folder", NULL);
@@ -225,7 +237,7 @@ int main(int argc, char **argv)
            median(stop, SEND_ROUNDS) / 1e6, (double)bytes / 1e6, (double)bytes / (INPUTS + 1));
 
     /* (b) */
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = yaia_runtime_new(config, NULL);
     char request[4200];
     snprintf(request, sizeof request, "{\"op\":\"replay\",\"journal\":\"%s\"}", path);
     double replay[REPLAY_ROUNDS];
@@ -267,7 +279,7 @@ int main(int argc, char **argv)
     memcpy(restore_request + n, s + 11, slen);
     strcpy(restore_request + n + slen, "}");
     for (int i = 0; i < SNAP_ROUNDS; i++) {
-        yaia_runtime *target = yaia_runtime_new(NULL, NULL);
+        yaia_runtime *target = yaia_runtime_new(config, NULL);
         double t0 = clock_ns(CLOCK_MONOTONIC);
         char *r = yaia_execute(target, restore_request);
         restore[i] = clock_ns(CLOCK_MONOTONIC) - t0;

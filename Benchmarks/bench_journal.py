@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, List
 
 import yaia
+from benchlib import examples_pack
 
 INPUTS = 100_000
 ROUNDS = 7
@@ -32,7 +33,7 @@ SEND_ROUNDS = 7
 
 
 def record(path: Path) -> None:
-    with yaia.Runtime(journal=path) as rt:
+    with yaia.Runtime(scenes=[examples_pack()], journal=path) as rt:
         scene = rt.open("example/login")
         send = scene.send
         for i in range(INPUTS):
@@ -42,7 +43,7 @@ def record(path: Path) -> None:
 
 def send_round(journal: "Path | None") -> float:
     """Seconds per Scene.send, for SENDS sends on a fresh runtime."""
-    with yaia.Runtime(journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack()], journal=journal) as rt:
         send = rt.open("example/login").send
         payloads = [f"user{i}@example.com" for i in range(SENDS)]
         start = time.perf_counter()
@@ -89,9 +90,10 @@ def main() -> int:
         with path.open(encoding="utf-8") as f:
             inputs = sum(1 for _ in f) - 1
         size = os.path.getsize(path)
-        with yaia.Runtime() as rt:
+        scenes = [examples_pack()]
+        with yaia.Runtime(scenes=scenes) as rt:
             cases = [
-                ("yaia.replay(path)", lambda: yaia.replay(path)),
+                ("yaia.replay(path, scenes=...)", lambda: yaia.replay(path, scenes=scenes)),
                 ("Runtime.replay(path), runtime made once", lambda: rt.replay(path)),
             ]
             results = [(name, median_s(fn, inputs)) for name, fn in cases]

@@ -9,6 +9,10 @@
 ** Each is timed over BATCHES batches of CALLS calls; the table shows the
 ** median batch in ns per call (the median shrugs off scheduler noise, a mean
 ** would not) and the ratio to the abi_version floor.
+**
+**   usage: bench_send PATH_TO_libyaia-examples.so
+**
+** (the scene pack with example/login, which the runtime's config names).
 */
 #define _POSIX_C_SOURCE 200809L
 
@@ -83,10 +87,16 @@ static double median_ns(void (*run)(int))
     return per_call[BATCHES / 2];
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc != 2 || strpbrk(argv[1], "\"\\")) {
+        fprintf(stderr, "usage: %s PATH_TO_libyaia-examples.so (no quotes or backslashes in the path)\n", argv[0]);
+        return 2;
+    }
+    char config[4200];
+    snprintf(config, sizeof config, "{\"scenes\":[\"%s\"]}", argv[1]);
     char *error = NULL;
-    rt = yaia_runtime_new(NULL, &error);
+    rt = yaia_runtime_new(config, &error);
     if (!rt) {
         fprintf(stderr, "bench_send: no runtime: %s\n", error ? error : "?");
         yaia_free(error);

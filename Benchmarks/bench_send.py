@@ -13,12 +13,12 @@ import sys
 from typing import Callable, List, Tuple
 
 import yaia
-from benchlib import BATCHES, median_ns
+from benchlib import BATCHES, examples_pack, median_ns
 
 
 def main() -> int:
     lib = yaia.ffi.load_library()
-    with yaia.Runtime() as rt:
+    with yaia.Runtime(scenes=[examples_pack()]) as rt:
         scene = rt.open("example/login")
         handle, scene_id = rt.handle, scene.id
         action = b'{"type":"emailChanged","payload":"a@b.c"}'

@@ -1,16 +1,20 @@
-"""Timing shared by the Python benchmarks (bench_send.py, bench_ffi.py).
+"""What the Python benchmarks share (bench_send.py, bench_ffi.py, bench_journal.py).
 
 median_ns(fn) calls fn in BATCHES batches of a calibrated number of calls
 (about TARGET_NS per batch, the garbage collector off) and returns the median
-time per call in nanoseconds, with the calls per batch. The scripts run from
-this folder, so ``import benchlib`` finds it.
+time per call in nanoseconds, with the calls per batch. examples_pack() is the
+path of the scene pack with the example scenes, for ``Runtime(scenes=[...])``.
+The scripts run from this folder, so ``import benchlib`` finds it.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Callable, List, Tuple
 
 BATCHES = 21
@@ -45,3 +49,14 @@ def median_ns(fn: Callable[[], object]) -> Tuple[float, int]:
         if gc_was_enabled:
             gc.enable()
     return statistics.median(per_call), n
+
+
+def examples_pack() -> str:
+    """The examples pack (the example/* scenes; libyaia.so has none):
+    YAIA_EXAMPLES_PACK, which `make bench` sets, else the build folder's.
+    Exits with a message when the file is missing."""
+    repo = Path(__file__).resolve().parents[1]
+    path = Path(os.environ.get("YAIA_EXAMPLES_PACK") or repo / ".build" / "release" / "libyaia-examples.so")
+    if not path.is_file():
+        raise SystemExit(f"{path} not found: build it with `make examples-pack`")
+    return str(path)

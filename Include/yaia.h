@@ -72,12 +72,13 @@
 **
 ** Scenes:
 **   {"op": "open", "scene": NAME, "args": {...}}      open a scene; args optional
+**   {"op": "open", "scene": NAME, "state": {...}}     open a scene in that state
 **   {"op": "send", "scene": ID, "action": ACTION}     reduce an action
 **   {"op": "resolve", "effect": ID, "result": VALUE}  an effect succeeded
 **   {"op": "resolve", "effect": ID, "error": VALUE}   an effect failed
 **   {"op": "state", "scene": ID}                      state and view model
 **   {"op": "close", "scene": ID}                      close a scene
-**   {"op": "scenes"}                                  scene types, open scenes, flows
+**   {"op": "scenes"}                                  scene types, packs, open scenes, flows
 ** Flows (docs/flows.md):
 **   {"op": "start", "flow": NAME?, "scene": NAME, "args": {...}}  a flow with a root scene
 **   {"op": "send", "flow": ID, "action": ACTION}      reduce on the flow's top scene
@@ -149,6 +150,17 @@
 **   bad_snapshot        a snapshot of another format, or with parts refused
 **   bad_state           a scene refused a state being restored
 **   bad_journal         a journal that cannot be written, read or replayed
+**   scene_pack_not_found     no file at a scene pack's path
+**   scene_pack_not_loadable  dlopen refused the file (not a shared object, not
+**                       a regular file, missing dependencies)
+**   scene_pack_no_entry the file does not export yaia_scene_pack_init: no pack
+**   scene_pack_abi_mismatch  the pack was built for another scene-pack ABI
+**                       version, or refused this host
+**   scene_pack_invalid  the pack's descriptor is malformed (names, sizes,
+**                       missing functions)
+**   duplicate_scene     two packs (or one, twice) define a scene type name;
+**                       the message names both
+**   scene_pack_error    a pack's scene answered with something unreadable
 **   internal            a bug in Yaia; please report it
 */
 #ifndef YAIA_H
@@ -196,8 +208,12 @@ YAIA_API void yaia_free(void *p);
 ** yaia_runtime_new -- creates a runtime.
 **
 ** config_json  NULL, or a JSON object, every key optional:
-**                {"plugins": [PLUGIN, ...], "workers": N, "bind": [BINDING, ...],
-**                 "restore": SNAPSHOT, "journal": PATH, "inspect": BOOL}
+**                {"scenes": [PACK, ...], "plugins": [PLUGIN, ...], "workers": N,
+**                 "bind": [BINDING, ...], "restore": SNAPSHOT, "journal": PATH,
+**                 "inspect": BOOL}
+**              PACK is the path of a scene pack (yaia_scene.h): its scene
+**              types join the runtime's catalog, which has none of its own;
+**              a pack is loaded once per process, whatever runtimes name it.
 **              PLUGIN is a path string or {"path": PATH, "config": {...}};
 **              N (1 to 256, default 4) bounds the worker pool on which
 **              blocking services run; BINDING is a bind request's object

@@ -3,8 +3,10 @@
 ** about, with auth and store served by plugins; a back swipe, a deep link,
 ** a snapshot restored into a second runtime, the session's journal replayed.
 **
-**   usage: app PATH_TO_auth.so PATH_TO_store.so
+**   usage: app PATH_TO_libyaia-examples.so PATH_TO_auth.so PATH_TO_store.so
 **
+** The scenes come from the examples pack (libyaia.so has none of its own),
+** the services from the plugins: the runtime's config names them all.
 ** This program plays the UI. It sends what a user does to the flow (the top
 ** scene receives it), renders the stack the runtime answers with, and
 ** reports what the UI did by itself (a back swipe). Plugins complete their
@@ -293,8 +295,8 @@ static char *quote(const char *s)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s PATH_TO_auth.so PATH_TO_store.so\n", argv[0]);
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s PATH_TO_libyaia-examples.so PATH_TO_auth.so PATH_TO_store.so\n", argv[0]);
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -302,13 +304,14 @@ int main(int argc, char **argv)
         die("cannot make a temporary folder", NULL);
     snprintf(journal, sizeof journal, "%s/session.jsonl", tmpdir);
 
-    char *auth = quote(argv[1]), *store = quote(argv[2]);
-    char *config = fmt("{\"plugins\":[%s,%s]}", auth, store);
+    char *pack = quote(argv[1]), *auth = quote(argv[2]), *store = quote(argv[3]);
+    char *config = fmt("{\"scenes\":[%s],\"plugins\":[%s,%s]}", pack, auth, store);
     char *error = NULL;
     rt = yaia_runtime_new(config, &error);
     if (!rt)
         die("cannot create the runtime", error);
-    printf("yaia %s (C ABI %d), plugins %s and %s\n\n", yaia_version(), yaia_abi_version(), argv[1], argv[2]);
+    printf("yaia %s (C ABI %d), scenes from %s, plugins %s and %s\n\n", yaia_version(), yaia_abi_version(), argv[1],
+           argv[2], argv[3]);
     printf("the example app as a flow (stack after each step; [x] = presented)\n");
 
     static const char *seed[][2] = {{"item/1", "Groceries"}, {"item/2", "Call the bank"}, {"item/3", "Read SICP"}};
@@ -506,6 +509,7 @@ int main(int argc, char **argv)
     if ((r = yaia_receive(rt, 0)) != NULL)
         die("an event nobody expected", r);
     free(jq);
+    free(pack);
     free(auth);
     free(store);
     free(config);

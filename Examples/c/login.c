@@ -1,12 +1,18 @@
 /*
 ** login.c -- example/login driven from C, with auth served by a plugin.
 **
-**   usage: login PATH_TO_auth.so
+**   usage: login PATH_TO_libyaia-examples.so PATH_TO_auth.so
 **
-** The scene's logic lives in the library; this program is the "view": it
-** sends what a user would type, and shows what the scene answers. The auth
-** plugin completes logins on a thread of its own, so their outcomes arrive
-** through yaia_receive(), as they would in an application's event loop.
+** The scene's logic lives in a scene pack, libyaia-examples.so (libyaia.so
+** has no scenes of its own: a runtime has those of the packs its config
+** names); this program is the "view": it sends what a user would type, and
+** shows what the scene answers. The auth plugin completes logins on a thread
+** of its own, so their outcomes arrive through yaia_receive(), as they would
+** in an application's event loop.
+**
+** From the repository, after `make lib examples-pack plugins`:
+**   cc -IInclude Examples/c/login.c -o login -L.build/release -lyaia -Wl,-rpath,$PWD/.build/release
+**   ./login .build/release/libyaia-examples.so .build/yaia/plugins/auth.so
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +98,23 @@ static void show_member(const char *caption, const char *json, const char *key)
     printf("    %-10s %.*s\n", caption, (int)n, v ? v : "(none)");
 }
 
+/* Writes s at out as a JSON string (quotes included), escaping what JSON
+** needs escaped; out has room for 2 * strlen(s) + 3 bytes. Returns the
+** length written. */
+static size_t put_json_string(char *out, const char *s)
+{
+    size_t n = 0;
+    out[n++] = '"';
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            out[n++] = '\\';
+        out[n++] = *s;
+    }
+    out[n++] = '"';
+    out[n] = '\0';
+    return n;
+}
+
 static void step(const char *caption, char *response)
 {
     printf("  > %s\n    %s\n", caption, response);
@@ -119,29 +142,29 @@ static char *await_login(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s PATH_TO_auth.so\n", argv[0]);
+    if (argc != 3) {
+        fprintf(stderr, "usage: %s PATH_TO_libyaia-examples.so PATH_TO_auth.so\n", argv[0]);
         return 2;
     }
 
-    /* The path goes into JSON: escape what JSON needs escaped. */
-    char *config = malloc(2 * strlen(argv[1]) + 32);
+    /* The config names the scene pack and the plugin:
+    ** {"scenes":["PACK"],"plugins":["AUTH"]}. */
+    char *config = malloc(2 * (strlen(argv[1]) + strlen(argv[2])) + 64);
     if (!config)
         die("out of memory", NULL);
-    size_t n = (size_t)sprintf(config, "{\"plugins\":[\"");
-    for (const char *p = argv[1]; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            config[n++] = '\\';
-        config[n++] = *p;
-    }
-    strcpy(config + n, "\"]}");
+    size_t n = (size_t)sprintf(config, "{\"scenes\":[");
+    n += put_json_string(config + n, argv[1]);
+    n += (size_t)sprintf(config + n, "],\"plugins\":[");
+    n += put_json_string(config + n, argv[2]);
+    strcpy(config + n, "]}");
 
     char *error = NULL;
     rt = yaia_runtime_new(config, &error);
     free(config);
     if (!rt)
         die("cannot create the runtime", error);
-    printf("yaia %s (C ABI %d), auth from %s\n\n", yaia_version(), yaia_abi_version(), argv[1]);
+    printf("yaia %s (C ABI %d), scenes from %s, auth from %s\n\n", yaia_version(), yaia_abi_version(), argv[1],
+           argv[2]);
 
     char *r = expect_ok(yaia_open(rt, "example/login", NULL), "cannot open example/login");
     step("open example/login", r);

@@ -3,9 +3,12 @@ app as a flow -- login, home, detail, about -- with the auth and store plugins,
 a back swipe, a deep link, a snapshot restored into a second runtime and the
 session's journal replayed.
 
-Run by `make demo` (PYTHONPATH=Bindings/python); the plugins are taken from
-YAIA_PLUGIN_DIR (default .build/yaia/plugins). Exits non-zero on anything
-unexpected.
+Run by `make demo` (PYTHONPATH=Bindings/python). The example scenes come from
+the examples pack, YAIA_EXAMPLES_PACK (default
+.build/release/libyaia-examples.so, `make examples-pack`), which every runtime
+here names in `scenes=`: libyaia.so carries no scenes of its own. The plugins
+are taken from YAIA_PLUGIN_DIR (default .build/yaia/plugins). Exits non-zero
+on anything unexpected.
 """
 
 from __future__ import annotations
@@ -98,7 +101,7 @@ def titles(view_model: Any) -> str:
     return ", ".join(f"{i['key']}={i['title']!r}" for i in view_model["items"])
 
 
-def app(rt: yaia.Runtime, journal: Path, plugins: List[Any]) -> None:
+def app(rt: yaia.Runtime, journal: Path, scenes: List[str], plugins: List[Any]) -> None:
     print("the example app as a flow (stack after each step; [x] = presented)")
     seed = {"item/1": "Groceries", "item/2": "Call the bank", "item/3": "Read SICP"}
     for key, title in seed.items():
@@ -173,10 +176,10 @@ def app(rt: yaia.Runtime, journal: Path, plugins: List[Any]) -> None:
         expect(exc.code == "unknown_scene" and flow.version == linked.version, f"bad link: {exc}")
         print(f"  {'deep link to example/settings':<40} -> {exc.code}, stack unchanged")
 
-    # Snapshot, restored into a second runtime (same plugins).
+    # Snapshot, restored into a second runtime (same scene pack and plugins).
     snapshot = rt.snapshot()
     ours = {s["id"]: rt.execute({"op": "state", "scene": s["id"]})["viewModel"] for s in rt.scenes()["scenes"]}
-    with yaia.Runtime(plugins=plugins) as second:
+    with yaia.Runtime(scenes=scenes, plugins=plugins) as second:
         restored = second.restore(snapshot)
         theirs = {s["id"]: s["viewModel"] for s in restored["scenes"]}
         same = canonical(ours) == canonical(theirs)
@@ -199,7 +202,7 @@ def app(rt: yaia.Runtime, journal: Path, plugins: List[Any]) -> None:
         kind = json.loads(line)["kind"]
         kinds[kind] = kinds.get(kind, 0) + 1
     print(f"  journal: {recorded['inputs']} inputs ({', '.join(f'{n} {k}' for k, n in kinds.items())})")
-    replayed = yaia.replay(journal)
+    replayed = yaia.replay(journal, scenes=scenes)
     expect(replayed.identical and replayed.inputs == recorded["inputs"], f"replay: {replayed}")
     print(f"  replay without services: identical={replayed.identical}, {replayed.inputs} inputs re-run")
 
@@ -209,20 +212,26 @@ def canonical(value: Any) -> str:
 
 
 def main() -> int:
+    pack = Path(os.environ.get("YAIA_EXAMPLES_PACK") or REPO / ".build" / "release" / "libyaia-examples.so")
+    if not pack.is_file():
+        print(f"demo: {pack} not found: build it with `make examples-pack`", file=sys.stderr)
+        return 1
     plugin_dir = Path(os.environ.get("YAIA_PLUGIN_DIR") or REPO / ".build" / "yaia" / "plugins")
     auth, store = plugin_dir / "auth.so", plugin_dir / "store.so"
     for plugin in (auth, store):
         if not plugin.is_file():
             print(f"demo: {plugin} not found: build it with `make plugins`", file=sys.stderr)
             return 1
-    print(f"libyaia {yaia.library_version()} (C ABI {yaia.abi_version()}), plugins from {plugin_dir}")
+    print(f"libyaia {yaia.library_version()} (C ABI {yaia.abi_version()}), scenes from {pack}")
+    print(f"plugins from {plugin_dir}")
     with tempfile.TemporaryDirectory(prefix="yaia-demo-") as tmp:
+        scenes = [str(pack)]
         plugins: List[Any] = [str(auth), {"path": str(store), "config": {"path": os.path.join(tmp, "app.db")}}]
-        with yaia.Runtime(plugins=plugins) as rt:
+        with yaia.Runtime(scenes=scenes, plugins=plugins) as rt:
             login(rt)
             feed(rt)
             print()
-            app(rt, Path(tmp) / "session.jsonl", plugins)
+            app(rt, Path(tmp) / "session.jsonl", scenes, plugins)
             expect(rt.receive() is None, "an event nobody expected")
     return 0
 

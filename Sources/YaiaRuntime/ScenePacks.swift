@@ -43,6 +43,12 @@ public struct Catalog: Sendable {
 
     public subscript(name: String) -> CatalogEntry? { entries[name] }
 
+    /// Registers a type of this process; a later registration of the same
+    /// name replaces it.
+    public mutating func register(_ type: SceneType) { entries[type.name] = CatalogEntry(type) }
+
+    public mutating func register<S: SceneState>(_ type: S.Type) { register(SceneType(type)) }
+
     public var names: [String] { entries.keys.sorted { compareKeys($0, $1) < 0 } }
 
     /// Adds a pack's types; a name already defined is `duplicate_scene`
@@ -127,7 +133,7 @@ final class SceneBuffer {
 }
 
 /// The host table handed to every pack: its write() appends to a SceneBuffer.
-nonisolated(unsafe) private let hostTable: UnsafeMutablePointer<yaia_scene_host> = {
+nonisolated(unsafe) let hostTable: UnsafeMutablePointer<yaia_scene_host> = {
     let table = UnsafeMutablePointer<yaia_scene_host>.allocate(capacity: 1)
     table.initialize(to: yaia_scene_host(
         size: MemoryLayout<yaia_scene_host>.size, abi_version: YAIA_SCENE_ABI_VERSION, host_version: yaiaVersionCString,
@@ -258,7 +264,12 @@ private func openPack(_ path: String, shownAs shown: String) throws(YaiaError) -
         throw YaiaError(.scenePackNoEntry, "\(shown) does not export \(YAIA_SCENE_PACK_ENTRY): it is not a scene pack")
     }
     let entry = unsafeBitCast(symbol, to: yaia_scene_pack_init_fn.self)
-    guard let descriptor = entry(hostTable) else {
+    return try checkPack(entry(hostTable), path: path, shownAs: shown)
+}
+
+/// Checks what a pack's entry point answered, as yaia_scene.h asks.
+func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs shown: String) throws(YaiaError) -> LoadedScenePack {
+    guard let descriptor = answer else {
         throw YaiaError(.scenePackABIMismatch, "scene pack \(shown) cannot work with this host (scene-pack ABI \(YAIA_SCENE_ABI_VERSION))")
     }
     let minimum = MemoryLayout<yaia_scene_pack>.size

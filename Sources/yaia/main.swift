@@ -1,18 +1,22 @@
-// yaia -- the runtime from the command line, through the same C ABI as every host.
+// yaia-cli -- the runtime from the command line, through the same C ABI as
+// every host, and the scaffolding of scene packs.
 //
-//   yaia [--config JSON|@FILE] [REQUEST ...]
+//   yaia-cli [--config JSON|@FILE] [REQUEST ...]
+//   yaia-cli new pack NAME [--dir DIR] [--yaia PATH]
+//   yaia-cli help | --help | --version
 //
 // Each REQUEST argument is a JSON request for yaia_execute; its response is
 // printed on a line of its own. Without REQUEST arguments, requests are read
 // from standard input, one per line; a line "receive [SECONDS]" prints the
-// next event instead (or nothing on time-out). The exit status is 1 if any
-// response was an error envelope, 2 for bad usage.
+// next event instead (or nothing on time-out). `new pack` is NewPack.swift.
+// Exit status: 1 if any response was an error envelope (or `new` could not
+// write a file), 2 for bad usage.
 import CYaia
 import Glibc
 import YaiaABI
 
 func fail(_ message: String) -> Never {
-    FileHandleOut.stderr("yaia: \(message)\n")
+    FileHandleOut.stderr("yaia-cli: \(message)\n")
     exit(2)
 }
 
@@ -46,19 +50,50 @@ func readAll(_ path: String) -> String? {
     return String(decoding: text, as: UTF8.self)
 }
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-var config = "{}"
-if arguments.first == "--help" || arguments.first == "-h" {
-    FileHandleOut.stdout("""
-        usage: yaia [--config JSON|@FILE] [REQUEST ...]
-          Runs each JSON REQUEST (see yaia.h) and prints its response on a line.
-          Without REQUESTs, reads one request per line from standard input;
-          "receive [SECONDS]" prints the next event.
-        example: yaia '{"op":"bind","service":"m","library":"libm.so.6","ops":{"pow":"double(double,double)"}}' \\
+let usage = """
+    usage: yaia-cli [--config JSON|@FILE] [REQUEST ...]
+           yaia-cli new pack NAME [--dir DIR] [--yaia PATH]
+           yaia-cli help | --help | --version
+
+    Requests
+      Runs each JSON REQUEST (see yaia.h, docs/abi.md) and prints its response
+      on a line. Without REQUESTs, reads one request per line from standard
+      input; "receive [SECONDS]" prints the next event, "#" starts a comment.
+      --config JSON|@FILE  the runtime config, inline or from a file, such as
+                           {"scenes": ["path/libshop.so"], "plugins": [...]}
+
+    New scene pack
+      new pack NAME  writes a Swift package that builds into the scene pack
+                     libNAME.so, with one scene and its tests (docs/scenes.md)
+      --dir DIR      where (default ./NAME): a new or empty folder
+      --yaia PATH    the Yaia package it depends on
+                     (default \(NewCommand.builtFrom))
+
+    Exit status
+      0  success
+      1  a response was an error envelope; new: a file could not be written
+      2  bad usage: an unknown command or option, a bad NAME, DIR not empty,
+         no Yaia package at PATH, a config the runtime refuses
+
+    example: yaia-cli '{"op":"bind","service":"m","library":"libm.so.6","ops":{"pow":"double(double,double)"}}' \\
                       '{"op":"perform","effect":{"service":"m","op":"pow","args":[2,10]}}'
 
-        """)
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+var config = "{}"
+switch arguments.first {
+case "help", "--help", "-h":
+    FileHandleOut.stdout(usage)
     exit(0)
+case "--version", "version":
+    let library = CYaia.yaia_version().map { String(cString: $0) } ?? "?"
+    FileHandleOut.stdout("yaia-cli \(library) (C ABI \(CYaia.yaia_abi_version()))\n")
+    exit(0)
+case "new":
+    exit(NewCommand.run(Array(arguments.dropFirst())))
+default:
+    break
 }
 if arguments.first == "--config" {
     guard arguments.count >= 2 else { fail("--config needs JSON or @FILE") }
@@ -68,6 +103,14 @@ if arguments.first == "--config" {
         config = text
     }
     arguments.removeFirst(2)
+}
+// A request is JSON (or "receive"): a word or an option is a mistyped command.
+for argument in arguments where argument.hasPrefix("-") && argument.dropFirst().first.map({ $0.isLetter || $0 == "-" }) == true {
+    fail("unknown option \(argument) (yaia-cli --help lists them)")
+}
+if let first = arguments.first, let c = first.first, c.isLetter, first.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }),
+   !["receive", "null", "true", "false"].contains(first) {
+    fail("unknown command \"\(first)\" (yaia-cli --help lists them)")
 }
 
 var errorText: UnsafeMutablePointer<CChar>?

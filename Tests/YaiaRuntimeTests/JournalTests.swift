@@ -23,7 +23,7 @@ struct ChangedLogin: SceneState {
 }
 
 @Suite struct JournalTests {
-    let catalog = SceneCatalog(Examples.sceneTypes)
+    let catalog = Catalog(SceneCatalog(Examples.sceneTypes))
 
     func temporaryPath(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("yaia-\(UUID().uuidString)-\(name)").path

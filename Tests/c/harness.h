@@ -19,6 +19,11 @@
 **               open_scene(), send_action().
 **   odds        fmt(), copy_span(), now_seconds(), sleep_ms(), env_or(),
 **               plugin_path(), read_file().
+**   scenes      examples_pack(), with_examples(), examples_runtime():
+**               libyaia.so carries no scenes; the example scenes are in
+**               the examples pack (YAIA_EXAMPLES_PACK, which the Makefile
+**               sets, else .build/release/libyaia-examples.so), which a
+**               runtime's config names: {"scenes":["/path/libyaia-examples.so"]}.
 **
 ** Each program keeps its own checks and the helpers only it needs. Header
 ** only: every function is static inline, so a program pays nothing for what
@@ -390,6 +395,53 @@ static inline char *read_file(const char *path, size_t *length)
     if (length)
         *length = n;
     return buf;
+}
+
+/* ================================================================ the examples pack */
+
+/* The examples pack's path: YAIA_EXAMPLES_PACK, else the build folder's
+** (relative: right when run from the repository, as make does). */
+static inline const char *examples_pack(void)
+{
+    return env_or("YAIA_EXAMPLES_PACK", ".build/release/libyaia-examples.so");
+}
+
+/* config (a JSON object's text; NULL counts as {}) with
+** "scenes":[EXAMPLES_PACK] spliced in as its first member (malloc'd). The
+** config must not name "scenes" itself. Text that is no object is copied as
+** it is, for the runtime to refuse. */
+static inline char *with_examples(const char *config)
+{
+    const char *p = config ? config : "{}";
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    if (*p != '{')
+        return fmt("%s", config);
+    const char *rest = p + 1;
+    while (*rest == ' ' || *rest == '\t' || *rest == '\n' || *rest == '\r')
+        rest++;
+    char *pack = json_quote(examples_pack());
+    char *spliced = fmt("{\"scenes\":[%s]%s%s", pack, *rest == '}' ? "" : ",", rest);
+    free(pack);
+    return spliced;
+}
+
+/* yaia_runtime_new(with_examples(config), error_json): a runtime with the
+** example scenes. When it fails and error_json is NULL, the error is printed
+** (a missing pack shows up as scene_pack_not_found, with the path). */
+static inline yaia_runtime *examples_runtime(const char *config, char **error_json)
+{
+    char *full = with_examples(config);
+    char *err = NULL;
+    yaia_runtime *rt = yaia_runtime_new(full, &err);
+    if (!rt && !error_json)
+        fprintf(stderr, "examples_runtime(%s): %s\n", full, err ? err : "(no error)");
+    free(full);
+    if (error_json)
+        *error_json = err;
+    else
+        yaia_free(err);
+    return rt;
 }
 
 #endif /* YAIA_TEST_HARNESS_H */

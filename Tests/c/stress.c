@@ -25,7 +25,8 @@
 **
 ** Environment: STRESS_THREADS, STRESS_SENDS (per thread), STRESS_EFFECTS,
 ** STRESS_SCENES (64), STRESS_COMPLETERS, STRESS_TIMEOUT (seconds, 300),
-** STRESS_JOURNAL.
+** STRESS_JOURNAL; YAIA_EXAMPLES_PACK, the examples pack with example/jobs
+** (.build/release/libyaia-examples.so).
 ** Prints a summary and "N passed, N failed"; exit status 1 on failures.
 */
 #define _POSIX_C_SOURCE 200809L
@@ -329,7 +330,7 @@ int main(void)
         config = xcalloc(n, 1);
         snprintf(config, n, "{\"journal\":\"%s\"}", journal);
     }
-    rt = yaia_runtime_new(config, &err);
+    rt = examples_runtime(config, &err); /* example/jobs is in the examples pack */
     free(config);
     if (!check(rt != NULL, "stress: runtime: %s", err ? err : ""))
         return harness_finish();

@@ -8,6 +8,7 @@
 **   YAIA_LIBRARY          libyaia.so       (.build/release/libyaia.so)
 **   YAIA_PLUGIN_DIR       auth.so          (.build/yaia/plugins)
 **   YAIA_TEST_PLUGIN_DIR  Tests/plugins    (.build/yaia/test-plugins)
+**   YAIA_EXAMPLES_PACK    the example scenes (.build/release/libyaia-examples.so)
 **   YAIA_CONFORMANCE_DIR  JSONTestSuite    (../shared/conformance/json-parsing)
 **   YAIA_HEADER           yaia.h to parse  (Include/yaia.h)
 **   YAIA_TEST_TIMEOUT     seconds a section may take before it counts as hung (120)
@@ -289,6 +290,31 @@ static void test_config(void)
     expect_config_error("{\"plugins\":[{\"config\":{}}]}", "bad_config", "config plugin without path");
     expect_config_error("[]", "not_an_object", "config that is an array");
     expect_config_error("{\"plugins\":", "invalid_json", "config that is not JSON");
+
+    /* libyaia.so has no scenes of its own: they come from the packs the
+    ** config names (the Python tests cover every pack-loading code). */
+    rt = yaia_runtime_new(NULL, NULL);
+    expect_ok(rt, "{\"op\":\"scenes\"}", "a runtime without packs has no scene types", "\"packs\":[]",
+              "\"types\":[]", (const char *)NULL);
+    expect_error(rt, "{\"op\":\"open\",\"scene\":\"example/login\"}", "unknown_scene",
+                 "a runtime without packs has no example/login");
+    yaia_runtime_free(rt);
+    err = NULL;
+    rt = examples_runtime(NULL, &err);
+    check(rt != NULL, "a runtime with the examples pack %s (error: %s)", examples_pack(), err ? err : "none");
+    yaia_free(err);
+    expect_ok(rt, "{\"op\":\"scenes\"}", "the examples pack is listed with its scene types",
+              "\"packs\":[{\"name\":\"examples\",", "\"scenes\":[\"example/login\",", "\"example/login\"",
+              (const char *)NULL);
+    yaia_runtime_free(rt);
+    expect_config_error("{\"scenes\":[\"/nonexistent/yaia/libnothing.so\"]}", "scene_pack_not_found",
+                        "config naming a pack with no file");
+    expect_config_error("{\"scenes\":\"libyaia-examples.so\"}", "bad_config", "config scenes not an array");
+    char *pack = json_quote(examples_pack());
+    char *twice = fmt("{\"scenes\":[%s,%s]}", pack, pack);
+    expect_config_error(twice, "duplicate_scene", "config naming the examples pack twice");
+    free(twice);
+    free(pack);
 }
 
 /* ======================================================= 4. the protocol */
@@ -296,7 +322,7 @@ static void test_config(void)
 static void test_requests(void)
 {
     section("requests");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     if (!check(rt != NULL, "requests: runtime"))
         return;
 
@@ -599,7 +625,7 @@ static void test_requests(void)
 /* One scripted session on a fresh runtime; its responses, joined. */
 static char *pending_session(void)
 {
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     if (!rt)
         return strdup("(no runtime)");
     size_t cap = 1 << 16, n = 0;
@@ -636,7 +662,7 @@ static char *pending_session(void)
 static void test_pending(void)
 {
     section("pending effects (no service)");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     if (!check(rt != NULL, "pending: runtime"))
         return;
     int64_t sid = open_login(rt, "pending: open example/login");
@@ -751,7 +777,7 @@ static void test_login_plugin(void)
     section("login with auth.so");
     char *config = fmt("{\"plugins\":[%s]}", auth_path);
     char *err = NULL;
-    yaia_runtime *rt = yaia_runtime_new(config, &err);
+    yaia_runtime *rt = examples_runtime(config, &err);
     check(rt != NULL, "runtime with auth.so from the config (error: %s)", err ? err : "none");
     yaia_free(err);
     free(config);
@@ -858,7 +884,7 @@ static void test_login_plugin(void)
     int rounds_ok = 0;
     for (int round = 0; round < 25; round++) {
         char *cfg = fmt("{\"plugins\":[%s]}", auth_path);
-        yaia_runtime *busy = yaia_runtime_new(cfg, NULL);
+        yaia_runtime *busy = examples_runtime(cfg, NULL);
         free(cfg);
         if (!busy)
             break;
@@ -903,7 +929,7 @@ static void test_plugin_loading(void)
          *init_fails = test_plugin("init_fails"), *dup_auth = test_plugin("dup_auth"),
          *echo = test_plugin("echo");
 
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     if (!check(rt != NULL, "plugins: runtime"))
         return;
     int64_t sid = open_login(rt, "plugins: open login");
@@ -973,7 +999,7 @@ static void test_plugin_loading(void)
 
     /* dup_auth alone is a fine plugin; its auth refuses everyone */
     char *config = fmt("{\"plugins\":[%s]}", dup_auth);
-    rt = yaia_runtime_new(config, NULL);
+    rt = examples_runtime(config, NULL);
     free(config);
     check(rt != NULL, "dup_auth.so alone loads");
     if (rt) {
@@ -1152,7 +1178,7 @@ static yaia_service service_of(const char *name, host_svc *s)
 ** sends load and returns the load update. */
 static yaia_runtime *feed_runtime(host_svc *s, int64_t *sid, char **load_update, const char *name)
 {
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     if (!rt)
         return NULL;
     yaia_service svc = service_of("feed", s);
@@ -1333,7 +1359,7 @@ static void test_host_services(void)
 
     /* a held auth call: not resolvable by the host; completed later */
     host_svc_init(&s, HOLD, NULL);
-    rt = yaia_runtime_new(NULL, NULL);
+    rt = examples_runtime(NULL, NULL);
     svc = service_of("auth", &s);
     yaia_free(yaia_add_service(rt, &svc));
     sid = open_login(rt, "hold: open login");
@@ -1452,7 +1478,7 @@ static void check_in_child(yaia_runtime *bogus, const char *name)
 static void test_handles(void)
 {
     section("handles");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     char *r = yaia_open(rt, "example/login", NULL);
     int64_t sid = int_of(r, "scene");
     yaia_free(r);
@@ -1617,7 +1643,7 @@ static void *send_many(void *arg)
 static void test_concurrency(void)
 {
     section("concurrency");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     int64_t shared = open_login(rt, "concurrency: open the shared scene");
     sender senders[SENDERS * 2];
     pthread_t threads[SENDERS * 2];
@@ -1683,7 +1709,7 @@ static void test_conformance(void)
     qsort(names, count, sizeof *names, by_name);
     check(count > 0, "conformance: %s holds y_/n_/i_ files", conformance_dir);
 
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     int64_t sid = open_login(rt, "conformance: open login");
     int counts[3] = {0, 0, 0}; /* i_ files: invalid_json, other answer, NULL */
     for (size_t i = 0; i < count; i++) {

@@ -16,6 +16,7 @@
 ** Environment (the Makefile exports them):
 **   YAIA_TEST_LIB_DIR     libyaiatypes.so  (.build/yaia/lib)
 **   YAIA_TEST_PLUGIN_DIR  typed.so, typed_bad.so (.build/yaia/test-plugins)
+**   YAIA_EXAMPLES_PACK    the example scenes (.build/release/libyaia-examples.so)
 **   YAIA_TEST_TIMEOUT     seconds a section may take before it counts as hung (120)
 **
 ** Responses are canonical (sorted keys, no spaces), so results are compared
@@ -1396,7 +1397,9 @@ static char *run_job(yaia_runtime *rt, long long scene, const char *effect, cons
 static void test_scene(void)
 {
     section("example/jobs");
-    char *config = fmt("{\"bind\":[%s,%s]}", math_binding, zlib_binding);
+    char *bind = fmt("{\"bind\":[%s,%s]}", math_binding, zlib_binding);
+    char *config = with_examples(bind); /* example/jobs is in the examples pack */
+    free(bind);
     yaia_runtime *rt = new_runtime(config, "jobs runtime");
     free(config);
     if (!rt)

@@ -7,8 +7,9 @@
 ** Prints one line per failed check and ends with "N passed, N failed".
 ** Exit status 1 when anything failed.
 **
-** Environment (the Makefile exports the first):
+** Environment (the Makefile exports the first two):
 **   YAIA_LIBRARY          libyaia.so       (.build/release/libyaia.so)
+**   YAIA_EXAMPLES_PACK    the example scenes (.build/release/libyaia-examples.so)
 **   YAIA_TEST_TIMEOUT     seconds a section may take before it counts as hung (120)
 **   TMPDIR                where journals are written (/tmp)
 **
@@ -267,7 +268,7 @@ static void add_store(yaia_runtime *rt, store_svc *s, const char *name)
 static void test_start(void)
 {
     section("start");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     char *r = run_ok(rt, "{\"op\":\"start\",\"flow\":\"main\",\"scene\":\"example/login\",\"args\":{\"email\":\"x@y.z\"},\"tag\":7}", "start");
     check_has(r, "start answers with the root's update and the stack",
               "\"effects\":[],\"flow\":1,\"ok\":true,\"routes\":[],\"scene\":1,\"seq\":0,"
@@ -319,7 +320,7 @@ static void test_start(void)
 static void test_routes(void)
 {
     section("routes");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     char *r = run_ok(rt, "{\"op\":\"start\",\"scene\":\"example/login\"}", "start");
     long long flow = int_member(r, "flow");
     yaia_free(r);
@@ -414,7 +415,7 @@ static void test_routes(void)
 static void test_popped_and_link(void)
 {
     section("popped and link");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     long long flow = start_home(rt, "start home");
     send_flow_ok(rt, flow, "{\"type\":\"select\",\"payload\":\"item/1\"}", "select");
     char *r = send_flow(rt, flow, "{\"type\":\"save\"}");
@@ -488,7 +489,7 @@ static void test_popped_and_link(void)
 ** with an "await" effect. */
 static yaia_runtime *source_runtime(long long *load, long long *put, long long *job)
 {
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     char *r = run_ok(rt, "{\"op\":\"start\",\"flow\":\"loading\",\"scene\":\"example/login\"}", "source: start");
     yaia_free(r);
     send_flow_ok(rt, 1, "{\"type\":\"loginSucceeded\",\"payload\":{\"user\":{\"email\":\"a@b.c\"}}}", "source: login");
@@ -525,7 +526,7 @@ static void test_snapshot_restore(void)
 
     /* Into a fresh runtime without services: every restored view model
     ** equals the source's, byte for byte. */
-    yaia_runtime *dst = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *dst = examples_runtime(NULL, NULL);
     char *request = fmt("{\"op\":\"restore\",\"snapshot\":%s}", snapshot);
     r = run_ok(dst, request, "restore");
     char *expected = fmt("\"effects\":{\"awaiting\":[%lld],\"cancelled\":[%lld],\"reissued\":[%lld]},\"flows\":[1,2]", job, put, load);
@@ -559,7 +560,7 @@ static void test_snapshot_restore(void)
 
     /* Into a fresh runtime with a store service that records its calls and
     ** answers at once. */
-    dst = yaia_runtime_new(NULL, NULL);
+    dst = examples_runtime(NULL, NULL);
     store_svc store;
     add_store(dst, &store, "target: add store");
     r = run_ok(dst, request, "restore with a store");
@@ -608,7 +609,7 @@ static void test_snapshot_restore(void)
     /* restore in the config */
     char *config = fmt("{\"restore\":%s}", snapshot);
     char *error = NULL;
-    dst = yaia_runtime_new(config, &error);
+    dst = examples_runtime(config, &error);
     check(dst != NULL, "a runtime restored from its config -- %s", error ? error : "");
     yaia_free(error);
     free(config);
@@ -665,7 +666,7 @@ static void test_journal(void)
     char *quoted;
     char *path = journal_path("session", &quoted);
     char *config = fmt("{\"journal\":%s}", quoted);
-    yaia_runtime *rt = yaia_runtime_new(config, NULL);
+    yaia_runtime *rt = examples_runtime(config, NULL);
     free(config);
     check(rt != NULL, "a runtime with a journal");
     if (!rt)
@@ -777,7 +778,7 @@ static void test_journal_many(void)
     char *quoted;
     char *path = journal_path("many", &quoted);
     char *request = fmt("{\"op\":\"journal\",\"start\":%s}", quoted);
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     yaia_free(run_ok(rt, request, "journal start"));
     free(request);
     char *r = yaia_open(rt, "example/login", NULL);
@@ -809,7 +810,7 @@ static void test_journal_many(void)
 static void test_inspection(void)
 {
     section("inspection");
-    yaia_runtime *rt = yaia_runtime_new("{\"inspect\":true}", NULL);
+    yaia_runtime *rt = examples_runtime("{\"inspect\":true}", NULL);
     check(rt != NULL, "a runtime with inspection on");
     if (!rt)
         return;

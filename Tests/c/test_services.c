@@ -10,6 +10,7 @@
 ** Environment (the Makefile exports the first three):
 **   YAIA_PLUGIN_DIR       auth.so, store.so   (.build/yaia/plugins)
 **   YAIA_TEST_PLUGIN_DIR  echo.so, faults.so  (.build/yaia/test-plugins)
+**   YAIA_EXAMPLES_PACK    the example scenes  (.build/release/libyaia-examples.so)
 **   YAIA_TEST_TIMEOUT     seconds a section may take before it counts as hung (120)
 **
 ** Responses are canonical (sorted keys, no spaces), so substring checks on
@@ -155,8 +156,9 @@ static void replay_log(void)
 
 static const char *plugin_dir, *test_plugin_dir;
 
-/* A runtime with the given plugins (test plugins by name, "store" from the
-** example plugins) and extra config members (e.g. "\"workers\":2"). */
+/* A runtime with the example scenes, the given plugins (test plugins by name,
+** "store" from the example plugins) and extra config members (e.g.
+** "\"workers\":2"). */
 static yaia_runtime *runtime_with(const char *extra, const char *name, ...)
 {
     char *list = fmt("");
@@ -173,7 +175,7 @@ static yaia_runtime *runtime_with(const char *extra, const char *name, ...)
     char *config = fmt("{\"plugins\":[%s]%s%s}", list, extra ? "," : "", extra ? extra : "");
     free(list);
     char *err = NULL;
-    yaia_runtime *rt = yaia_runtime_new(config, &err);
+    yaia_runtime *rt = examples_runtime(config, &err);
     check(rt != NULL, "runtime %s: %s", config, err ? err : "(no error)");
     yaia_free(err);
     free(config);
@@ -523,7 +525,7 @@ static completion complete_on_thread(yaia_call *call, const char *result)
 static void test_concurrent(void)
 {
     section("policy concurrent");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -575,7 +577,7 @@ static void test_concurrent(void)
 static void test_latest(void)
 {
     section("policy latest");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -624,7 +626,7 @@ static void test_latest(void)
 static void test_queue(void)
 {
     section("policy queue");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -674,7 +676,7 @@ static void test_queue(void)
 static void test_cancel_command(void)
 {
     section("cancel command");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -726,7 +728,7 @@ static void test_cancel_command(void)
 static void test_timeouts(void)
 {
     section("time-outs");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -794,7 +796,7 @@ static void test_timeouts(void)
 static void test_close_cancels(void)
 {
     section("closing a scene");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -842,7 +844,7 @@ static void test_close_cancels(void)
 static void test_pool(void)
 {
     section("worker pool");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     host_svc blocking, inline_svc, old;
     host_svc_init(&blocking, ECHO_NOW);
     host_svc_init(&inline_svc, ECHO_NOW);
@@ -1838,7 +1840,7 @@ static void test_store(void)
 static void test_search(void)
 {
     section("example/search");
-    yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *rt = examples_runtime(NULL, NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "search", &s, 0);

@@ -2,7 +2,10 @@
 
 The library is found as the binding finds it (YAIA_LIBRARY, else the build
 folder); plugins come from YAIA_PLUGIN_DIR and YAIA_TEST_PLUGIN_DIR, else the
-build folders `make plugins` and `make test` fill.
+build folders `make plugins` and `make test` fill. libyaia.so carries no
+scenes: the example scenes come from the examples pack, YAIA_EXAMPLES_PACK,
+else .build/release/libyaia-examples.so (`make examples-pack`), which every
+runtime that opens them names (`scenes=[examples_pack]`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ def _dir(env: str, default: Path) -> Path:
 
 PLUGIN_DIR = _dir("YAIA_PLUGIN_DIR", REPO / ".build" / "yaia" / "plugins")
 TEST_PLUGIN_DIR = _dir("YAIA_TEST_PLUGIN_DIR", REPO / ".build" / "yaia" / "test-plugins")
+EXAMPLES_PACK = _dir("YAIA_EXAMPLES_PACK", REPO / ".build" / "release" / "libyaia-examples.so")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -40,9 +44,17 @@ def library() -> Any:
         pytest.skip(f"libyaia.so is not built ({exc}); `make test` builds it first")
 
 
+@pytest.fixture(scope="session")
+def examples_pack() -> str:
+    """The examples pack's path (the example/* scenes); skips when it is not built."""
+    if not EXAMPLES_PACK.is_file():
+        pytest.skip(f"{EXAMPLES_PACK} is not built; `make examples-pack` builds it")
+    return str(EXAMPLES_PACK)
+
+
 @pytest.fixture
-def rt() -> Iterator[yaia.Runtime]:
-    with yaia.Runtime() as runtime:
+def rt(examples_pack: str) -> Iterator[yaia.Runtime]:
+    with yaia.Runtime(scenes=[examples_pack]) as runtime:
         yield runtime
 
 
@@ -66,8 +78,8 @@ def test_plugin() -> Callable[[str], str]:
 
 
 @pytest.fixture
-def auth_rt(auth_so: str) -> Iterator[yaia.Runtime]:
-    with yaia.Runtime(plugins=[auth_so]) as runtime:
+def auth_rt(examples_pack: str, auth_so: str) -> Iterator[yaia.Runtime]:
+    with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so]) as runtime:
         yield runtime
 
 

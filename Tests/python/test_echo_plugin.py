@@ -150,8 +150,8 @@ def echo(library: ctypes.CDLL, test_plugin: Callable[[str], str]) -> Iterator[Ec
 
 
 @pytest.fixture
-def echo_rt(echo: Echo) -> Iterator[yaia.Runtime]:
-    with yaia.Runtime() as runtime:
+def echo_rt(echo: Echo, examples_pack: str) -> Iterator[yaia.Runtime]:
+    with yaia.Runtime(scenes=[examples_pack]) as runtime:
         echo.serve(runtime)
         yield runtime
 
@@ -224,8 +224,8 @@ def test_unknown_op(echo_rt: yaia.Runtime, echo: Echo) -> None:
     assert echo.errors() == []
 
 
-def test_later_then_runtime_freed(echo: Echo) -> None:
-    runtime = yaia.Runtime()
+def test_later_then_runtime_freed(echo: Echo, examples_pack: str) -> None:
+    runtime = yaia.Runtime(scenes=[examples_pack])
     echo.serve(runtime)
     echo.op, echo.args = b"later", b'{"user":1}'
     scene = login_ready(runtime)

@@ -153,8 +153,8 @@ def test_receive_timeout_returns_none(auth_rt: yaia.Runtime) -> None:
     assert auth_rt.receive(timeout=0.01) is None
 
 
-def test_close_wakes_blocked_receive(auth_so: str) -> None:
-    runtime = yaia.Runtime(plugins=[auth_so])
+def test_close_wakes_blocked_receive(auth_so: str, examples_pack: str) -> None:
+    runtime = yaia.Runtime(scenes=[examples_pack], plugins=[auth_so])
     got: List[object] = []
     started = threading.Event()
 

@@ -140,8 +140,8 @@ def test_bad_handle_made_up() -> None:
     assert done.stdout.split() == ["bad_handle", "bad_handle", "envelope"]
 
 
-def test_bad_handle_after_close() -> None:
-    runtime = yaia.Runtime()
+def test_bad_handle_after_close(examples_pack: str) -> None:
+    runtime = yaia.Runtime(scenes=[examples_pack])
     scene = runtime.open("example/login")
     runtime.close()
     assert code_of(lambda: runtime.execute({"op": "scenes"})).code == "bad_handle"
@@ -182,13 +182,15 @@ def test_bad_request(rt: yaia.Runtime, login: yaia.Scene) -> None:
     still_works(rt)
 
 
-def test_bad_config() -> None:
+def test_bad_config(examples_pack: str) -> None:
     assert code_of(lambda: yaia.Runtime(config={"plugin": []})).code == "bad_config"
     assert code_of(lambda: yaia.Runtime(config={"plugins": 5})).code == "bad_config"
     assert code_of(lambda: yaia.Runtime(config={"plugins": [5]})).code == "bad_config"
     with yaia.Runtime(config={}) as runtime:
+        assert runtime.scenes()["types"] == []  # no packs, no scenes
+    with yaia.Runtime(config={}, scenes=[examples_pack]) as runtime:
         still_works(runtime)
-    with yaia.Runtime(plugins=[]) as runtime:
+    with yaia.Runtime(plugins=[], scenes=[examples_pack]) as runtime:
         still_works(runtime)
 
 

@@ -727,8 +727,9 @@ def test_services_listing(frt: yaia.Runtime, tl_path: str) -> None:
 # ---------------------------------------------------------------- from a scene, blocking, typed plugin ops
 
 
-def test_foreign_effect_from_a_scene(tl_path: str) -> None:
-    with yaia.Runtime(config={"bind": [MATH, {"service": "slow", "library": tl_path, "blocking": True,
+def test_foreign_effect_from_a_scene(tl_path: str, examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack],
+                      config={"bind": [MATH, {"service": "slow", "library": tl_path, "blocking": True,
                                               "ops": {"tl_sleep_ms": "int32(int32)", "tl_thread": "uint64()"}}]}) as rt:
         jobs = rt.open("example/jobs")
         (effect,) = jobs.send("run", {"service": "math", "op": "pow", "args": [2, 10]}).effects

@@ -28,9 +28,9 @@ def store() -> MemoryStore:
 
 
 @pytest.fixture
-def app(store: MemoryStore) -> Iterator[yaia.Runtime]:
+def app(store: MemoryStore, examples_pack: str) -> Iterator[yaia.Runtime]:
     """A runtime whose "store" is a Python function (synchronous)."""
-    with yaia.Runtime() as runtime:
+    with yaia.Runtime(scenes=[examples_pack]) as runtime:
         runtime.add_service("store", store)
         yield runtime
 
@@ -512,8 +512,8 @@ def test_flows_are_independent(app: yaia.Runtime) -> None:
     assert names(a.stack) == [LOGIN, HOME, DETAIL]
 
 
-def test_runtime_close_closes_flows() -> None:
-    runtime = yaia.Runtime()
+def test_runtime_close_closes_flows(examples_pack: str) -> None:
+    runtime = yaia.Runtime(scenes=[examples_pack])
     flow = runtime.start(LOGIN)
     runtime.close()
     flow.close()  # no error: freeing the runtime closed it
@@ -523,14 +523,14 @@ def test_runtime_close_closes_flows() -> None:
 # ---------------------------------------------------------------- the example app, with its plugins
 
 
-def test_example_app_with_plugins(auth_so: str, tmp_path: Any) -> None:
+def test_example_app_with_plugins(examples_pack: str, auth_so: str, tmp_path: Any) -> None:
     from conftest import PLUGIN_DIR
 
     store_so = PLUGIN_DIR / "store.so"
     if not store_so.is_file():
         pytest.skip(f"{store_so} is not built; `make plugins` builds it")
     plugins: List[Any] = [auth_so, {"path": str(store_so), "config": {"path": str(tmp_path / "app.db")}}]
-    with yaia.Runtime(plugins=plugins) as runtime:
+    with yaia.Runtime(scenes=[examples_pack], plugins=plugins) as runtime:
         for key, value in ITEMS.items():
             runtime.perform("store", "put", {"key": key, "value": value})
         flow = runtime.start(LOGIN, name="main")

@@ -15,8 +15,8 @@ from conftest import WAIT, wait_event
 
 
 @pytest.fixture
-def jobs_rt(test_plugin: Callable[[str], str]) -> Iterator[yaia.Runtime]:
-    with yaia.Runtime(plugins=[test_plugin("echo")]) as runtime:
+def jobs_rt(examples_pack: str, test_plugin: Callable[[str], str]) -> Iterator[yaia.Runtime]:
+    with yaia.Runtime(scenes=[examples_pack], plugins=[test_plugin("echo")]) as runtime:
         yield runtime
 
 

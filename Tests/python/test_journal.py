@@ -82,8 +82,8 @@ SESSION_KINDS += ["send"] * 3 + ["outcome"] + ["send"] * 3 + ["popped", "link", 
 
 
 @pytest.fixture
-def recorded(journal: Path) -> Iterator[Tuple[Path, Dict[int, Dict[int, Tuple[str, str]]]]]:
-    with yaia.Runtime(journal=journal) as rt:
+def recorded(journal: Path, examples_pack: str) -> Iterator[Tuple[Path, Dict[int, Dict[int, Tuple[str, str]]]]]:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
         rt.add_service("store", MemoryStore())
         seen = session(rt)
         assert rt.journal(stop=True) == {"journal": str(journal), "inputs": 24}
@@ -114,7 +114,7 @@ def test_journal_file(recorded: Tuple[Path, Any]) -> None:
     assert path.read_text(encoding="utf-8") == "".join(canonical(r) + "\n" for r in lines(path))
 
 
-def test_journal_requests(rt: yaia.Runtime, tmp_path: Path) -> None:
+def test_journal_requests(rt: yaia.Runtime, tmp_path: Path, examples_pack: str) -> None:
     assert rt.journal(stop=True) == {"journal": None}
     assert rt.journal(flush=True) == {"journal": None}
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
@@ -130,7 +130,8 @@ def test_journal_requests(rt: yaia.Runtime, tmp_path: Path) -> None:
     begin, send = lines(second)
     assert begin["snapshot"]["scenes"][0]["state"]["email"] == "a@b.c"
     assert send["seq"] == 1
-    assert yaia.replay(first).identical and yaia.replay(second).identical
+    assert yaia.replay(first, scenes=[examples_pack]).identical
+    assert yaia.replay(second, scenes=[examples_pack]).identical
 
 
 def test_journal_request_errors(rt: yaia.Runtime, tmp_path: Path) -> None:
@@ -146,16 +147,16 @@ def test_journal_request_errors(rt: yaia.Runtime, tmp_path: Path) -> None:
     assert info.value.code == "bad_journal"
 
 
-def test_journal_is_written_when_the_runtime_is_freed(journal: Path) -> None:
-    with yaia.Runtime(journal=journal) as rt:
+def test_journal_is_written_when_the_runtime_is_freed(journal: Path, examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
         rt.open(LOGIN).send("emailChanged", "a@b.c")
     assert [r["kind"] for r in lines(journal)] == ["begin", "open", "send"]
 
 
-def test_a_journal_that_cannot_be_written_says_so() -> None:
+def test_a_journal_that_cannot_be_written_says_so(examples_pack: str) -> None:
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full on this system")
-    with yaia.Runtime(journal="/dev/full") as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal="/dev/full") as rt:
         scene = rt.open(LOGIN)
         assert scene.send("emailChanged", "a@b.c").view_model["email"] == "a@b.c"  # sends go on
         with pytest.raises(yaia.YaiaError) as info:
@@ -214,13 +215,13 @@ def test_digest_reference_vectors() -> None:
     assert yaia_digest(bytes(range(100))) == "e7da61f376c5de38"
 
 
-def test_digests_are_yaia_digest_1_of_what_sends_produced(journal: Path) -> None:
+def test_digests_are_yaia_digest_1_of_what_sends_produced(journal: Path, examples_pack: str) -> None:
     """Every digest in a journal is yaia-digest-1 of the view model (and
     stack) the input produced: scenes sent to through yaia_send and through
     requests, view models shorter and longer than the hash's 48-byte blocks,
     non-ASCII text, a flow's stack."""
     expected: List[str] = []
-    with yaia.Runtime(journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
         scene = rt.open(LOGIN)
         expected.append(digested({"viewModel": scene.view_model}))
         for text in ["", "a@b.c", "x" * 40, "h\u00e9l\u00e8ne@example.com" * 3, "y" * 300]:
@@ -241,17 +242,17 @@ def test_digests_are_yaia_digest_1_of_what_sends_produced(journal: Path) -> None
 # ---------------------------------------------------------------- replay
 
 
-def test_recorded_session_replays_identically(recorded: Tuple[Path, Any]) -> None:
+def test_recorded_session_replays_identically(recorded: Tuple[Path, Any], examples_pack: str) -> None:
     path, _ = recorded
-    result = yaia.replay(path)
+    result = yaia.replay(path, scenes=[examples_pack])
     assert result == yaia.ReplayResult(identical=True, inputs=24)
-    with yaia.Runtime() as rt:
+    with yaia.Runtime(scenes=[examples_pack]) as rt:
         assert rt.replay(path) == result
 
 
-def test_session_with_plugins_replays_identically(auth_so: str, journal: Path) -> None:
+def test_session_with_plugins_replays_identically(auth_so: str, journal: Path, examples_pack: str) -> None:
     """Outcomes from the auth plugin's own thread are journaled too."""
-    with yaia.Runtime(plugins=[auth_so], journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so], journal=journal) as rt:
         rt.add_service("store", MemoryStore())
         flow = rt.start(LOGIN)
         flow.send("emailChanged", "a@b.c")
@@ -267,18 +268,18 @@ def test_session_with_plugins_replays_identically(auth_so: str, journal: Path) -
         rt.journal(stop=True)
     kinds = [r["kind"] for r in lines(journal)]
     assert kinds.count("outcome") == 4
-    assert yaia.replay(journal) == yaia.ReplayResult(identical=True, inputs=len(kinds) - 1)
+    assert yaia.replay(journal, scenes=[examples_pack]) == yaia.ReplayResult(identical=True, inputs=len(kinds) - 1)
 
 
-def test_replay_to(recorded: Tuple[Path, Dict[int, Dict[int, Tuple[str, str]]]]) -> None:
+def test_replay_to(recorded: Tuple[Path, Dict[int, Dict[int, Tuple[str, str]]]], examples_pack: str) -> None:
     path, seen = recorded
     for seq, expected in seen.items():
-        result = yaia.replay(path, to=seq)
+        result = yaia.replay(path, to=seq, scenes=[examples_pack])
         assert (result.identical, result.inputs) == (True, seq)
         assert result.snapshot is not None
-        with yaia.Runtime(restore=result.snapshot) as rt:
+        with yaia.Runtime(scenes=[examples_pack], restore=result.snapshot) as rt:
             assert view_models(rt) == expected, seq
-    assert yaia.replay(path).snapshot is None
+    assert yaia.replay(path, scenes=[examples_pack]).snapshot is None
 
 
 def tamper(path: Path, seq: int, change: Callable[[Dict[str, Any]], None]) -> Path:
@@ -290,11 +291,11 @@ def tamper(path: Path, seq: int, change: Callable[[Dict[str, Any]], None]) -> Pa
     return out
 
 
-def test_tampered_action_reports_the_first_divergence(recorded: Tuple[Path, Any]) -> None:
+def test_tampered_action_reports_the_first_divergence(recorded: Tuple[Path, Any], examples_pack: str) -> None:
     path, _ = recorded
     # seq 14: titleChanged "Deux" becomes "Zwei": the detail's view model differs there.
     bad = tamper(path, 14, lambda r: r["action"].update(payload="Zwei"))
-    result = yaia.replay(bad)
+    result = yaia.replay(bad, scenes=[examples_pack])
     assert not result.identical
     assert result.inputs == 14
     d = result.divergence
@@ -305,48 +306,48 @@ def test_tampered_action_reports_the_first_divergence(recorded: Tuple[Path, Any]
     assert d["viewModel"] == {"canSave": True, "error": None, "isSaving": False, "title": "Zwei"}
 
 
-def test_tampered_early_input_diverges_there_not_later(recorded: Tuple[Path, Any]) -> None:
+def test_tampered_early_input_diverges_there_not_later(recorded: Tuple[Path, Any], examples_pack: str) -> None:
     path, _ = recorded
     bad = tamper(path, 5, lambda r: r["action"].update(payload="z@z.z"))
-    d = yaia.replay(bad).divergence
+    d = yaia.replay(bad, scenes=[examples_pack]).divergence
     assert d is not None and (d["seq"], d["kind"], d["scene"]) == (5, "send", 2)
     assert d["viewModel"]["email"] == "z@z.z"
 
 
-def test_tampered_outcome(recorded: Tuple[Path, Any]) -> None:
+def test_tampered_outcome(recorded: Tuple[Path, Any], examples_pack: str) -> None:
     path, _ = recorded
     bad = tamper(path, 8, lambda r: r["error"].update(message="Try again"))
-    d = yaia.replay(bad).divergence
+    d = yaia.replay(bad, scenes=[examples_pack]).divergence
     assert d is not None and (d["seq"], d["kind"]) == (8, "outcome")
     assert d["viewModel"]["error"] == "Try again"
 
 
-def test_tampered_navigation(recorded: Tuple[Path, Any]) -> None:
+def test_tampered_navigation(recorded: Tuple[Path, Any], examples_pack: str) -> None:
     path, _ = recorded
     bad = tamper(path, 21, lambda r: r["path"][1].update(presentation="push"))
-    d = yaia.replay(bad).divergence
+    d = yaia.replay(bad, scenes=[examples_pack]).divergence
     assert d is not None and (d["seq"], d["kind"]) == (21, "link")
 
 
-def test_tampered_action_refused(recorded: Tuple[Path, Any]) -> None:
+def test_tampered_action_refused(recorded: Tuple[Path, Any], examples_pack: str) -> None:
     path, _ = recorded
     bad = tamper(path, 13, lambda r: r["action"].update(type="choose"))
-    result = yaia.replay(bad)
+    result = yaia.replay(bad, scenes=[examples_pack])
     assert not result.identical and result.inputs == 12
     d = result.divergence
     assert d is not None and (d["seq"], d["kind"]) == (13, "send")
     assert d["error"]["code"] == "unknown_action"
 
 
-def test_change_without_effect_on_view_models_is_identical(recorded: Tuple[Path, Any]) -> None:
+def test_change_without_effect_on_view_models_is_identical(recorded: Tuple[Path, Any], examples_pack: str) -> None:
     """Digests cover view models and stacks: a changed password (not in the
     login view model) replays identically: the journal checks what a UI sees."""
     path, _ = recorded
     ok = tamper(path, 6, lambda r: r["action"].update(payload="another"))
-    assert yaia.replay(ok).identical
+    assert yaia.replay(ok, scenes=[examples_pack]).identical
 
 
-def test_bad_journals(tmp_path: Path, recorded: Tuple[Path, Any]) -> None:
+def test_bad_journals(tmp_path: Path, recorded: Tuple[Path, Any], examples_pack: str) -> None:
     path, _ = recorded
     records = lines(path)
     no_begin = tmp_path / "no-begin.jsonl"
@@ -360,16 +361,16 @@ def test_bad_journals(tmp_path: Path, recorded: Tuple[Path, Any]) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     for bad in (tmp_path / "missing.jsonl", no_begin, wrong_format, garbage, empty):
-        assert code_of(yaia.replay, bad)[0] == "bad_journal", bad.name
-    d = yaia.replay(unknown).divergence
+        assert code_of(yaia.replay, bad, scenes=[examples_pack])[0] == "bad_journal", bad.name
+    d = yaia.replay(unknown, scenes=[examples_pack]).divergence
     assert d is not None and d["error"]["code"] == "bad_journal"
 
 
 # ---------------------------------------------------------------- rewind
 
 
-def test_rewind(journal: Path) -> None:
-    with yaia.Runtime(journal=journal) as rt:
+def test_rewind(journal: Path, examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
         rt.add_service("store", MemoryStore())
         seen = session(rt)
         after = view_models(rt)
@@ -388,11 +389,11 @@ def test_rewind(journal: Path) -> None:
         rt.journal(stop=True)
     kinds = [r["kind"] for r in lines(journal)]
     assert kinds[25:] == ["restore", "send", "restore", "restore"]
-    assert yaia.replay(journal) == yaia.ReplayResult(identical=True, inputs=28)
+    assert yaia.replay(journal, scenes=[examples_pack]) == yaia.ReplayResult(identical=True, inputs=28)
 
 
-def test_rewind_to_zero_is_the_beginning(journal: Path) -> None:
-    with yaia.Runtime() as rt:
+def test_rewind_to_zero_is_the_beginning(journal: Path, examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack]) as rt:
         start_home(rt)
         before = view_models(rt)
         rt.journal(start=journal)
@@ -412,11 +413,11 @@ def test_rewind_errors(rt: yaia.Runtime, journal: Path) -> None:
     assert code_of(rt.execute, {"op": "rewind"}) == ("bad_request", "/to")
 
 
-def test_rewind_follows_restore_policies(journal: Path) -> None:
+def test_rewind_follows_restore_policies(journal: Path, examples_pack: str) -> None:
     """Rewinding to a point with an effect in flight: home's load (reissue) is
     performed again; with the store service, it completes."""
     store = MemoryStore()
-    with yaia.Runtime(journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
         flow = rt.start(LOGIN)
         flow.send("loginSucceeded", {"user": USER})
         flow.send("load")  # seq 3: no store yet: pending
@@ -426,24 +427,24 @@ def test_rewind_follows_restore_policies(journal: Path) -> None:
         assert store.calls == [("list", {"prefix": "item/"})]
         assert len(flow.top.view_model["items"]) == 3
         rt.journal(stop=True)
-    assert yaia.replay(journal).identical
+    assert yaia.replay(journal, scenes=[examples_pack]).identical
 
 
 # ---------------------------------------------------------------- known library bugs
 
 
-def test_refused_link_then_link_replays_identically(journal: Path) -> None:
-    with yaia.Runtime(journal=journal) as rt:
+def test_refused_link_then_link_replays_identically(journal: Path, examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
         flow = rt.start(LOGIN)
         with pytest.raises(yaia.YaiaError):
             flow.link([HOME, {"scene": "example/nope"}])
         flow.link([HOME])
         rt.journal(stop=True)
-    assert yaia.replay(journal).identical
+    assert yaia.replay(journal, scenes=[examples_pack]).identical
 
 
-def test_perform_while_journaling_replays_identically(journal: Path) -> None:
-    with yaia.Runtime(journal=journal) as rt:
+def test_perform_while_journaling_replays_identically(journal: Path, examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
         store = MemoryStore()
         rt.add_service("store", store)
         rt.perform("store", "put", {"key": "item/4", "value": {"title": "Four"}})
@@ -451,16 +452,16 @@ def test_perform_while_journaling_replays_identically(journal: Path) -> None:
         flow.send("load")
         drain(rt)
         rt.journal(stop=True)
-    assert yaia.replay(journal).identical
+    assert yaia.replay(journal, scenes=[examples_pack]).identical
 
 
 # ---------------------------------------------------------------- scale
 
 
-def test_hundred_thousand_inputs(journal: Path) -> None:
+def test_hundred_thousand_inputs(journal: Path, examples_pack: str) -> None:
     n = 100_000
     started = time.monotonic()
-    with yaia.Runtime(journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
         scene = rt.open(LOGIN)
         send = scene.send
         for i in range(n):
@@ -468,7 +469,7 @@ def test_hundred_thousand_inputs(journal: Path) -> None:
         assert scene.view_model["email"] == f"user{n - 1}@example.com"
         assert rt.journal(stop=True)["inputs"] == n + 1
     recorded = time.monotonic()
-    result = yaia.replay(journal)
+    result = yaia.replay(journal, scenes=[examples_pack])
     replayed = time.monotonic()
     assert result == yaia.ReplayResult(identical=True, inputs=n + 1)
     with journal.open(encoding="utf-8") as f:
@@ -516,8 +517,8 @@ def test_inspection_events(rt: yaia.Runtime) -> None:
     assert rt.receive_event() is None
 
 
-def test_receive_keeps_inspections_for_receive_event(auth_so: str) -> None:
-    with yaia.Runtime(plugins=[auth_so], inspect=True) as rt:
+def test_receive_keeps_inspections_for_receive_event(auth_so: str, examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so], inspect=True) as rt:
         flow = rt.start(LOGIN)
         flow.send("emailChanged", "a@b.c")
         flow.send("passwordChanged", "hunter2")

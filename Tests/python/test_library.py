@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -47,7 +48,7 @@ def test_only_yaia_symbols_are_exported() -> None:
     assert all(name.startswith("yaia_") for name in exported), [n for n in exported if not n.startswith("yaia_")]
 
 
-def test_a_host_that_dlcloses_the_library_does_not_crash() -> None:
+def test_a_host_that_dlcloses_the_library_does_not_crash(examples_pack: str) -> None:
     """ctypes can dlclose; with a plugin thread still completing a call, code
     must stay mapped (-z nodelete)."""
     plugin = Path(os.environ.get("YAIA_PLUGIN_DIR", REPO / ".build" / "yaia" / "plugins")) / "auth.so"
@@ -62,7 +63,8 @@ def test_a_host_that_dlcloses_the_library_does_not_crash() -> None:
         lib.yaia_execute.restype = ctypes.c_void_p
         lib.yaia_execute.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         lib.yaia_free.argtypes = [ctypes.c_void_p]
-        rt = lib.yaia_runtime_new(json.dumps({{"plugins": [{str(plugin)!r}]}}).encode(), None)
+        config = {{"scenes": [{examples_pack!r}], "plugins": [{str(plugin)!r}]}}
+        rt = lib.yaia_runtime_new(json.dumps(config).encode(), None)
         assert rt
         for request in [
             {{"op": "open", "scene": "example/login"}},
@@ -70,7 +72,9 @@ def test_a_host_that_dlcloses_the_library_does_not_crash() -> None:
             {{"op": "send", "scene": 1, "action": {{"type": "passwordChanged", "payload": "hunter2"}}}},
             {{"op": "send", "scene": 1, "action": {{"type": "submit"}}}},
         ]:
-            lib.yaia_free(lib.yaia_execute(rt, json.dumps(request).encode()))
+            answer = lib.yaia_execute(rt, json.dumps(request).encode())
+            assert b'"ok":true' in ctypes.string_at(answer), ctypes.string_at(answer)
+            lib.yaia_free(answer)
         # The auth plugin answers from its own thread; unload while it may be running.
         _ctypes.dlclose(lib._handle)
         time.sleep(0.3)
@@ -82,7 +86,7 @@ def test_a_host_that_dlcloses_the_library_does_not_crash() -> None:
     assert "survived" in done.stdout
 
 
-def test_make_install_gives_a_library_headers_and_a_pkg_config_file(tmp_path: Path) -> None:
+def test_make_install_gives_a_library_headers_and_a_pkg_config_file(tmp_path: Path, examples_pack: str) -> None:
     library()
     tool("pkg-config")
     prefix = tmp_path / "prefix"
@@ -97,12 +101,14 @@ def test_make_install_gives_a_library_headers_and_a_pkg_config_file(tmp_path: Pa
     assert f"-I{prefix}/include" in flags
     program = tmp_path / "hello"
     source = tmp_path / "hello.c"
+    # The example scenes come from the examples pack, named by the config.
+    config = json.dumps(json.dumps({"scenes": [examples_pack]}))
     source.write_text(textwrap.dedent(
         """
         #include <stdio.h>
         #include <yaia.h>
         int main(void) {
-            yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
+            yaia_runtime *rt = yaia_runtime_new(CONFIG, NULL);
             char *r = yaia_open(rt, "example/login", NULL);
             printf("%d %s\\n", yaia_abi_version() == YAIA_ABI_VERSION, r);
             yaia_free(r);
@@ -111,6 +117,7 @@ def test_make_install_gives_a_library_headers_and_a_pkg_config_file(tmp_path: Pa
         }
         """
     ))
-    subprocess.run([tool("cc"), str(source), "-o", str(program), *flags, f"-Wl,-rpath,{prefix}/lib"], check=True, capture_output=True)
+    compile = [tool("cc"), str(source), "-o", str(program), f"-DCONFIG={config}", *flags, f"-Wl,-rpath,{prefix}/lib"]
+    subprocess.run(compile, check=True, capture_output=True)
     out = subprocess.run([str(program)], check=True, capture_output=True, text=True).stdout
     assert out.startswith('1 {"effects":[],"ok":true')

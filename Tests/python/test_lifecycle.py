@@ -17,8 +17,8 @@ from conftest import REPO
 BINDING = str(REPO / "Bindings" / "python")
 
 
-def test_context_manager_frees() -> None:
-    with yaia.Runtime() as runtime:
+def test_context_manager_frees(examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack]) as runtime:
         assert not runtime.closed
         runtime.open("example/login")
     assert runtime.closed
@@ -47,8 +47,8 @@ def test_scene_context_manager(rt: yaia.Runtime) -> None:
     assert info.value.code == "no_such_scene"
 
 
-def test_scene_close_after_runtime_close_is_quiet() -> None:
-    with yaia.Runtime() as runtime:
+def test_scene_close_after_runtime_close_is_quiet(examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack]) as runtime:
         scene = runtime.open("example/feed")
     scene.close()  # the runtime's free closed it already
 
@@ -80,9 +80,9 @@ def test_runtime_with_service_is_collected_and_released() -> None:
     assert ctx not in module._registry  # the library called release()
 
 
-def test_many_runtimes(auth_so: str) -> None:
+def test_many_runtimes(auth_so: str, examples_pack: str) -> None:
     for i in range(50):
-        with yaia.Runtime(plugins=[auth_so]) as runtime:
+        with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so]) as runtime:
             runtime.add_service("feed", lambda op, args: {"items": [i]})
             runtime.open("example/feed").send("load")
             event = runtime.receive(timeout=10)
@@ -135,12 +135,12 @@ def test_default_candidates_without_env() -> None:
     assert Path(done.stdout.strip()) == REPO / ".build" / "release" / "libyaia.so"
 
 
-def test_runtime_at_interpreter_exit(auth_so: str) -> None:
+def test_runtime_at_interpreter_exit(auth_so: str, examples_pack: str) -> None:
     # A runtime left open (with a host service and a plugin) is freed by the
     # finalizer at exit without hanging or crashing.
     code = (
         "import sys, yaia\n"
-        f"rt = yaia.Runtime(plugins=[{auth_so!r}])\n"
+        f"rt = yaia.Runtime(scenes=[{examples_pack!r}], plugins=[{auth_so!r}])\n"
         "rt.add_service('feed', lambda op, args: {'items': []})\n"
         "s = rt.open('example/login')\n"
         "s.send('emailChanged', 'a@b.c'); s.send('passwordChanged', 'x'); s.send('submit')\n"

@@ -26,14 +26,14 @@ def auth_works(runtime: yaia.Runtime) -> None:
     assert event.routes == [{"args": {"user": {"email": "a@b.c"}}, "push": "example/home"}]
 
 
-def test_plugin_by_path_in_config(auth_so: str) -> None:
-    with yaia.Runtime(config={"plugins": [auth_so]}) as runtime:
+def test_plugin_by_path_in_config(auth_so: str, examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack], config={"plugins": [auth_so]}) as runtime:
         assert listed(runtime) == [{"name": "auth", "origin": "plugin", "plugin": "auth"}]
         auth_works(runtime)
 
 
-def test_plugin_with_config_object(auth_so: str) -> None:
-    with yaia.Runtime(plugins=[{"path": Path(auth_so), "config": {"unused": True}}]) as runtime:
+def test_plugin_with_config_object(auth_so: str, examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack], plugins=[{"path": Path(auth_so), "config": {"unused": True}}]) as runtime:
         assert service_names(runtime) == ["auth"]
         auth_works(runtime)
 
@@ -58,8 +58,11 @@ def test_load_plugin_with_config_and_pathlib(rt: yaia.Runtime, auth_so: str) -> 
     auth_works(rt)
 
 
-def test_same_plugin_in_two_runtimes(auth_so: str) -> None:
-    with yaia.Runtime(plugins=[auth_so]) as a, yaia.Runtime(plugins=[auth_so]) as b:
+def test_same_plugin_in_two_runtimes(auth_so: str, examples_pack: str) -> None:
+    def runtime() -> yaia.Runtime:
+        return yaia.Runtime(scenes=[examples_pack], plugins=[auth_so])
+
+    with runtime() as a, runtime() as b:
         auth_works(a)
         auth_works(b)
 

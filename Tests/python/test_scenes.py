@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import yaia
@@ -151,10 +153,16 @@ def test_feed_every_action(rt: yaia.Runtime) -> None:
     assert feed.send("load").view_model["error"] is None
 
 
-def test_scenes_listing(rt: yaia.Runtime) -> None:
+def test_scenes_listing(rt: yaia.Runtime, examples_pack: str) -> None:
     listing = rt.scenes()
+    assert set(listing) == {"flows", "packs", "scenes", "types"}
     assert "example/login" in listing["types"] and "example/feed" in listing["types"]
-    assert listing["scenes"] == []
+    assert listing["scenes"] == [] and listing["flows"] == []
+    # The types are the examples pack's, the only pack this runtime loaded.
+    (pack,) = listing["packs"]
+    assert set(pack) == {"name", "path", "scenes", "version"}
+    assert (pack["name"], pack["path"]) == ("examples", os.path.realpath(examples_pack))
+    assert sorted(pack["scenes"]) == listing["types"]
     scene = rt.open("example/login")
     scene.send("emailChanged", "a")
     listing = rt.scenes()
@@ -201,3 +209,51 @@ def test_tags_echoed(rt: yaia.Runtime) -> None:
         scene.send("emailChanged", 5, tag=False)
     assert info.value.code == "bad_payload"
     assert info.value.envelope["tag"] is False
+
+
+# ---------------------------------------------------------------- open in a given state
+
+
+def test_open_in_a_given_state(rt: yaia.Runtime) -> None:
+    state = dict(LOGIN_STATE, email="a@b.c", password="hunter2")
+    scene = rt.open("example/login", state=state)
+    assert scene.name == "example/login"
+    assert scene.opened.seq == 0 and scene.seq == 0
+    assert scene.opened.effects == [] and scene.opened.routes == []
+    assert scene.opened.view_model == {"canSubmit": True, "email": "a@b.c", "error": None, "isSubmitting": False}
+    assert scene.view_model == scene.opened.view_model
+    assert scene.state == state
+    # It goes on from there like any scene.
+    update = scene.send("submit")
+    assert update.seq == 1
+    effects = [(e.service, e.op, e.args) for e in update.effects]
+    assert effects == [("auth", "login", {"email": "a@b.c", "password": "hunter2"})]
+    # The same request as open sends it, raw, with a tag.
+    raw = rt.execute({"op": "open", "scene": "example/feed", "state": FEED_STATE, "tag": "t"})
+    assert (raw["seq"], raw["viewModel"], raw["tag"]) == (0, FEED_STATE, "t")
+
+
+def test_open_in_a_refused_state(rt: yaia.Runtime) -> None:
+    with pytest.raises(yaia.YaiaError) as info:
+        rt.open("example/login", state=dict(LOGIN_STATE, email=5))
+    assert (info.value.code, info.value.at) == ("bad_state", "/state/email")
+    with pytest.raises(yaia.YaiaError) as info:
+        rt.open("example/login", state={})
+    assert info.value.code == "bad_state" and info.value.at is not None and info.value.at.startswith("/state")
+    with pytest.raises(yaia.YaiaError) as info:
+        rt.open("example/nope", state=LOGIN_STATE)
+    assert info.value.code == "unknown_scene"
+    # Nothing was opened, and the runtime goes on.
+    assert rt.scenes()["scenes"] == []
+    assert rt.open("example/login").view_model == LOGIN_VM
+
+
+def test_open_takes_args_or_state_not_both(rt: yaia.Runtime) -> None:
+    # The binding refuses before sending anything...
+    with pytest.raises(TypeError):
+        rt.open("example/login", {"email": "x@y.z"}, state=LOGIN_STATE)
+    # ...and the library refuses the request.
+    with pytest.raises(yaia.YaiaError) as info:
+        rt.execute({"op": "open", "scene": "example/login", "args": {}, "state": LOGIN_STATE})
+    assert info.value.code == "bad_request"
+    assert rt.scenes()["scenes"] == []

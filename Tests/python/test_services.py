@@ -198,9 +198,9 @@ def test_closing_scene_cancels_deferred_call(rt: yaia.Runtime) -> None:
     assert rt.receive() is None
 
 
-def test_closing_runtime_cancels_deferred_call() -> None:
+def test_closing_runtime_cancels_deferred_call(examples_pack: str) -> None:
     calls: List[yaia.Call] = []
-    with yaia.Runtime() as runtime:
+    with yaia.Runtime(scenes=[examples_pack]) as runtime:
         runtime.add_service("feed", calls.append, deferred=True)
         runtime.open("example/feed").send("load")
     (call,) = calls
@@ -208,8 +208,8 @@ def test_closing_runtime_cancels_deferred_call() -> None:
     assert call.complete({"items": []}) is False
 
 
-def test_service_called_for_each_runtime_separately() -> None:
-    with yaia.Runtime() as a, yaia.Runtime() as b:
+def test_service_called_for_each_runtime_separately(examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack]) as a, yaia.Runtime(scenes=[examples_pack]) as b:
         a.add_service("feed", lambda op, args: {"items": ["a"]})
         b.add_service("feed", lambda op, args: {"items": ["b"]})
         a.open("example/feed").send("load")

@@ -48,8 +48,8 @@ class Source:
 
 
 @pytest.fixture
-def source() -> Iterator[Source]:
-    with yaia.Runtime() as rt:
+def source(examples_pack: str) -> Iterator[Source]:
+    with yaia.Runtime(scenes=[examples_pack]) as rt:
         yield Source(rt)
 
 
@@ -98,10 +98,10 @@ def test_snapshot_is_stable(source: Source) -> None:
 # ---------------------------------------------------------------- restore: view models byte for byte
 
 
-def test_restore_response_view_models_match(source: Source) -> None:
+def test_restore_response_view_models_match(source: Source, examples_pack: str) -> None:
     expected = view_models(source.rt)
     snap = source.rt.snapshot()
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         restored = target.restore(snap)
         got = {s["id"]: (s["name"], canonical(s["viewModel"])) for s in restored["scenes"]}
         assert got == expected
@@ -120,18 +120,18 @@ def test_restore_response_view_models_match(source: Source) -> None:
         assert canonical(again.raw["stack"][:2]) == canonical(editing.raw["stack"][:2])
 
 
-def test_restore_in_config_view_models_match(source: Source) -> None:
+def test_restore_in_config_view_models_match(source: Source, examples_pack: str) -> None:
     expected = view_models(source.rt)
     del expected[5]  # detail: its interrupted save is delivered during restore
-    with yaia.Runtime(restore=source.rt.snapshot()) as target:
+    with yaia.Runtime(scenes=[examples_pack], restore=source.rt.snapshot()) as target:
         got = view_models(target)
         assert got.pop(5)[0] == DETAIL
         assert got == expected
 
 
-def test_states_and_seqs_match(source: Source) -> None:
+def test_states_and_seqs_match(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         target.restore(snap)
         for s in snap["scenes"]:
             if s["name"] == DETAIL:
@@ -140,17 +140,17 @@ def test_states_and_seqs_match(source: Source) -> None:
             assert (state["seq"], canonical(state["state"])) == (s["seq"], canonical(s["state"]))
 
 
-def test_round_trip_without_effects_is_exact(rt: yaia.Runtime) -> None:
+def test_round_trip_without_effects_is_exact(rt: yaia.Runtime, examples_pack: str) -> None:
     start_home(rt, name="main").send("select", "item/3")
     rt.open(LOGIN, {"email": "x@y.z"})
     snap = rt.snapshot()
-    with yaia.Runtime(restore=snap) as target:
+    with yaia.Runtime(scenes=[examples_pack], restore=snap) as target:
         assert canonical(target.snapshot()) == canonical(snap)
 
 
-def test_restored_runtime_goes_on(source: Source) -> None:
+def test_restored_runtime_goes_on(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         target.restore(snap)
         flow = target.flow(source.editing.id)
         assert names(flow.stack) == [LOGIN, HOME, DETAIL]
@@ -165,10 +165,10 @@ def test_restored_runtime_goes_on(source: Source) -> None:
 # ---------------------------------------------------------------- each restore policy
 
 
-def test_reissue(source: Source) -> None:
+def test_reissue(source: Source, examples_pack: str) -> None:
     store = MemoryStore()
     snap = source.rt.snapshot()
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         target.add_service("store", store)
         restored = target.restore(snap)
         assert restored["effects"]["reissued"] == [source.load.id]
@@ -186,26 +186,26 @@ def test_reissue(source: Source) -> None:
         }
 
 
-def test_restore_response_is_as_restored_with_a_synchronous_service(source: Source) -> None:
+def test_restore_response_is_as_restored_with_a_synchronous_service(source: Source, examples_pack: str) -> None:
     expected = view_models(source.rt)
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         target.add_service("store", MemoryStore())  # answers on the restoring thread
         restored = target.restore(source.rt.snapshot())
         got = {s["id"]: (s["name"], canonical(s["viewModel"])) for s in restored["scenes"]}
         assert got[2] == expected[2]  # home as restored: still loading
 
 
-def test_reissue_without_a_service_waits_for_the_host(source: Source) -> None:
+def test_reissue_without_a_service_waits_for_the_host(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         target.restore(snap)
         resolved = target.resolve(source.load.id, result=loaded_payload({"item/9": {"title": "Nine"}}))
         assert resolved.view_model["items"] == [{"key": "item/9", "title": "Nine"}]
 
 
-def test_cancel_delivers_interrupted(source: Source) -> None:
+def test_cancel_delivers_interrupted(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         restored = target.restore(snap)
         (detail,) = [s for s in restored["scenes"] if s["name"] == DETAIL]
         # As restored: still saving.
@@ -223,19 +223,19 @@ def test_cancel_delivers_interrupted(source: Source) -> None:
         }
 
 
-def test_cancel_payload_is_interrupted(rt: yaia.Runtime) -> None:
+def test_cancel_payload_is_interrupted(rt: yaia.Runtime, examples_pack: str) -> None:
     jobs = rt.open("example/jobs")
     (effect,) = jobs.send("run", {"service": "clock", "op": "now"}).effects
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         target.restore(rt.snapshot())
         assert drain(target)[0].effect == effect.id
         (entry,) = target.execute({"op": "state", "scene": jobs.id})["state"]["log"]
         assert entry["ok"] is False and entry["error"]["code"] == "interrupted"
 
 
-def test_await_is_resolvable(source: Source) -> None:
+def test_await_is_resolvable(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         target.restore(snap)
         drain(target)
         update = target.resolve(source.job.id, result={"now": "12:00"})
@@ -245,9 +245,9 @@ def test_await_is_resolvable(source: Source) -> None:
         assert code_of(target.resolve, source.job.id, result={})[0] == "effect_already_resolved"
 
 
-def test_await_stays_pending_even_with_a_service(source: Source) -> None:
+def test_await_stays_pending_even_with_a_service(source: Source, examples_pack: str) -> None:
     calls: List[Any] = []
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         target.add_service("clock", lambda op, args: calls.append((op, args)))
         target.restore(source.rt.snapshot())
         assert calls == []
@@ -255,9 +255,9 @@ def test_await_stays_pending_even_with_a_service(source: Source) -> None:
         assert job["status"] == "pending"
 
 
-def test_restore_replaces_what_is_open(source: Source) -> None:
+def test_restore_replaces_what_is_open(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         other = target.start(LOGIN)
         other.send("loginSucceeded", {"user": {"email": "other@x"}})
         (load,) = other.send("load").effects
@@ -343,7 +343,7 @@ def test_keyword_and_config_clash() -> None:
 # ---------------------------------------------------------------- scale
 
 
-def test_snapshot_of_a_thousand_scenes(rt: yaia.Runtime) -> None:
+def test_snapshot_of_a_thousand_scenes(rt: yaia.Runtime, examples_pack: str) -> None:
     for i in range(100):
         flow = start_home(rt, items={f"item/{i}": {"title": f"T{i}"}})
         flow.send("select", f"item/{i}")
@@ -351,7 +351,7 @@ def test_snapshot_of_a_thousand_scenes(rt: yaia.Runtime) -> None:
         rt.open(LOGIN, {"email": f"u{i}@x"})
     snap = rt.snapshot()
     assert len(snap["scenes"]) == 1000 and len(snap["flows"]) == 100
-    with yaia.Runtime() as target:
+    with yaia.Runtime(scenes=[examples_pack]) as target:
         restored = target.restore(snap)
         assert len(restored["scenes"]) == 1000
         expected = view_models(rt)
@@ -361,10 +361,10 @@ def test_snapshot_of_a_thousand_scenes(rt: yaia.Runtime) -> None:
 # ---------------------------------------------------------------- the other configuration keywords
 
 
-def test_config_keywords(tmp_path: Any) -> None:
+def test_config_keywords(tmp_path: Any, examples_pack: str) -> None:
     journal = tmp_path / "j.jsonl"
     math = {"service": "math", "library": "libm.so.6", "ops": {"cos": "double(double)"}}
-    with yaia.Runtime(workers=2, bind=[math], inspect=True, journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], workers=2, bind=[math], inspect=True, journal=journal) as rt:
         assert rt.perform("math", "cos", [0.0]) == 1.0
         rt.open(LOGIN)
         event = rt.receive_event()

@@ -20,8 +20,8 @@ def store_so() -> str:
 
 
 @pytest.fixture
-def store(store_so: str) -> Iterator[yaia.Runtime]:
-    with yaia.Runtime(plugins=[store_so]) as runtime:
+def store(store_so: str, examples_pack: str) -> Iterator[yaia.Runtime]:
+    with yaia.Runtime(scenes=[examples_pack], plugins=[store_so]) as runtime:
         yield runtime
 
 

@@ -2,7 +2,7 @@
 
     import yaia
 
-    with yaia.Runtime(plugins=["auth.so"]) as rt:
+    with yaia.Runtime(scenes=["./libyaia-examples.so"], plugins=["./auth.so"]) as rt:
         login = rt.open("example/login")
         login.send("emailChanged", "a@b.c")
         print(login.view_model)
@@ -18,7 +18,7 @@ for how the library is found and for direct access to its functions.
 from __future__ import annotations
 
 import os
-from typing import Optional, Union
+from typing import Iterable, Optional, Union
 
 from . import ffi
 from .errors import AbiMismatch, LibraryNotFound, PluginError, ServiceError, YaiaError
@@ -88,13 +88,21 @@ def abi_version() -> int:
     return version
 
 
-def replay(journal: Union[str, "os.PathLike[str]"], to: Optional[int] = None) -> ReplayResult:
+def replay(
+    journal: Union[str, "os.PathLike[str]"],
+    to: Optional[int] = None,
+    *,
+    scenes: Optional[Iterable[Union[str, "os.PathLike[str]"]]] = None,
+) -> ReplayResult:
     """Re-runs a journal (see :meth:`Runtime.journal`) in a scratch runtime and
     checks every recomputed view model against the journal's digests.
 
-    Creates a temporary runtime for the call. ``to`` stops after that input
-    (the result's ``snapshot`` is then the state reached). Raises YaiaError
-    "bad_journal" when the file cannot be read or is not a journal.
+    Creates a temporary runtime for the call, with the scene packs
+    ``scenes`` (as :class:`Runtime`): they must define the journal's scene
+    types, or the replay diverges at the first input that opens one. ``to``
+    stops after that input (the result's ``snapshot`` is then the state
+    reached). Raises YaiaError "bad_journal" when the file cannot be read or
+    is not a journal.
     """
-    with Runtime(workers=1) as runtime:
+    with Runtime(workers=1, scenes=scenes) as runtime:
         return runtime.replay(journal, to)

@@ -554,11 +554,17 @@ class Runtime(_Closeable):
     ``plugins`` is a list of plugin paths (or {"path", "config"} mappings);
     ``config`` is the runtime configuration object (see yaia.h), to which the
     plugins are appended. The keywords set the configuration's other keys:
-    ``workers`` (1 to 256), ``bind`` (a list of bindings, docs/ffi.md;
-    appended to config's), ``inspect`` (queue inspection events),
-    ``restore`` (a snapshot to start from, see :meth:`snapshot`) and
-    ``journal`` (a file to record every input to). A keyword given in
-    ``config`` too is a TypeError.
+    ``scenes`` (paths of scene packs, docs/packs.md, whose scene types make
+    the runtime's catalog: libyaia.so carries none, and the example scenes
+    are in ``libyaia-examples.so``; appended to config's), ``workers`` (1 to
+    256), ``bind`` (a list of bindings, docs/ffi.md; appended to config's),
+    ``inspect`` (queue inspection events), ``restore`` (a snapshot to start
+    from, see :meth:`snapshot`) and ``journal`` (a file to record every
+    input to). A keyword given in ``config`` too is a TypeError, except the
+    lists ``plugins``, ``scenes`` and ``bind``, whose entries are appended.
+
+    A pack that cannot be loaded raises YaiaError with a ``scene_pack_*``
+    code (or ``duplicate_scene``) at "/scenes/N", and no runtime is made.
 
     Use it as a context manager or call :meth:`close`; the handle is freed
     exactly once, at the latest when the object is collected. After close,
@@ -570,6 +576,7 @@ class Runtime(_Closeable):
         plugins: Optional[Iterable[PluginSpec]] = None,
         config: Optional[Mapping[str, Any]] = None,
         *,
+        scenes: Optional[Iterable[PathLike]] = None,
         workers: Optional[int] = None,
         bind: Optional[Iterable[Mapping[str, Any]]] = None,
         inspect: Optional[bool] = None,
@@ -588,7 +595,7 @@ class Runtime(_Closeable):
             keywords["restore"] = restore
         if journal is not None:
             keywords["journal"] = os.fspath(journal)
-        if config is not None or plugins is not None or bind is not None or keywords:
+        if config is not None or plugins is not None or scenes is not None or bind is not None or keywords:
             cfg: Dict[str, Any] = dict(config) if config is not None else {}
             for key, value in keywords.items():
                 if key in cfg:
@@ -598,6 +605,12 @@ class Runtime(_Closeable):
                 given = cfg.get("plugins", [])
                 listed = list(given) if isinstance(given, (list, tuple)) else [given]
                 cfg["plugins"] = listed + [_plugin_entry(p) for p in plugins]
+            if scenes is not None:
+                if isinstance(scenes, (str, bytes, os.PathLike)):
+                    raise TypeError("Runtime() takes scenes= as a list of paths, not one path")
+                given = cfg.get("scenes", [])
+                listed = list(given) if isinstance(given, (list, tuple)) else [given]
+                cfg["scenes"] = listed + [os.fspath(p) for p in scenes]
             if bind is not None:
                 given = cfg.get("bind", [])
                 listed = list(given) if isinstance(given, (list, tuple)) else [given]
@@ -660,11 +673,31 @@ class Runtime(_Closeable):
         data = ffi.encode(request)
         return self._answer(self._lib.yaia_execute_n(self._handle, data, len(data)))
 
-    def open(self, scene: str, args: Optional[Mapping[str, Any]] = None, *, tag: Any = MISSING) -> "Scene":
-        """Opens a scene of type ``scene`` (for example "example/login")."""
+    def open(
+        self,
+        scene: str,
+        args: Optional[Mapping[str, Any]] = None,
+        *,
+        state: Optional[Mapping[str, Any]] = None,
+        tag: Any = MISSING,
+    ) -> "Scene":
+        """Opens a scene of type ``scene`` (for example "example/login").
+
+        ``args`` are its open arguments. ``state`` opens it in that state
+        instead (as a snapshot restores a scene; its ``seq`` is 0): a state
+        the scene refuses raises YaiaError "bad_state" whose ``at`` points
+        into it ("/state/..."). ``args`` and ``state`` together are a
+        TypeError, raised before anything is sent. Scene types come from the
+        runtime's scene packs (``Runtime(scenes=...)``); another name raises
+        "unknown_scene".
+        """
+        if args is not None and state is not None:
+            raise TypeError("open() takes args= or state=, not both")
         request: Dict[str, Any] = {"op": "open", "scene": scene}
         if args is not None:
             request["args"] = args
+        if state is not None:
+            request["state"] = state
         if tag is not MISSING:
             request["tag"] = tag
         update = Update.from_raw(self.execute(request))
@@ -928,6 +961,7 @@ class Runtime(_Closeable):
 
     def scenes(self) -> Dict[str, Any]:
         """{"scenes": [{"id", "name", "seq"}, ...], "types": [NAME, ...],
+        "packs": [{"name", "version", "path", "scenes"}, ...],
         "flows": [{"id", "name"?, "version", "depth"}, ...]}."""
         response = self.execute({"op": "scenes"})
         response.pop("ok", None)

@@ -1,0 +1,160 @@
+import YaiaKit
+
+/// The user's notes, loaded from the `store` service. Opening one, or
+/// starting a new one, pushes notes/editor; what the editor saved or deleted
+/// comes back as `editorClosed`.
+public struct ListState: SceneState, Codable {
+    public static let name = "notes/list"
+    /// `store.list` answers at most this many: the store's maximum (its
+    /// default is 100).
+    public static let limit = 10000
+
+    public var user: User
+    /// In id order, which is the order they were created in.
+    public var notes: [Note] = []
+    /// The id the next new note gets. Ids come from here, never from a
+    /// clock or a random number: the reducer stays a function of its inputs.
+    public var nextID = 1
+    /// Whether a load has completed: until then the used ids are unknown,
+    /// so no new note can be started.
+    public var hasLoaded = false
+    /// The last load filled the limit: there may be more notes, with ids
+    /// this list has not seen, so none is handed out.
+    public var isTruncated = false
+    public var isLoading = false
+    /// Stored values under "note/" that are not notes: left alone, counted.
+    public var unreadable = 0
+    public var error: String?
+
+    public init(user: User) { self.user = user }
+
+    /// Open arguments: `{"user": {"email": ...}}`, as the login pushes them.
+    public struct Args: Codable, Sendable, JSONRepresentable {
+        public var user: User
+    }
+
+    public init(args: JSON) throws(YaiaError) {
+        self.init(user: try args.decode(Args.self, code: .badArgs).user)
+    }
+
+    /// One entry of `store.list`'s result. The value is read as a note in
+    /// the reducer, so that one bad entry does not refuse the whole list.
+    public struct Stored: Decodable, Equatable, Sendable {
+        public var key: String
+        public var value: JSON
+
+        public init(key: String, value: JSON) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public enum Action: SceneAction, Decodable, Equatable {
+        /// Sent by the UI when the list appears, and to refresh it.
+        case load
+        /// `store.list`'s result: `{"items": [{"key", "value"}, ...]}`.
+        case loaded(items: [Stored])
+        case loadFailed(code: String?, message: String?)
+        /// A note's id.
+        case open(Int)
+        case newNote
+        /// The editor's result: `{"saved": NOTE}` or `{"deleted": ID}`.
+        case editorClosed(saved: Note?, deleted: Int?)
+        case logout
+    }
+
+    public struct ViewModel: JSONRepresentable, Encodable, Equatable, Sendable {
+        public struct Row: Encodable, Equatable, Sendable {
+            public var id: Int
+            public var title: String
+            /// The body's first line, shortened.
+            public var preview: String
+        }
+
+        public var user: String
+        public var notes: [Row]
+        public var isLoading: Bool
+        public var canCreate: Bool
+        /// What to show instead of an empty list, or nil.
+        public var placeholder: String?
+        public var error: String?
+    }
+
+    public var viewModel: ViewModel {
+        var placeholder: String?
+        if notes.isEmpty { placeholder = hasLoaded ? "No notes yet" : "Loading…" }
+        var error = self.error
+        if error == nil, unreadable > 0 {
+            error = unreadable == 1 ? "1 stored note could not be read" : "\(unreadable) stored notes could not be read"
+        }
+        return ViewModel(user: user.email,
+                         notes: notes.map { ViewModel.Row(id: $0.id, title: $0.title, preview: ListState.preview($0.body)) },
+                         isLoading: isLoading, canCreate: hasLoaded && !isTruncated, placeholder: placeholder, error: error)
+    }
+
+    static func preview(_ body: String, length: Int = 80) -> String {
+        let line = body.trimmed.prefix { !$0.isNewline }
+        return line.count <= length ? String(line) : String(line.prefix(length - 1)) + "…"
+    }
+
+    public mutating func reduce(_ action: Action) -> [Command] {
+        switch action {
+        case .load:
+            isLoading = true
+            error = nil
+            return [.effect(Effect(service: "store", op: "list", args: ["prefix": .string(Note.prefix), "limit": .int(Int64(ListState.limit))],
+                                   then: "loaded", catch: "loadFailed", id: "load", policy: .latest, restore: .reissue))]
+        case .loaded(let items):
+            isLoading = false
+            hasLoaded = true
+            isTruncated = items.count >= ListState.limit
+            notes = []
+            for item in items {
+                if let note = try? item.value.decode(Note.self), note.key == item.key { notes.append(note) }
+            }
+            notes.sort { $0.id < $1.id }
+            unreadable = items.count - notes.count
+            nextID = max(nextID, (notes.last?.id ?? 0) + 1)
+            return []
+        case .loadFailed(let code, let message):
+            isLoading = false
+            error = failureText("Could not load your notes", code: code, message: message)
+            return []
+        case .open(let id):
+            guard let note = notes.first(where: { $0.id == id }) else {
+                error = "There is no note \(id)"
+                return []
+            }
+            error = nil
+            return [.route(.push(EditorState.name, args: EditorState.Args(note: note, isNew: false).json, onResult: "editorClosed"))]
+        case .newNote:
+            guard hasLoaded else {
+                error = "Wait until your notes have loaded"
+                return []
+            }
+            guard !isTruncated else {
+                error = "There are too many notes to add another"
+                return []
+            }
+            let note = Note(id: nextID)
+            // Taken even if the editor is cancelled: an id is never handed out twice.
+            nextID += 1
+            error = nil
+            return [.route(.push(EditorState.name, args: EditorState.Args(note: note, isNew: true).json, onResult: "editorClosed"))]
+        case .editorClosed(let saved, let deleted):
+            if let saved {
+                if let i = notes.firstIndex(where: { $0.id == saved.id }) {
+                    notes[i] = saved
+                } else {
+                    notes.append(saved)
+                    notes.sort { $0.id < $1.id }
+                }
+                nextID = max(nextID, saved.id + 1)
+            }
+            if let deleted { notes.removeAll { $0.id == deleted } }
+            return []
+        case .logout:
+            return [.route(.popToRoot)]
+        }
+    }
+}

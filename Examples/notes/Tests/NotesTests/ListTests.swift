@@ -1,0 +1,179 @@
+@testable import Notes
+import Testing
+import YaiaTesting
+
+/// What store.list answers for these notes.
+func listed(_ notes: [Note]) -> JSON {
+    ["items": .array(notes.map { ["key": .string($0.key), "value": $0.json] })]
+}
+
+let groceries = Note(id: 1, title: "Groceries", body: "Milk\nEggs")
+let bank = Note(id: 2, title: "Call the bank")
+
+/// A list that has loaded `notes`.
+func loadedList(_ notes: [Note] = [groceries, bank]) -> SceneTest<ListState> {
+    var test = SceneTest(ListState(user: ada))
+    test.send(.load) { $0.isLoading = true }
+    let list = test.receiveEffect(service: "store", op: "list")
+    test.resolve(list, with: .success(listed(notes))) {
+        $0.isLoading = false
+        $0.hasLoaded = true
+        $0.notes = notes
+        $0.nextID = (notes.map(\.id).max() ?? 0) + 1
+    }
+    return test
+}
+
+@Suite("notes/list")
+struct ListTests {
+    @Test("load lists the notes from the store by prefix, in id order")
+    func load() throws {
+        var test = try SceneTest(ListState.self, args: ["user": ["email": "ada@example.com"]])
+        test.expectViewModel(.init(user: "ada@example.com", notes: [], isLoading: false, canCreate: false,
+                                   placeholder: "Loading…", error: nil))
+        test.send(.load) { $0.isLoading = true }
+        let list = test.receiveEffect(Effect(service: "store", op: "list", args: ["prefix": "note/", "limit": 10000],
+                                             then: "loaded", catch: "loadFailed", id: "load", policy: .latest, restore: .reissue))
+        // The store answers in key order: "note/10" before "note/2".
+        let ten = Note(id: 10, title: "Ten", body: "  first line\nsecond line")
+        test.resolve(list, with: .success(listed([ten, bank]))) {
+            $0.isLoading = false
+            $0.hasLoaded = true
+            $0.notes = [bank, ten]
+            $0.nextID = 11
+        }
+        test.expectViewModel(.init(user: "ada@example.com",
+                                   notes: [.init(id: 2, title: "Call the bank", preview: ""),
+                                           .init(id: 10, title: "Ten", preview: "first line")],
+                                   isLoading: false, canCreate: true, placeholder: nil, error: nil))
+        test.finish()
+    }
+
+    @Test("a stored value that is not a note is skipped and counted, not fatal")
+    func unreadable() {
+        var test = SceneTest(ListState(user: ada))
+        test.send(.load) { $0.isLoading = true }
+        let list = test.receiveEffect(service: "store", op: "list")
+        let items: JSON = ["items": [["key": "note/1", "value": groceries.json],
+                                     ["key": "note/2", "value": "not a note"],
+                                     ["key": "note/9", "value": groceries.json]]]  // under another note's key
+        test.resolve(list, with: .success(items)) {
+            $0.isLoading = false
+            $0.hasLoaded = true
+            $0.notes = [groceries]
+            $0.nextID = 2
+            $0.unreadable = 2
+        }
+        test.expectViewModel { $0.error == "2 stored notes could not be read" }
+        test.finish()
+    }
+
+    @Test("a failed load shows why and can be retried")
+    func loadFails() {
+        var test = SceneTest(ListState(user: ada))
+        test.send(.load) { $0.isLoading = true }
+        let list = test.receiveEffect(service: "store", op: "list")
+        test.resolve(list, with: .failure(["code": "sqlite_error", "message": "disk I/O error"])) {
+            $0.isLoading = false
+            $0.error = "Could not load your notes: disk I/O error"
+        }
+        test.send(.load) {
+            $0.isLoading = true
+            $0.error = nil
+        }
+        let again = test.receiveEffect(service: "store", op: "list")
+        test.resolve(again, with: .success(["items": []])) {
+            $0.isLoading = false
+            $0.hasLoaded = true
+        }
+        test.expectViewModel { $0.placeholder == "No notes yet" && $0.canCreate }
+        test.finish()
+    }
+
+    @Test("a new note gets the next id from the state, never reused, and opens the editor")
+    func newNote() {
+        var test = SceneTest(ListState(user: ada))
+        test.send(.newNote) { $0.error = "Wait until your notes have loaded" }
+        test = loadedList()
+        test.send(.newNote) { $0.nextID = 4 }
+        test.expectRoute(.push("notes/editor", args: ["note": ["id": 3, "title": "", "body": ""], "isNew": true],
+                               onResult: "editorClosed"))
+        // The editor was cancelled (no result): the next new note still gets a fresh id.
+        test.send(.newNote) { $0.nextID = 5 }
+        test.expectRoute(.push("notes/editor", args: ["note": ["id": 4, "title": "", "body": ""], "isNew": true],
+                               onResult: "editorClosed"))
+        test.finish()
+    }
+
+    @Test("opening a note pushes the editor with it")
+    func open() {
+        var test = loadedList()
+        test.send(.open(1))
+        test.expectRoute(.push("notes/editor", args: ["note": groceries.json, "isNew": false], onResult: "editorClosed"))
+        test.send("open", payload: 7) { $0.error = "There is no note 7" }
+        test.send(.open(2)) { $0.error = nil }
+        test.expectRoute(.push("notes/editor", args: ["note": bank.json, "isNew": false], onResult: "editorClosed"))
+        test.finish()
+    }
+
+    @Test("what the editor saved or deleted comes back as its result")
+    func editorResults() {
+        var test = loadedList()
+        let renamed = Note(id: 2, title: "Called the bank", body: "done")
+        test.send("editorClosed", payload: ["saved": renamed.json]) { $0.notes = [groceries, renamed] }
+        let fresh = Note(id: 3, title: "New")
+        test.send(.editorClosed(saved: fresh, deleted: nil)) {
+            $0.notes = [groceries, renamed, fresh]
+            $0.nextID = 4
+        }
+        test.send("editorClosed", payload: ["deleted": 1]) { $0.notes = [renamed, fresh] }
+        test.expectViewModel { $0.notes.map(\.id) == [2, 3] && $0.notes[0].preview == "done" }
+        test.finish()
+    }
+
+    @Test("logout goes back to the login")
+    func logout() {
+        var test = loadedList()
+        test.send(.logout)
+        test.expectRoute(.popToRoot)
+        test.finish()
+    }
+
+    @Test("a list that filled the store's limit hands out no id: it has not seen them all")
+    func truncated() {
+        var test = SceneTest(ListState(user: ada))
+        test.send(.load) { $0.isLoading = true }
+        let list = test.receiveEffect(service: "store", op: "list")
+        let notes = (1...ListState.limit).map { Note(id: $0, title: "n\($0)") }
+        test.resolve(list, with: .success(listed(notes))) {
+            $0.isLoading = false
+            $0.hasLoaded = true
+            $0.isTruncated = true
+            $0.notes = notes
+            $0.nextID = ListState.limit + 1
+        }
+        test.expectViewModel { !$0.canCreate }
+        test.send(.newNote) { $0.error = "There are too many notes to add another" }
+        test.finish()
+    }
+
+    @Test("previews: the first line, at most 80 characters")
+    func previews() {
+        #expect(ListState.preview("one\r\ntwo") == "one")
+        #expect(ListState.preview(String(repeating: "é", count: 80)) == String(repeating: "é", count: 80))
+        #expect(ListState.preview(String(repeating: "é", count: 81)) == String(repeating: "é", count: 79) + "…")
+    }
+
+    @Test("open arguments need a user")
+    func args() {
+        let missing = thrown { try ListState(args: [:]) }
+        #expect(missing?.code == .badArgs)
+        #expect(missing?.at == "/user")
+        #expect(thrown { try ListState(args: ["user": ["email": true]]) }?.at == "/user/email")
+    }
+
+    @Test("the state survives its JSON form")
+    func snapshot() {
+        #expect(roundTrips(loadedList().state))
+    }
+}

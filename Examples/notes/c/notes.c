@@ -1,0 +1,427 @@
+/*
+** notes.c -- the notes app (Examples/notes, libnotes.so) driven from C:
+** log in, create a note, edit it, list, delete, log out. Auth and store are
+** served by the example plugins, the store on a SQLite file in a temporary
+** folder.
+**
+**   usage: notes PATH_TO_libnotes.so PATH_TO_auth.so PATH_TO_store.so
+**
+** This program plays the UI: it sends what a user does to the flow (the
+** scene on top receives it) and prints the screen the top scene's view
+** model describes. Plugins answer on threads of their own, so effect
+** outcomes arrive through yaia_receive(). Any unexpected answer ends the
+** program with exit status 1.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "yaia.h"
+
+static yaia_runtime *rt;
+static long long flow_id;
+static char tmpdir[] = "/tmp/yaia-notes-XXXXXX";
+static char db[64];
+
+static void cleanup(void)
+{
+    yaia_runtime_free(rt);
+    rt = NULL;
+    if (db[0]) {
+        /* SQLite's WAL files go with the database. */
+        char path[80];
+        unlink(db);
+        snprintf(path, sizeof path, "%s-wal", db);
+        unlink(path);
+        snprintf(path, sizeof path, "%s-shm", db);
+        unlink(path);
+        rmdir(tmpdir);
+    }
+}
+
+static void die(const char *what, char *response)
+{
+    fprintf(stderr, "notes: unexpected: %s\n", what);
+    if (response)
+        fprintf(stderr, "  response: %s\n", response);
+    yaia_free(response);
+    cleanup();
+    exit(1);
+}
+
+static char *fmt(const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    int n = vsnprintf(NULL, 0, f, ap);
+    va_end(ap);
+    char *s = malloc((size_t)n + 1);
+    if (!s)
+        die("out of memory", NULL);
+    va_start(ap, f);
+    vsnprintf(s, (size_t)n + 1, f, ap);
+    va_end(ap);
+    return s;
+}
+
+/* ------------------------------------------------------------ JSON peeking
+** The library's answers are canonical and compact (sorted keys, no spaces),
+** so scanning is enough to pick members out. */
+
+/* Just past the JSON value that starts at p. */
+static const char *value_end(const char *p)
+{
+    int depth = 0, in_string = 0;
+    for (; *p; p++) {
+        if (in_string) {
+            if (*p == '\\' && p[1])
+                p++;
+            else if (*p == '"') {
+                in_string = 0;
+                if (depth == 0)
+                    return p + 1;
+            }
+            continue;
+        }
+        if (*p == '"') {
+            in_string = 1;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+        } else if (*p == '}' || *p == ']') {
+            if (depth == 0)
+                return p;
+            if (--depth == 0)
+                return p + 1;
+        } else if (*p == ',' && depth == 0) {
+            return p;
+        }
+    }
+    return p;
+}
+
+static char *copy(const char *from, const char *to)
+{
+    char *s = malloc((size_t)(to - from) + 1);
+    if (!s)
+        die("out of memory", NULL);
+    memcpy(s, from, (size_t)(to - from));
+    s[to - from] = '\0';
+    return s;
+}
+
+/* A malloc'd copy of the text of member `key` of the object `json`, or NULL. */
+static char *member(const char *json, const char *key)
+{
+    if (!json || *json != '{')
+        return NULL;
+    size_t klen = strlen(key);
+    const char *p = json + 1;
+    while (*p == '"') {
+        const char *colon = value_end(p);
+        const char *v = colon + 1, *e = value_end(v);
+        if ((size_t)(colon - p - 2) == klen && strncmp(p + 1, key, klen) == 0)
+            return copy(v, e);
+        if (*e != ',')
+            break;
+        p = e + 1;
+    }
+    return NULL;
+}
+
+static long long int_member(const char *json, const char *key)
+{
+    char *v = member(json, key);
+    long long n = v ? strtoll(v, NULL, 10) : -1;
+    free(v);
+    return n;
+}
+
+/* The next element of an array: *cursor starts at its '['; NULL at the end. */
+static char *next_element(const char **cursor)
+{
+    const char *p = *cursor;
+    if (*p == '[' || *p == ',')
+        p++;
+    if (*p == ']' || *p == '\0')
+        return NULL;
+    const char *e = value_end(p);
+    *cursor = e;
+    return copy(p, e);
+}
+
+/* Fails unless `json` contains `needle` (canonical text makes that exact). */
+static void expect_has(char *json, const char *needle, const char *what)
+{
+    if (!json || !strstr(json, needle))
+        die(what, json);
+}
+
+/* ------------------------------------------------------------ the screen */
+
+/* "login > list > editor" from a stack; the top entry into *top. */
+static char *render_stack(const char *stack, char **top)
+{
+    char *out = fmt("%s", "");
+    *top = NULL;
+    const char *cursor = stack ? stack : "[]";
+    for (char *entry; (entry = next_element(&cursor)) != NULL;) {
+        char *scene = member(entry, "scene");
+        const char *name = scene && strchr(scene, '/') ? strchr(scene, '/') + 1 : "?";
+        char *next = fmt("%s%s%.*s", out, *out ? " > " : "", (int)strcspn(name, "\""), name);
+        free(out);
+        out = next;
+        free(scene);
+        free(*top);
+        *top = entry;
+    }
+    return out;
+}
+
+/* Prints a view model member (its JSON text) under a label, unless it is null. */
+static void line(const char *vm, const char *key, const char *label)
+{
+    char *v = member(vm, key);
+    if (v && strcmp(v, "null") != 0)
+        printf("        %-10s %s\n", label, v);
+    free(v);
+}
+
+/* What a UI shows for the top scene, from its view model. */
+static void render(const char *entry)
+{
+    char *scene = member(entry, "scene"), *vm = member(entry, "viewModel");
+    if (scene && strcmp(scene, "\"notes/login\"") == 0) {
+        line(vm, "email", "email");
+        line(vm, "emailError", "!");
+        line(vm, "canSubmit", "canSubmit");
+    } else if (scene && strcmp(scene, "\"notes/list\"") == 0) {
+        line(vm, "user", "user");
+        char *notes = member(vm, "notes");
+        const char *cursor = notes ? notes : "[]";
+        for (char *row; (row = next_element(&cursor)) != NULL; free(row)) {
+            char *id = member(row, "id"), *title = member(row, "title"), *preview = member(row, "preview");
+            printf("        #%-9s %s  %s\n", id ? id : "?", title ? title : "?", preview ? preview : "");
+            free(id);
+            free(title);
+            free(preview);
+        }
+        free(notes);
+        line(vm, "placeholder", "");
+    } else {
+        line(vm, "heading", "heading");
+        line(vm, "title", "title");
+        line(vm, "titleError", "!");
+        line(vm, "body", "body");
+        line(vm, "canSave", "canSave");
+    }
+    line(vm, "error", "error");
+    free(scene);
+    free(vm);
+}
+
+/* Prints one step: what the user did, the stack, the top scene's screen. */
+static void show(const char *what, const char *note)
+{
+    char *request = fmt("{\"op\":\"flow\",\"flow\":%lld}", flow_id);
+    char *r = yaia_execute(rt, request);
+    free(request);
+    expect_has(r, "\"ok\":true", "the flow should be there");
+    char *stack = member(r, "stack"), *top = NULL;
+    char *rendered = render_stack(stack, &top);
+    printf("  %-38s %s%s%s\n", what, rendered, note ? "   " : "", note ? note : "");
+    if (top)
+        render(top);
+    free(rendered);
+    free(top);
+    free(stack);
+    yaia_free(r);
+}
+
+/* ------------------------------------------------------------ requests */
+
+static char *execute(const char *request)
+{
+    char *r = yaia_execute(rt, request);
+    if (!r || !strstr(r, "\"ok\":true") || strstr(r, "\"navigationErrors\""))
+        die(request, r);
+    return r;
+}
+
+/* An action to the scene on top of the flow; payload is JSON text or NULL. */
+static char *send(const char *type, const char *payload)
+{
+    char *request = payload ? fmt("{\"op\":\"send\",\"flow\":%lld,\"action\":{\"type\":\"%s\",\"payload\":%s}}", flow_id, type, payload)
+                            : fmt("{\"op\":\"send\",\"flow\":%lld,\"action\":{\"type\":\"%s\"}}", flow_id, type);
+    char *r = execute(request);
+    free(request);
+    return r;
+}
+
+/* The next event: an effect's outcome, reduced. */
+static char *await_update(const char *why)
+{
+    char *event = yaia_receive(rt, 10.0);
+    if (!event)
+        die(why, NULL);
+    expect_has(event, "\"event\":\"update\"", why);
+    return event;
+}
+
+/* An editor's write ends in two events: the editor's own update, whose pop
+** changes the flow, and the list's, which received the result ("from" the
+** editor). Their order is not fixed; returns the list's, checks the pop. */
+static char *await_pop(const char *why)
+{
+    char *a = await_update(why), *b = await_update(why);
+    char *result = int_member(a, "from") > 0 ? a : b, *popped = result == a ? b : a;
+    if (int_member(result, "from") != int_member(popped, "scene"))
+        die("the list should get the editor's result", result);
+    expect_has(popped, "\"stack\":", "the editor should pop");
+    yaia_free(popped);
+    return result;
+}
+
+static char *quote(const char *s)
+{
+    char *out = malloc(strlen(s) * 2 + 3), *p = out;
+    if (!out)
+        die("out of memory", NULL);
+    *p++ = '"';
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            *p++ = '\\';
+        *p++ = *s;
+    }
+    *p++ = '"';
+    *p = '\0';
+    return out;
+}
+
+/* ------------------------------------------------------------ the walk */
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s PATH_TO_libnotes.so PATH_TO_auth.so PATH_TO_store.so\n", argv[0]);
+        return 2;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (!mkdtemp(tmpdir))
+        die("cannot make a temporary folder", NULL);
+    snprintf(db, sizeof db, "%s/notes.db", tmpdir);
+
+    char *pack = quote(argv[1]), *auth = quote(argv[2]), *store = quote(argv[3]), *file = quote(db);
+    char *config = fmt("{\"scenes\":[%s],\"plugins\":[%s,{\"path\":%s,\"config\":{\"path\":%s}}]}", pack, auth, store, file);
+    free(pack);
+    free(auth);
+    free(store);
+    free(file);
+    char *error = NULL;
+    rt = yaia_runtime_new(config, &error);
+    free(config);
+    if (!rt)
+        die("cannot create the runtime", error);
+    printf("yaia %s; scenes from %s; store at %s\n\n", yaia_version(), argv[1], db);
+
+    /* login: a wrong password, then the right one */
+    char *r = execute("{\"op\":\"start\",\"flow\":\"notes\",\"scene\":\"notes/login\"}");
+    flow_id = int_member(r, "flow");
+    yaia_free(r);
+    show("start notes/login", NULL);
+
+    yaia_free(send("submit", NULL));
+    show("submit (empty form)", NULL);
+    yaia_free(send("emailChanged", "\"ada@example.com\""));
+    yaia_free(send("passwordChanged", "\"letmein\""));
+    r = send("submit", NULL);
+    expect_has(r, "\"service\":\"auth\"", "submit should call auth.login");
+    yaia_free(r);
+    r = await_update("no answer from the auth plugin");
+    expect_has(r, "\"error\":\"Login failed: Wrong email or password\"", "the wrong password should be refused");
+    yaia_free(r);
+    show("submit, password 'letmein' (auth)", NULL);
+
+    yaia_free(send("passwordChanged", "\"hunter2\""));
+    yaia_free(send("submit", NULL));
+    r = await_update("no answer from the auth plugin");
+    expect_has(r, "\"push\":\"notes/list\"", "a login should push the list");
+    yaia_free(r);
+
+    /* list: the UI asks for the notes when the list appears */
+    yaia_free(send("load", NULL));
+    r = await_update("no answer from the store plugin");
+    expect_has(r, "\"placeholder\":\"No notes yet\"", "a new store should have no notes");
+    yaia_free(r);
+    show("submit, password 'hunter2' -> list", "(load: store.list)");
+
+    /* a new note: the title is required */
+    r = send("newNote", NULL);
+    expect_has(r, "\"push\":\"notes/editor\"", "newNote should push the editor");
+    yaia_free(r);
+    show("list: newNote -> editor", NULL);
+    r = send("save", NULL);
+    expect_has(r, "\"error\":\"A title is required\"", "an empty title should not be saved");
+    yaia_free(r);
+    show("editor: save (no title)", NULL);
+    yaia_free(send("titleChanged", "\"Groceries\""));
+    yaia_free(send("bodyChanged", "\"Milk\\nEggs\\nBread\""));
+    show("editor: type a title and a body", NULL);
+    r = send("save", NULL);
+    expect_has(r, "\"op\":\"put\"", "save should call store.put");
+    yaia_free(r);
+    r = await_pop("no answer from the store plugin");
+    expect_has(r, "{\"id\":1,\"preview\":\"Milk\",\"title\":\"Groceries\"}", "the list should show the new note");
+    yaia_free(r);
+    show("editor: save (store.put) -> pop", "list got {\"saved\": note 1}");
+
+    /* edit it */
+    yaia_free(send("open", "1"));
+    yaia_free(send("titleChanged", "\"Groceries for Sunday\""));
+    show("list: open 1; editor: edit the title", NULL);
+    yaia_free(send("save", NULL));
+    r = await_pop("no answer from the store plugin");
+    expect_has(r, "\"title\":\"Groceries for Sunday\"", "the list should show the new title");
+    yaia_free(r);
+    show("editor: save (store.put) -> pop", "list got {\"saved\": note 1}");
+
+    /* what the store holds now */
+    yaia_free(send("load", NULL));
+    r = await_update("no answer from the store plugin");
+    expect_has(r, "\"title\":\"Groceries for Sunday\"", "the store should hold the edited note");
+    yaia_free(r);
+    show("list: load (store.list)", NULL);
+
+    /* delete it */
+    yaia_free(send("open", "1"));
+    r = send("delete", NULL);
+    expect_has(r, "\"op\":\"delete\"", "delete should call store.delete");
+    yaia_free(r);
+    r = await_pop("no answer from the store plugin");
+    expect_has(r, "\"notes\":[]", "the list should be empty again");
+    yaia_free(r);
+    show("list: open 1; editor: delete -> pop", "list got {\"deleted\": 1}");
+    yaia_free(send("load", NULL));
+    r = await_update("no answer from the store plugin");
+    expect_has(r, "\"placeholder\":\"No notes yet\"", "the store should have no notes left");
+    yaia_free(r);
+    show("list: load (store.list)", NULL);
+
+    /* log out */
+    r = send("logout", NULL);
+    expect_has(r, "\"popToRoot\":true", "logout should go back to the login");
+    yaia_free(r);
+    show("list: logout", NULL);
+
+    if ((r = yaia_receive(rt, 0)) != NULL)
+        die("an event nobody expected", r);
+    char *request = fmt("{\"op\":\"close\",\"flow\":%lld}", flow_id);
+    yaia_free(execute(request));
+    free(request);
+    cleanup();
+    printf("\ndone.\n");
+    return 0;
+}

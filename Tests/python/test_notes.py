@@ -1,0 +1,246 @@
+"""The notes app (Examples/notes): its scene pack, libnotes.so, built as a
+package of its own, driven end to end through the Python binding with the
+real auth and store plugins.
+
+The pack is YAIA_NOTES_PACK, else Examples/notes/.build/release/libnotes.so
+(`make notes` builds it; `make test-python` does so first).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterator, List, Optional, Tuple
+
+import pytest
+
+import yaia
+
+from conftest import PLUGIN_DIR, wait_event
+
+REPO = Path(__file__).resolve().parents[2]
+NOTES_PACK = Path(os.environ.get("YAIA_NOTES_PACK") or REPO / "Examples" / "notes" / ".build" / "release" / "libnotes.so")
+
+
+@pytest.fixture(scope="module")
+def pack() -> str:
+    if not NOTES_PACK.is_file():
+        pytest.skip(f"{NOTES_PACK} is not built; `make notes` builds it (see Examples/notes/README.md)")
+    return str(NOTES_PACK)
+
+
+@pytest.fixture(scope="module")
+def store_so() -> str:
+    path = PLUGIN_DIR / "store.so"
+    if not path.is_file():
+        pytest.skip(f"{path} is not built; `make plugins` builds it")
+    return str(path)
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    return tmp_path / "notes.db"
+
+
+def runtime(pack: str, auth_so: str, store_so: str, db: Path, **keywords: Any) -> yaia.Runtime:
+    return yaia.Runtime(scenes=[pack], plugins=[auth_so, {"path": store_so, "config": {"path": str(db)}}], **keywords)
+
+
+@pytest.fixture
+def rt(pack: str, auth_so: str, store_so: str, db: Path) -> Iterator[yaia.Runtime]:
+    with runtime(pack, auth_so, store_so, db) as r:
+        yield r
+
+
+def log_in(rt: yaia.Runtime) -> yaia.Flow:
+    """A flow past the login, its list loaded."""
+    flow = rt.start("notes/login", {"email": "ada@example.com"})
+    flow.send("passwordChanged", "hunter2")
+    flow.send("submit")
+    pushed = wait_event(rt)
+    assert [e.scene for e in pushed.stack or []] == ["notes/login", "notes/list"]
+    flow.send("load")
+    wait_event(rt)
+    return flow
+
+
+def popped(rt: yaia.Runtime) -> Tuple[yaia.Update, yaia.Update]:
+    """The two events that end an editor's write: the list's (with the
+    result, "from" the editor) and the editor's (with the pop), in order."""
+    a, b = wait_event(rt), wait_event(rt)
+    result, pop = (a, b) if a.from_scene is not None else (b, a)
+    assert result.from_scene == pop.scene
+    return result, pop
+
+
+def write(rt: yaia.Runtime, flow: yaia.Flow, title: str, body: str = "", open_id: Optional[int] = None) -> yaia.Update:
+    """Opens the editor (a new note, or note open_id), types, saves; the list's update."""
+    if open_id is None:
+        flow.send("newNote")
+    else:
+        flow.send("open", open_id)
+    flow.send("titleChanged", title)
+    flow.send("bodyChanged", body)
+    (put,) = flow.send("save").effects
+    assert (put.service, put.op, put.status) == ("store", "put", "running")
+    result, pop = popped(rt)
+    assert [e.scene for e in pop.stack or []] == ["notes/login", "notes/list"]
+    return result
+
+
+def rows(update: yaia.Update) -> List[Tuple[int, str, str]]:
+    return [(n["id"], n["title"], n["preview"]) for n in update.view_model["notes"]]
+
+
+# -- the pack
+
+
+def test_the_pack_brings_three_scenes(rt: yaia.Runtime, pack: str) -> None:
+    listing = rt.scenes()
+    assert {"notes/login", "notes/list", "notes/editor"} <= set(listing["types"])
+    (described,) = [p for p in listing["packs"] if p["name"] == "notes"]
+    assert described["version"] == "1.0.0"
+    assert sorted(described["scenes"]) == ["notes/editor", "notes/list", "notes/login"]
+
+
+# -- the walk
+
+
+def test_login_refuses_a_wrong_password_then_pushes_the_list(rt: yaia.Runtime) -> None:
+    flow = rt.start("notes/login")
+    assert flow.started is not None
+    assert flow.started.view_model == {"canSubmit": False, "email": "", "emailError": None, "error": None, "isSubmitting": False}
+    assert flow.send("submit").view_model["error"] == "Enter your email address"
+    flow.send("emailChanged", "ada@example.com")
+    flow.send("passwordChanged", "letmein")
+    (login,) = flow.send("submit").effects
+    assert (login.service, login.op, login.args) == ("auth", "login", {"email": "ada@example.com", "password": "letmein"})
+    refused = wait_event(rt)
+    assert refused.view_model["error"] == "Login failed: Wrong email or password"
+    assert refused.stack is None
+    flow.send("passwordChanged", "hunter2")
+    flow.send("submit")
+    accepted = wait_event(rt)
+    assert accepted.routes == [{"push": "notes/list", "args": {"user": {"email": "ada@example.com"}}}]
+    assert [(e.scene, e.presentation) for e in accepted.stack or []] == [("notes/login", "root"), ("notes/list", "push")]
+    # The password is not kept once used.
+    assert rt.execute({"op": "state", "scene": flow.stack[0].id})["state"]["password"] == ""
+
+
+def test_create_edit_list_delete(rt: yaia.Runtime) -> None:
+    flow = log_in(rt)
+    assert flow.top.view_model == {"canCreate": True, "error": None, "isLoading": False, "notes": [],
+                                   "placeholder": "No notes yet", "user": "ada@example.com"}
+
+    # A new note: the title is required.
+    pushed = flow.send("newNote")
+    assert pushed.routes == [{"push": "notes/editor", "args": {"note": {"id": 1, "title": "", "body": ""}, "isNew": True},
+                              "onResult": "editorClosed"}]
+    assert flow.send("save").view_model["error"] == "A title is required"
+    flow.send("titleChanged", "x" * 201)
+    assert flow.top.view_model["titleError"] == "The title is too long (201 characters; at most 200)"
+    flow.send("titleChanged", "  Groceries  ")
+    flow.send("bodyChanged", "Milk\nEggs")
+    (put,) = flow.send("save").effects
+    assert put.args == {"key": "note/1", "value": {"id": 1, "title": "Groceries", "body": "Milk\nEggs"}}
+    result, pop = popped(rt)
+    assert pop.routes == [{"pop": True, "result": {"saved": {"id": 1, "title": "Groceries", "body": "Milk\nEggs"}}}]
+    assert rows(result) == [(1, "Groceries", "Milk")]
+
+    # A second one, then an edit of the first.
+    assert rows(write(rt, flow, "Call the bank")) == [(1, "Groceries", "Milk"), (2, "Call the bank", "")]
+    edited = write(rt, flow, "Groceries for Sunday", "Milk\nEggs\nBread", open_id=1)
+    assert rows(edited) == [(1, "Groceries for Sunday", "Milk"), (2, "Call the bank", "")]
+
+    # The store holds what the list shows.
+    flow.send("load")
+    assert rows(wait_event(rt)) == [(1, "Groceries for Sunday", "Milk"), (2, "Call the bank", "")]
+    stored = rt.perform("store", "get", {"key": "note/1"})
+    assert stored["value"] == {"id": 1, "title": "Groceries for Sunday", "body": "Milk\nEggs\nBread"}
+
+    # Delete the first.
+    flow.send("open", 1)
+    (delete,) = flow.send("delete").effects
+    assert (delete.op, delete.args) == ("delete", {"key": "note/1"})
+    result, pop = popped(rt)
+    assert pop.routes == [{"pop": True, "result": {"deleted": 1}}]
+    assert rows(result) == [(2, "Call the bank", "")]
+    flow.send("load")
+    assert rows(wait_event(rt)) == [(2, "Call the bank", "")]
+
+    # Cancel: nothing comes back, nothing is written.
+    flow.send("open", 2)
+    flow.send("titleChanged", "Changed my mind")
+    cancelled = flow.send("cancel")
+    assert [e.scene for e in cancelled.stack or []] == ["notes/login", "notes/list"]
+    assert rt.receive(timeout=0.2) is None
+    flow.send("load")
+    assert rows(wait_event(rt)) == [(2, "Call the bank", "")]
+
+    assert flow.send("logout").routes == [{"popToRoot": True}]
+    assert [e.scene for e in flow.stack] == ["notes/login"]
+
+
+def test_notes_outlive_the_runtime_and_ids_continue(pack: str, auth_so: str, store_so: str, db: Path) -> None:
+    with runtime(pack, auth_so, store_so, db) as first:
+        flow = log_in(first)
+        write(first, flow, "One")
+        write(first, flow, "Two")
+    with runtime(pack, auth_so, store_so, db) as second:
+        flow = log_in(second)
+        assert [n["id"] for n in flow.top.view_model["notes"]] == [1, 2]
+        # The next id follows the loaded ones: no clock, no collision.
+        assert flow.send("newNote").routes[0]["args"]["note"]["id"] == 3
+
+
+# -- refusals and failures
+
+
+def test_scenes_refuse_what_they_cannot_read(rt: yaia.Runtime) -> None:
+    with pytest.raises(yaia.YaiaError) as info:
+        rt.open("notes/list", {})
+    assert info.value.code == "bad_args"
+    with pytest.raises(yaia.YaiaError) as info:
+        rt.open("notes/editor", {"note": {"id": "one", "title": "", "body": ""}})
+    assert info.value.code == "bad_args"
+    login = rt.open("notes/login")
+    with pytest.raises(yaia.YaiaError) as info:
+        login.send("dance")
+    assert (info.value.code, info.value.at) == ("unknown_action", "/action/type")
+    with pytest.raises(yaia.YaiaError) as info:
+        login.send("emailChanged", 42)
+    assert (info.value.code, info.value.at) == ("bad_payload", "/action/payload")
+    # The scene is unchanged and still usable.
+    assert login.send("emailChanged", "ada@example.com").view_model["email"] == "ada@example.com"
+
+
+def test_a_failing_store_shows_in_the_editor(pack: str, auth_so: str) -> None:
+    with yaia.Runtime(scenes=[pack], plugins=[auth_so]) as rt:
+
+        @rt.service("store")
+        def store(op: str, args: Any) -> Any:
+            if op == "list":
+                return {"items": []}
+            raise yaia.ServiceError({"code": "sqlite_error", "message": "database or disk is full"})
+
+        flow = log_in(rt)
+        flow.send("newNote")
+        flow.send("titleChanged", "Groceries")
+        flow.send("save")
+        failed = wait_event(rt)
+        assert failed.view_model["error"] == "Could not save the note: database or disk is full"
+        assert failed.view_model["canSave"] and not failed.view_model["isSaving"]
+        assert [e.scene for e in flow.stack] == ["notes/login", "notes/list", "notes/editor"]
+
+
+def test_a_snapshot_restores_the_walk(rt: yaia.Runtime, pack: str, auth_so: str, store_so: str, db: Path) -> None:
+    flow = log_in(rt)
+    write(rt, flow, "Groceries", "Milk")
+    flow.send("open", 1)
+    flow.send("bodyChanged", "Milk and eggs")
+    snapshot = rt.snapshot()
+    with runtime(pack, auth_so, store_so, db, restore=snapshot) as copy:
+        restored = copy.flow(flow.id)
+        assert [(e.scene, e.view_model) for e in restored.stack] == [(e.scene, e.view_model) for e in flow.stack]
+        assert restored.top.view_model["body"] == "Milk and eggs"
+        assert restored.top.view_model["hasChanges"]
