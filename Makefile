@@ -140,6 +140,10 @@ $(CBIN)/stress: Tests/c/stress.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
+$(CBIN)/bench_packs: Benchmarks/bench_packs.c Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
+
 $(CBIN)/bench_effects: Benchmarks/bench_effects.c Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK) -lsqlite3
@@ -164,7 +168,7 @@ test-packs: $(TEST_PACKS)
 test-c: test-packs
 test-python: test-packs
 
-# ---------------------------------------------------------------- foreign functions (libffi, issue #4)
+# ---------------------------------------------------------------- foreign functions (libffi)
 # >>> ffi tests and benchmarks: this block, and one recipe line each in
 # >>> test-c and bench, belong to the foreign-function tests.
 # libyaiatypes.so: the C library test_ffi, Tests/python/test_ffi.py and the
@@ -189,9 +193,9 @@ test-python: $(TESTLIB)/libyaiatypes.so
 bench: $(TESTLIB)/libyaiatypes.so $(CBIN)/bench_ffi
 # <<< end of the ffi block
 
-# ---------------------------------------------------------------- flows, snapshots, journal (issue #5)
+# ---------------------------------------------------------------- flows, snapshots, journal
 # >>> flows block: this block, and the recipe lines that run app (demo),
-# >>> test_flows (test-c) and bench_journal (bench), belong to issue #5.
+# >>> test_flows (test-c) and bench_journal (bench), belong to the flows and journal tests.
 $(CBIN)/app: Examples/c/app.c Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
@@ -288,7 +292,7 @@ test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
 
 # ---------------------------------------------------------------- benchmarks
 
-bench: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects
+bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects $(CBIN)/bench_packs
 	$(CBIN)/bench_send $(EXAMPLES_PACK)
 	$(CBIN)/bench_effects $(EXAMPLES_PACK)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
@@ -297,6 +301,7 @@ bench: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/b
 	@mkdir -p $(dir $(BENCH_JOURNAL))
 	$(CBIN)/bench_journal $(EXAMPLES_PACK) $(BENCH_JOURNAL)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_journal.py $(BENCH_JOURNAL)
+	$(CBIN)/bench_packs $(EXAMPLES_PACK) $(NOTES_PACK)
 
 # ---------------------------------------------------------------- thread sanitizer
 
@@ -327,7 +332,7 @@ $(TSAN_BIN)/stress: Tests/c/stress.c Tests/c/harness.h Include/yaia.h $(TSAN_LIB
 	  -L$(TSAN_SCRATCH)/debug -lyaia -Wl,-rpath,$(abspath $(TSAN_SCRATCH)/debug) \
 	  -L$(TSAN_RTLIB) -ldispatch -lBlocksRuntime -Wl,-rpath,$(TSAN_RTLIB) -lpthread
 
-tsan: $(TSAN_BIN)/stress $(EXAMPLES_PACK)
+tsan: $(TSAN_BIN)/stress $(EXAMPLES_PACK) test-packs
 	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" $(TSAN_STRESS) $(TSAN_BIN)/stress
 	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" $(TSAN_STRESS) STRESS_JOURNAL=$(abspath $(OUT))/tsan/stress.jsonl $(TSAN_BIN)/stress
 

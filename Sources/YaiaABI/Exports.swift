@@ -142,7 +142,7 @@ public func yaia_send(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePoin
     // and a journal copies the action text as given.
     let result = bytes(action) { text in
         Result { () throws(YaiaError) in
-            try runtime.send(scene: scene, action: try Action(json: try JSONParser.parse(text)), actionText: text, into: &writer)
+            try runtime.send(scene: scene, action: try Action(parsing: text), actionText: text, into: &writer)
         }
     }
     switch result {

@@ -323,3 +323,69 @@ public struct JSONParser {
     @inline(__always)
     func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
 }
+
+extension Action {
+    /// `Action(json: JSONParser.parse(bytes))`, with the same results and
+    /// errors, but the action's members are taken as they are read: no
+    /// object is built and searched. Every send pays for this parse.
+    public init(parsing bytes: UnsafeBufferPointer<UInt8>) throws(YaiaError) {
+        var parser = JSONParser(bytes: bytes, maxDepth: JSONParser.defaultMaxDepth)
+        parser.skipSpace()
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else {
+            try self.init(json: try JSONParser.parse(bytes))
+            return
+        }
+        var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?
+        parser.index += 1
+        parser.skipSpace()
+        if parser.index < bytes.count && bytes[parser.index] == UInt8(ascii: "}") {
+            parser.index += 1
+        } else {
+            members: while true {
+                parser.skipSpace()
+                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
+                    throw parser.fail("unexpected \(parser.describeByte()), expected a string key")
+                }
+                let key = try parser.parseString()
+                parser.skipSpace()
+                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else {
+                    throw parser.fail("unexpected \(parser.describeByte()), expected ':'")
+                }
+                parser.index += 1
+                parser.skipSpace()
+                let value = try parser.parseValue(depth: 1)
+                // Later duplicates win, as in JSONObject.
+                switch key {
+                case "type": type = value
+                case "payload": payload = value
+                case "error": error = value
+                case "meta": meta = value
+                default: break
+                }
+                parser.skipSpace()
+                guard parser.index < bytes.count else { throw parser.fail("unexpected end of text, expected ',' or '}'") }
+                let c = bytes[parser.index]
+                parser.index += 1
+                if c == UInt8(ascii: ",") { continue }
+                if c == UInt8(ascii: "}") { break members }
+                parser.index -= 1
+                throw parser.fail("unexpected \(parser.describeByte()), expected ',' or '}'")
+            }
+        }
+        parser.skipSpace()
+        if parser.index < bytes.count {
+            throw parser.fail("unexpected \(parser.describeByte()) after the JSON value")
+        }
+        guard case .string(let name)? = type else {
+            throw YaiaError(.missingActionType, "the action has no string \"type\"", at: "/type")
+        }
+        var isError = false
+        if let error {
+            guard case .bool(let b) = error else {
+                throw YaiaError(.badPayload, "the action's \"error\" must be a boolean", at: "/error")
+            }
+            isError = b
+        }
+        self.init(name, payload: payload, error: isError, meta: meta)
+    }
+}

@@ -115,13 +115,17 @@ private final class PackedState {
     }
 }
 
+private func buffer(_ bytes: UnsafePointer<CChar>?, _ length: Int) throws(YaiaError) -> UnsafeBufferPointer<UInt8> {
+    guard let bytes, length >= 0 else { throw YaiaError(.invalidJSON, "no text") }
+    return UnsafeBufferPointer(start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self), count: length)
+}
+
 private func text(_ bytes: UnsafePointer<CChar>?, _ length: Int) throws(YaiaError) -> JSON {
-    guard length >= 0 else { throw YaiaError(.invalidJSON, "negative text length") }
-    guard let bytes else {
-        throw YaiaError(.invalidJSON, "no text")
-    }
-    let p = UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self)
-    return try JSONParser.parse(UnsafeBufferPointer(start: p, count: length))
+    try JSONParser.parse(try buffer(bytes, length))
+}
+
+private func action(_ bytes: UnsafePointer<CChar>?, _ length: Int) throws(YaiaError) -> Action {
+    try Action(parsing: try buffer(bytes, length))
 }
 
 private func packed(_ type: UnsafePointer<yaia_scene_type>?) -> PackedType? {
@@ -165,7 +169,7 @@ private let packReduce: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, I
     guard let s = packed(state) else { return 1 }
     let commands: [Command]
     do throws(YaiaError) {
-        commands = try s.value.reduce(try Action(json: try text(bytes, length)))
+        commands = try s.value.reduce(try action(bytes, length))
     } catch {
         return s.fail(error, into: out)
     }
@@ -185,7 +189,7 @@ private let packCheck: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, In
     state, bytes, length, errorBuffer in
     guard let s = packed(state) else { return 1 }
     do throws(YaiaError) {
-        try s.value.check(try Action(json: try text(bytes, length)))
+        try s.value.check(try action(bytes, length))
         return 0
     } catch {
         return s.fail(error, into: errorBuffer)

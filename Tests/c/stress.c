@@ -18,6 +18,12 @@
 **   - no crash (the watchdog reports a hang); no leak (run it under valgrind,
 **     see Tests/c/valgrind-swift.supp; smaller counts keep that quick).
 **
+** Two scene packs are loaded: besides the example/jobs scenes of the examples
+** pack (Swift), COUNTERS (16) test/counter scenes of the counter pack (C,
+** Tests/packs/counter.c) take an "increment" from every sender on every
+** other send. A counter's view model must then show as many increments as
+** its seq, and its final count must be exactly the increments sent to it.
+**
 ** With STRESS_JOURNAL=PATH, the runtime journals to PATH (no quotes or
 ** backslashes in it), and the journal must then hold every input (the
 ** opens, the sends, the outcomes) and replay identically: the order it
@@ -25,8 +31,9 @@
 **
 ** Environment: STRESS_THREADS, STRESS_SENDS (per thread), STRESS_EFFECTS,
 ** STRESS_SCENES (64), STRESS_COMPLETERS, STRESS_TIMEOUT (seconds, 300),
-** STRESS_JOURNAL; YAIA_EXAMPLES_PACK, the examples pack with example/jobs
-** (.build/release/libyaia-examples.so).
+** STRESS_JOURNAL, STRESS_COUNTERS; YAIA_EXAMPLES_PACK, the examples pack
+** with example/jobs (.build/release/libyaia-examples.so); YAIA_TEST_PACK_DIR,
+** where counter.so is (.build/yaia/test-packs).
 ** Prints a summary and "N passed, N failed"; exit status 1 on failures.
 */
 #define _POSIX_C_SOURCE 200809L
@@ -72,7 +79,11 @@ static long long effect_id(const char *update)
 
 /* ================================================================ setup */
 
-static long threads_n, sends_n, effects_n, scenes_n, completers_n;
+static long threads_n, sends_n, effects_n, scenes_n, completers_n, counters_n;
+static int64_t *counter_ids;     /* by counter index */
+static long *counter_expected;   /* by counter index: the increments sent to it */
+static atomic_int **counter_seen; /* [counter][seq] */
+static atomic_long bad_counts;
 static yaia_runtime *rt;
 static int64_t *scene_ids;    /* by scene index */
 static long *expected_seq;    /* by scene index: actions + outcomes */
@@ -86,6 +97,9 @@ static atomic_long notified, events_received, bad_responses, bad_events, order_e
 ** the expected counts are known before anything runs. Effects are spread
 ** evenly over every thread's sends. */
 static long scene_of(long t, long i) { return (t * 7 + i * 13) % scenes_n; }
+
+/* The counter the i-th send of thread t increments, or -1 (every other send). */
+static long counter_of(long t, long i) { return i % 2 == 0 ? (t * 5 + i * 3) % counters_n : -1; }
 
 static long effects_of_thread(long t)
 {
@@ -211,6 +225,7 @@ typedef struct {
     long ok;
     long effects;
     long long *last_seq; /* by scene: this thread's last response seq */
+    long long *last_counter_seq; /* by counter */
     pthread_t thread;
 } sender;
 
@@ -249,6 +264,25 @@ static void *send_main(void *arg)
             s->ok++;
         else if (atomic_fetch_add(&bad_responses, 1) < 5)
             printf("FAIL: stress: unexpected response to %s: %.300s\n", action, r ? r : "(NULL)");
+        yaia_free(r);
+
+        long c = counter_of(s->t, i);
+        if (c < 0)
+            continue;
+        r = yaia_send(rt, counter_ids[c], "{\"type\":\"increment\"}");
+        seq = int_of(r, "seq");
+        /* Only increments reach a counter: its count is its seq. */
+        good = r && strstr(r, "\"ok\":true") && int_of(r, "scene") == counter_ids[c] && seq >= 1 &&
+               seq <= counter_expected[c] && int_of(r, "count") == seq;
+        if (good) {
+            atomic_fetch_add(&counter_seen[c][seq], 1);
+            if (seq <= s->last_counter_seq[c])
+                atomic_fetch_add(&order_errors, 1);
+            s->last_counter_seq[c] = seq;
+            s->ok++;
+        } else if (atomic_fetch_add(&bad_counts, 1) < 5) {
+            printf("FAIL: stress: unexpected counter response: %.300s\n", r ? r : "(NULL)");
+        }
         yaia_free(r);
     }
     return NULL;
@@ -298,6 +332,7 @@ int main(void)
     effects_n = env_long("STRESS_EFFECTS", 10000, 0, threads_n * sends_n);
     scenes_n = env_long("STRESS_SCENES", 64, 1, 100000);
     completers_n = env_long("STRESS_COMPLETERS", 2, 1, 64);
+    counters_n = env_long("STRESS_COUNTERS", 16, 1, 100000);
     long timeout = env_long("STRESS_TIMEOUT", 300, 1, 100000);
     alarm((unsigned)timeout + 30);
 
@@ -314,6 +349,17 @@ int main(void)
             total_effects += e;
         }
     check(total_effects == effects_n, "stress: the schedule has %ld effects (want %ld)", total_effects, effects_n);
+    counter_expected = xcalloc((size_t)counters_n, sizeof *counter_expected);
+    long counter_sends = 0;
+    for (long t = 0; t < threads_n; t++)
+        for (long i = 0; i < sends_n; i++)
+            if (counter_of(t, i) >= 0) {
+                counter_expected[counter_of(t, i)]++;
+                counter_sends++;
+            }
+    counter_seen = xcalloc((size_t)counters_n, sizeof *counter_seen);
+    for (long c = 0; c < counters_n; c++)
+        counter_seen[c] = xcalloc((size_t)counter_expected[c] + 1, sizeof **counter_seen);
     seen = xcalloc((size_t)scenes_n, sizeof *seen);
     for (long s = 0; s < scenes_n; s++)
         seen[s] = xcalloc((size_t)expected_seq[s] + 1, sizeof **seen);
@@ -324,14 +370,16 @@ int main(void)
     set_current("setting up");
     char *err = NULL;
     const char *journal = getenv("STRESS_JOURNAL");
-    char *config = NULL;
-    if (journal && *journal) {
-        size_t n = strlen(journal) + 32;
-        config = xcalloc(n, 1);
-        snprintf(config, n, "{\"journal\":\"%s\"}", journal);
-    }
-    rt = examples_runtime(config, &err); /* example/jobs is in the examples pack */
+    char *examples = json_quote(examples_pack());
+    char *counter_path = fmt("%s/counter.so", env_or("YAIA_TEST_PACK_DIR", ".build/yaia/test-packs"));
+    char *counter = json_quote(counter_path);
+    char *config = journal && *journal ? fmt("{\"scenes\":[%s,%s],\"journal\":\"%s\"}", examples, counter, journal)
+                                       : fmt("{\"scenes\":[%s,%s]}", examples, counter);
+    rt = yaia_runtime_new(config, &err);
     free(config);
+    free(examples);
+    free(counter);
+    free(counter_path);
     if (!check(rt != NULL, "stress: runtime: %s", err ? err : ""))
         return harness_finish();
     completers = xcalloc((size_t)completers_n, sizeof *completers);
@@ -349,6 +397,13 @@ int main(void)
     check(r && strstr(r, "\"ok\":true"), "stress: add the work service: %s", r ? r : "(NULL)");
     yaia_free(r);
     check(yaia_set_notifier(rt, on_event, NULL) == YAIA_OK, "stress: set the notifier");
+    counter_ids = xcalloc((size_t)counters_n, sizeof *counter_ids);
+    for (long c = 0; c < counters_n; c++) {
+        r = yaia_open(rt, "test/counter", NULL);
+        counter_ids[c] = int_of(r, "scene");
+        check(r && strstr(r, "\"ok\":true") && counter_ids[c] > 0, "stress: open counter %ld", c);
+        yaia_free(r);
+    }
     scene_ids = xcalloc((size_t)scenes_n, sizeof *scene_ids);
     for (long s = 0; s < scenes_n; s++) {
         r = yaia_open(rt, "example/jobs", NULL);
@@ -367,6 +422,7 @@ int main(void)
     for (long t = 0; t < threads_n; t++) {
         senders[t].t = t;
         senders[t].last_seq = xcalloc((size_t)scenes_n, sizeof(long long));
+        senders[t].last_counter_seq = xcalloc((size_t)counters_n, sizeof(long long));
         for (long s = 0; s < scenes_n; s++)
             senders[t].last_seq[s] = 0;
         pthread_create(&senders[t].thread, NULL, send_main, &senders[t]);
@@ -382,7 +438,21 @@ int main(void)
     double t_all = now_seconds() - t0;
 
     set_current("checking");
-    check(sent_ok == threads_n * sends_n, "stress: %ld of %ld sends accepted", sent_ok, threads_n * sends_n);
+    check(sent_ok == threads_n * sends_n + counter_sends, "stress: %ld of %ld sends accepted", sent_ok,
+          threads_n * sends_n + counter_sends);
+    check(atomic_load(&bad_counts) == 0, "stress: %ld unexpected counter responses", atomic_load(&bad_counts));
+    long counter_gaps = 0, wrong_counts = 0;
+    for (long c = 0; c < counters_n; c++) {
+        for (long long q = 1; q <= counter_expected[c]; q++)
+            counter_gaps += atomic_load(&counter_seen[c][q]) != 1;
+        char req[64];
+        snprintf(req, sizeof req, "{\"op\":\"state\",\"scene\":%lld}", (long long)counter_ids[c]);
+        char *st = yaia_execute(rt, req);
+        wrong_counts += int_of(st, "count") != counter_expected[c] || int_of(st, "seq") != counter_expected[c];
+        yaia_free(st);
+    }
+    check(counter_gaps == 0, "stress: %ld counter seqs not seen exactly once", counter_gaps);
+    check(wrong_counts == 0, "stress: %ld counters end with a count other than their increments", wrong_counts);
     check(sent_effects == effects_n, "stress: %ld of %ld effects emitted and running", sent_effects, effects_n);
     check(atomic_load(&bad_responses) == 0, "stress: %ld unexpected responses", atomic_load(&bad_responses));
     check(atomic_load(&events_received) == effects_n, "stress: %ld of %ld outcome events received",
@@ -452,7 +522,7 @@ int main(void)
     if (journal && *journal) {
         set_current("replaying the journal");
         r = yaia_execute(rt, "{\"op\":\"journal\",\"stop\":true}");
-        long long inputs = scenes_n + threads_n * sends_n + effects_n;
+        long long inputs = counters_n + scenes_n + threads_n * sends_n + counter_sends + effects_n;
         check(int_of(r, "inputs") == inputs, "stress: the journal holds %lld inputs (want %lld): %.200s", int_of(r, "inputs"),
               inputs, r ? r : "");
         yaia_free(r);
@@ -486,8 +556,9 @@ int main(void)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     long updates = threads_n * sends_n + effects_n;
-    printf("stress: %ld threads x %ld sends (%ld scenes), %ld effects completed by %ld threads\n", threads_n, sends_n,
-           scenes_n, effects_n, completers_n);
+    printf("stress: %ld threads x %ld sends (%ld scenes), %ld effects completed by %ld threads; "
+           "%ld increments to %ld counters of a second pack\n", threads_n, sends_n, scenes_n, effects_n, completers_n,
+           counter_sends, counters_n);
     printf("stress: %ld updates in %.2f s (sends done in %.2f s): %.0f updates/s; %ld events, %ld notifications; "
            "max RSS %ld MB\n",
            updates, t_all, t_sent, (double)updates / t_all, atomic_load(&events_received), atomic_load(&notified),
@@ -495,8 +566,15 @@ int main(void)
 
     for (long s = 0; s < scenes_n; s++)
         free(seen[s]);
-    for (long t = 0; t < threads_n; t++)
+    for (long t = 0; t < threads_n; t++) {
         free(senders[t].last_seq);
+        free(senders[t].last_counter_seq);
+    }
+    for (long c = 0; c < counters_n; c++)
+        free(counter_seen[c]);
+    free(counter_seen);
+    free(counter_ids);
+    free(counter_expected);
     free(senders);
     free(seen);
     free(scene_ids);

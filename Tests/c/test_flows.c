@@ -1,5 +1,5 @@
 /*
-** test_flows.c -- flows, snapshots and the journal (issue #5) through the C
+** test_flows.c -- flows, snapshots and the journal through the C
 ** ABI only, as a C host would: start, send to a flow, routes and results
 ** (yaia_receive events with "from"), popped, link, snapshot and restore
 ** (view models compared byte for byte), journal, replay, rewind, inspection.

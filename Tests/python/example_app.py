@@ -1,4 +1,4 @@
-"""Helpers for the tests of flows, snapshots and the journal (issue #5): the
+"""Helpers for the tests of flows, snapshots and the journal: the
 example app (example/login -> home -> detail, about) driven deterministically.
 
 Logging in is done by sending loginSucceeded, and a store is served by a
