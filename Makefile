@@ -128,7 +128,7 @@ $(CBIN)/test_abi: Tests/c/test_abi.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
-$(CBIN)/bench_send: Benchmarks/bench_send.c Include/yaia.h $(LIB)
+$(CBIN)/bench_send: Benchmarks/bench_send.c Benchmarks/bench.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
 
@@ -140,11 +140,11 @@ $(CBIN)/stress: Tests/c/stress.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
-$(CBIN)/bench_packs: Benchmarks/bench_packs.c Include/yaia.h $(LIB)
+$(CBIN)/bench_packs: Benchmarks/bench_packs.c Benchmarks/bench.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
 
-$(CBIN)/bench_effects: Benchmarks/bench_effects.c Include/yaia.h $(LIB)
+$(CBIN)/bench_effects: Benchmarks/bench_effects.c Benchmarks/bench.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK) -lsqlite3
 
@@ -184,7 +184,7 @@ $(CBIN)/test_ffi: Tests/c/test_ffi.c Tests/c/harness.h Include/yaia.h Include/ya
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK) -lz -lm -ldl
 
-$(CBIN)/bench_ffi: Benchmarks/bench_ffi.c Include/yaia.h $(LIB)
+$(CBIN)/bench_ffi: Benchmarks/bench_ffi.c Benchmarks/bench.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK) -lm -ldl
 
@@ -196,7 +196,7 @@ bench: $(TESTLIB)/libyaiatypes.so $(CBIN)/bench_ffi
 # ---------------------------------------------------------------- flows, snapshots, journal
 # >>> flows block: this block, and the recipe lines that run app (demo),
 # >>> test_flows (test-c) and bench_journal (bench), belong to the flows and journal tests.
-$(CBIN)/app: Examples/c/app.c Include/yaia.h $(LIB)
+$(CBIN)/app: Examples/c/app.c Examples/c/peek.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
@@ -204,7 +204,7 @@ $(CBIN)/test_flows: Tests/c/test_flows.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
-$(CBIN)/bench_journal: Benchmarks/bench_journal.c Include/yaia.h $(LIB)
+$(CBIN)/bench_journal: Benchmarks/bench_journal.c Benchmarks/bench.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
 
@@ -236,7 +236,7 @@ $(NOTES_PACK): $(BUILD)/.deps $(NOTES_SOURCES)
 	$(SWIFT) build -c release -Xswiftc -static-stdlib --package-path $(NOTES)
 	@touch $@
 
-$(CBIN)/notes: $(NOTES)/c/notes.c Include/yaia.h $(LIB)
+$(CBIN)/notes: $(NOTES)/c/notes.c Examples/c/peek.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 

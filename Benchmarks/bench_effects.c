@@ -47,24 +47,12 @@
 #include <unistd.h>
 
 #include "yaia.h"
+#include "bench.h"
 
 #define SAMPLES 20000
 #define WARMUP 1000
 #define BATCH 32
 #define KEYS 1000
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 typedef struct {
     double median, p90;

@@ -39,6 +39,7 @@
 #include <time.h>
 
 #include "yaia.h"
+#include "bench.h"
 
 #define BATCHES 31
 #define SCENE_CALLS 64
@@ -57,13 +58,6 @@ static const char perform_host[] =
     "{\"op\":\"perform\",\"effect\":{\"service\":\"host\",\"op\":\"add_i64\",\"args\":[40,2]}}";
 static const char run_add[] =
     "{\"type\":\"run\",\"payload\":{\"service\":\"t\",\"op\":\"add_i64\",\"args\":[40,2]}}";
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 /* Each runner makes n calls and returns the ns they took. */
 
@@ -145,12 +139,6 @@ static double run_scene(int n)
         close_scene(scene);
     }
     return t;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Median ns per call over BATCHES batches of calls calls, after a warm-up batch. */

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "yaia.h"
+#include "bench.h"
 
 #define INPUTS 100000
 #define SEND_ROUNDS 11
@@ -55,18 +56,6 @@ static double clock_ns(clockid_t id)
     struct timespec ts;
     clock_gettime(id, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof v[0], by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static char *ok(char *response, const char *what)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "yaia.h"
+#include "bench.h"
 
 #define BATCHES 31
 #define CALLS 20000
@@ -35,25 +36,6 @@ static const char action[] = "{\"type\":\"emailChanged\",\"payload\":\"a@b.c\"}"
 static yaia_runtime *rt;
 static int64_t scene;
 static volatile int sink;
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof v[0], by_value);
-    return v[n / 2];
-}
 
 static void run_abi_version(int n)
 {

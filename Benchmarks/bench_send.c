@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "yaia.h"
+#include "bench.h"
 
 #define BATCHES 31
 #define CALLS 20000
@@ -35,13 +36,6 @@ static char state_request[64];
 
 /* The compiler must not drop calls whose result is unused. */
 static volatile int sink;
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static void run_abi_version(int n)
 {
@@ -65,12 +59,6 @@ static void run_send(int n)
         sink += r[0];
         yaia_free(r);
     }
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* Median ns per call over BATCHES batches, after a warm-up batch. */

@@ -160,7 +160,18 @@ typedef struct yaia_scene_type {
 
     /* Frees a state. */
     void (*free_state)(yaia_scene_state *state);
+
+    /*
+    ** YAIA_SCENE_CANONICAL, or 0. With it, the pack promises that every view
+    ** model it writes is canonical JSON as yaia.h defines it (keys in UTF-8
+    ** byte order, no white space, numbers and strings as YaiaKit writes
+    ** them): the host then copies a view model into its answers as it is.
+    ** Without it, the host reads each view model and writes it again.
+    */
+    unsigned int flags;
 } yaia_scene_type;
+
+#define YAIA_SCENE_CANONICAL 1u
 
 /* What a pack's entry point answers. */
 typedef struct yaia_scene_pack {

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "yaia.h"
+#include "peek.h"
 
 static yaia_runtime *rt, *second;
 static char tmpdir[] = "/tmp/yaia-app-XXXXXX";
@@ -63,94 +64,8 @@ static char *fmt(const char *f, ...)
     return s;
 }
 
-/* ------------------------------------------------------------ JSON peeking
-** Responses are canonical and compact, so plain scanning is enough. */
-
-/* The end of the JSON value that starts at p (just past it). */
-static const char *value_end(const char *p)
-{
-    int depth = 0, in_string = 0;
-    for (; *p; p++) {
-        if (in_string) {
-            if (*p == '\\' && p[1])
-                p++;
-            else if (*p == '"') {
-                in_string = 0;
-                if (depth == 0)
-                    return p + 1;
-            }
-            continue;
-        }
-        if (*p == '"') {
-            in_string = 1;
-        } else if (*p == '{' || *p == '[') {
-            depth++;
-        } else if (*p == '}' || *p == ']') {
-            if (depth == 0)
-                return p;
-            if (--depth == 0)
-                return p + 1;
-        } else if (*p == ',' && depth == 0) {
-            return p;
-        }
-    }
-    return p;
-}
-
-/* A malloc'd copy of the raw text of member "key" of the object json, or
-** NULL. Only members of that object are seen, not nested ones. */
-static char *member(const char *json, const char *key)
-{
-    if (!json || *json != '{')
-        return NULL;
-    size_t klen = strlen(key);
-    const char *p = json + 1;
-    while (*p == '"') {
-        const char *k = p + 1;
-        const char *colon = value_end(p); /* end of the key string */
-        const char *v = colon + 1;
-        const char *e = value_end(v);
-        if ((size_t)(colon - k - 1) == klen && strncmp(k, key, klen) == 0) {
-            char *s = malloc((size_t)(e - v) + 1);
-            if (!s)
-                die("out of memory", NULL);
-            memcpy(s, v, (size_t)(e - v));
-            s[e - v] = '\0';
-            return s;
-        }
-        if (*e != ',')
-            break;
-        p = e + 1;
-    }
-    return NULL;
-}
-
-static long long int_member(const char *json, const char *key)
-{
-    char *v = member(json, key);
-    long long n = v ? strtoll(v, NULL, 10) : -1;
-    free(v);
-    return n;
-}
-
-/* Iterates over an array's elements: *cursor starts at the '['. Returns a
-** malloc'd copy of the next element, or NULL at the end. */
-static char *next_element(const char **cursor)
-{
-    const char *p = *cursor;
-    if (*p == '[' || *p == ',')
-        p++;
-    if (*p == ']' || *p == '\0')
-        return NULL;
-    const char *e = value_end(p);
-    char *s = malloc((size_t)(e - p) + 1);
-    if (!s)
-        die("out of memory", NULL);
-    memcpy(s, p, (size_t)(e - p));
-    s[e - p] = '\0';
-    *cursor = e;
-    return s;
-}
+/* ------------------------------------------------------------ checks and screens
+** (peek.h picks members out of the library's answers.) */
 
 /* "example/home" -> home (quotes and prefix dropped), into out. */
 static void short_name(const char *quoted, char *out, size_t size)
@@ -275,23 +190,6 @@ static char *titles(const char *update)
 }
 
 /* ------------------------------------------------------------ the walk */
-
-static char *quote(const char *s)
-{
-    char *out = malloc(strlen(s) * 2 + 3);
-    if (!out)
-        die("out of memory", NULL);
-    char *p = out;
-    *p++ = '"';
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            *p++ = '\\';
-        *p++ = *s;
-    }
-    *p++ = '"';
-    *p = '\0';
-    return out;
-}
 
 int main(int argc, char **argv)
 {

@@ -55,7 +55,9 @@ public enum ScenePack {
             entry.initialize(to: yaia_scene_type(
                 size: MemoryLayout<yaia_scene_type>.size, name: strdup(type.name), context: context,
                 open: packOpen, restore: packRestore, reduce: packReduce, check: packCheck,
-                view_model: packViewModel, state: packState, free_state: packFree))
+                view_model: packViewModel, state: packState, free_state: packFree,
+                // YaiaKit's writer is the runtime's: its text is canonical.
+                flags: YAIA_SCENE_CANONICAL))
             list[i] = UnsafePointer(entry)
         }
         let descriptor = UnsafeMutablePointer<yaia_scene_pack>.allocate(capacity: 1)

@@ -164,12 +164,16 @@ final class Journal: @unchecked Sendable {
     /// sent it (valid JSON, already parsed), recorded instead of formatted
     /// again; without it, the action is formatted. With `stacked` false, the
     /// response carries no flow stack, so what the digest covers is its last
-    /// member (the view model) as written into `w`. Caller holds the input lock.
+    /// member (the view model) as written into `w`: the response leaves it
+    /// null, and `viewModel` writes it in its place. With `stacked` true, the
+    /// response is whole. Caller holds the input lock.
     func recordSend(scene: Int64, action: Action, actionText: UnsafeBufferPointer<UInt8>?, response: JSON, stacked: Bool,
-                    time: Int64, into w: inout JSONWriter) {
+                    time: Int64, into w: inout JSONWriter, viewModel: (inout JSONWriter) -> Void) {
         var digest: UInt64?
         if !stacked, case .object(let o) = response {
-            digest = w.digestOfObject(from: w.writeObject(o))
+            let last = w.writeObject(o)
+            w.replaceNullAtEnd(viewModel)
+            digest = w.digestOfObject(from: last)
         } else {
             w.write(response)
             digest = Journal.digestValue(of: response, scratch: &scratch)

@@ -205,9 +205,18 @@ public final class Runtime: @unchecked Sendable {
             journal.lockInput()
             defer { journal.unlockInput() }
             return Result { () throws(YaiaError) -> Work in
-                let (response, work) = try reduce(slot, action, cause: .request)
-                journal.recordSend(scene: id, action: action, actionText: actionText, response: response, stacked: work.stacked, time: time, into: &writer)
-                return work
+                try slot.lock.withLock { () throws(YaiaError) -> Work in
+                    var work = Work()
+                    var response = try reduceLocked(slot, action, cause: .request, work: &work, text: actionText, viewModelLater: true)
+                    // A stack in the response is digested with it: the view model must be there.
+                    if work.stacked, case .object(var o) = response {
+                        o["viewModel"] = slot.value.viewModel
+                        response = .object(o)
+                    }
+                    journal.recordSend(scene: id, action: action, actionText: actionText, response: response, stacked: work.stacked,
+                                       time: time, into: &writer, viewModel: { (w: inout JSONWriter) in slot.value.writeViewModel(into: &w) })
+                    return work
+                }
             }
         }
         let work = try result.get()

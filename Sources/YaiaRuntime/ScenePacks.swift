@@ -87,6 +87,8 @@ public struct LoadedScenePack: Sendable {
 struct PackSceneType: @unchecked Sendable {
     let name: String
     let type: UnsafePointer<yaia_scene_type>
+    /// The pack writes canonical view models: they go into answers as written.
+    let canonical: Bool
 
     func make(_ json: JSON, restoring: Bool) throws(YaiaError) -> any LiveScene {
         let buffer = SceneBuffer()
@@ -215,7 +217,7 @@ final class PackScene: LiveScene, @unchecked Sendable {
     }
 
     func writeViewModel(into writer: inout JSONWriter) {
-        guard viewIsCurrent, view.writer.byteCount > 0 else { return writer.write(viewModel) }
+        guard type.canonical, viewIsCurrent, view.writer.byteCount > 0 else { return writer.write(viewModel) }
         view.writer.withBytes { writer.append($0) }
     }
 
@@ -303,7 +305,7 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
         guard seen.insert(sceneName).inserted else {
             throw YaiaError(.duplicateScene, "scene type \"\(sceneName)\" is defined twice by pack \"\(name)\" (\(shown))")
         }
-        types.append(PackSceneType(name: sceneName, type: type))
+        types.append(PackSceneType(name: sceneName, type: type, canonical: t.flags & YAIA_SCENE_CANONICAL != 0))
     }
     let version = pack.version.map { String(cString: $0) } ?? ""
     return LoadedScenePack(info: ScenePackInfo(name: name, version: version, path: path, scenes: types.map(\.name)), types: types)

@@ -234,6 +234,7 @@ static const yaia_scene_type counter_type = {
     counter_view_model,
     counter_state,
     counter_free,
+    0, /* not YAIA_SCENE_CANONICAL: the host re-reads what snprintf wrote */
 };
 
 static const yaia_scene_type *const scenes[] = {&counter_type, &counter_type};

@@ -527,13 +527,7 @@ class SceneTest:
         "/result/..."; the effect stays in flight); see :meth:`resolve_fails`.
         """
         __tracebackhide__ = True
-        if (result is MISSING) == (error is MISSING):
-            raise TypeError("resolve() takes exactly one of result= and error=")
-        record = self._record_for(effect)
-        label = self._resolve_label(record.effect, result, error)
-        self._check_resolvable(label, record)
-        record.received = True
-        self._check_asserted(label)
+        record, label = self._begin_resolve("resolve", effect, result, error)
         try:
             update = self._runtime.resolve(record.effect.id, result=result, error=error)
         except YaiaError as exc:
@@ -542,6 +536,18 @@ class SceneTest:
         record.resolved = True
         self._raise(label, self._advance(label, update, state, reduced=False))
         return update
+
+    def _begin_resolve(self, name: str, effect: Union[EmittedEffect, int], result: Any, error: Any) -> Tuple[_Record, str]:
+        """What resolve() and resolve_fails() check before the outcome goes in."""
+        __tracebackhide__ = True
+        if (result is MISSING) == (error is MISSING):
+            raise TypeError(f"{name}() takes exactly one of result= and error=")
+        record = self._record_for(effect)
+        label = self._resolve_label(record.effect, result, error)
+        self._check_resolvable(label, record)
+        record.received = True
+        self._check_asserted(label)
+        return record, label
 
     def resolve_fails(
         self,
@@ -560,13 +566,7 @@ class SceneTest:
         :meth:`send_fails`.
         """
         __tracebackhide__ = True
-        if (result is MISSING) == (error is MISSING):
-            raise TypeError("resolve_fails() takes exactly one of result= and error=")
-        record = self._record_for(effect)
-        label = self._resolve_label(record.effect, result, error)
-        self._check_resolvable(label, record)
-        record.received = True
-        self._check_asserted(label)
+        record, label = self._begin_resolve("resolve_fails", effect, result, error)
         try:
             update = self._runtime.resolve(record.effect.id, result=result, error=error)
         except YaiaError as exc:

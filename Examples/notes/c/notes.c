@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "yaia.h"
+#include "../../c/peek.h"
 
 static yaia_runtime *rt;
 static long long flow_id;
@@ -68,90 +69,8 @@ static char *fmt(const char *f, ...)
     return s;
 }
 
-/* ------------------------------------------------------------ JSON peeking
-** The library's answers are canonical and compact (sorted keys, no spaces),
-** so scanning is enough to pick members out. */
-
-/* Just past the JSON value that starts at p. */
-static const char *value_end(const char *p)
-{
-    int depth = 0, in_string = 0;
-    for (; *p; p++) {
-        if (in_string) {
-            if (*p == '\\' && p[1])
-                p++;
-            else if (*p == '"') {
-                in_string = 0;
-                if (depth == 0)
-                    return p + 1;
-            }
-            continue;
-        }
-        if (*p == '"') {
-            in_string = 1;
-        } else if (*p == '{' || *p == '[') {
-            depth++;
-        } else if (*p == '}' || *p == ']') {
-            if (depth == 0)
-                return p;
-            if (--depth == 0)
-                return p + 1;
-        } else if (*p == ',' && depth == 0) {
-            return p;
-        }
-    }
-    return p;
-}
-
-static char *copy(const char *from, const char *to)
-{
-    char *s = malloc((size_t)(to - from) + 1);
-    if (!s)
-        die("out of memory", NULL);
-    memcpy(s, from, (size_t)(to - from));
-    s[to - from] = '\0';
-    return s;
-}
-
-/* A malloc'd copy of the text of member `key` of the object `json`, or NULL. */
-static char *member(const char *json, const char *key)
-{
-    if (!json || *json != '{')
-        return NULL;
-    size_t klen = strlen(key);
-    const char *p = json + 1;
-    while (*p == '"') {
-        const char *colon = value_end(p);
-        const char *v = colon + 1, *e = value_end(v);
-        if ((size_t)(colon - p - 2) == klen && strncmp(p + 1, key, klen) == 0)
-            return copy(v, e);
-        if (*e != ',')
-            break;
-        p = e + 1;
-    }
-    return NULL;
-}
-
-static long long int_member(const char *json, const char *key)
-{
-    char *v = member(json, key);
-    long long n = v ? strtoll(v, NULL, 10) : -1;
-    free(v);
-    return n;
-}
-
-/* The next element of an array: *cursor starts at its '['; NULL at the end. */
-static char *next_element(const char **cursor)
-{
-    const char *p = *cursor;
-    if (*p == '[' || *p == ',')
-        p++;
-    if (*p == ']' || *p == '\0')
-        return NULL;
-    const char *e = value_end(p);
-    *cursor = e;
-    return copy(p, e);
-}
+/* ------------------------------------------------------------ checks and screens
+** (Examples/c/peek.h picks members out of the library's answers.) */
 
 /* Fails unless `json` contains `needle` (canonical text makes that exact). */
 static void expect_has(char *json, const char *needle, const char *what)
@@ -283,22 +202,6 @@ static char *await_pop(const char *why)
     expect_has(popped, "\"stack\":", "the editor should pop");
     yaia_free(popped);
     return result;
-}
-
-static char *quote(const char *s)
-{
-    char *out = malloc(strlen(s) * 2 + 3), *p = out;
-    if (!out)
-        die("out of memory", NULL);
-    *p++ = '"';
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            *p++ = '\\';
-        *p++ = *s;
-    }
-    *p++ = '"';
-    *p = '\0';
-    return out;
 }
 
 /* ------------------------------------------------------------ the walk */
