@@ -185,8 +185,9 @@ int main(int argc, char **argv)
         printf("  %-42s %8.1f %14.1f\n", "send, Codable notes/login (pack)", codable, codable / floor_ns);
         printf("\n  Codable vs hand-written: %.2fx\n", codable / hand);
     }
-    double worst = codable > hand ? codable : hand;
-    printf("  target: a pack's yaia_send round trip under %.1f us: %s (%.2f us)\n", TARGET_NS / 1e3,
-           worst < TARGET_NS ? "met" : "NOT met", worst / 1e3);
+    printf("  target: a send through a pack under %.1f us:\n", TARGET_NS / 1e3);
+    printf("    hand-written example/login: %s (%.2f us)\n", hand < TARGET_NS ? "met" : "NOT met", hand / 1e3);
+    if (notes)
+        printf("    Codable notes/login:        %s (%.2f us)\n", codable < TARGET_NS ? "met" : "NOT met", codable / 1e3);
     return 0;
 }
