@@ -25,6 +25,18 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+#ifndef FAULT
+#define FAULT 0
+#endif
+/* The broken variants: */
+#define FAULT_FUTURE_ABI 1   /* built for another scene-pack ABI version */
+#define FAULT_REFUSES 2      /* the entry point answers NULL */
+#define FAULT_NO_REDUCE 3    /* a scene type without reduce() */
+#define FAULT_BAD_NAME 4     /* a scene name with a space */
+#define FAULT_TWICE 5        /* one name twice in the pack */
+#define FAULT_TAKES_LOGIN 6  /* defines example/login, as the examples pack does */
+#define FAULT_GARBAGE 7      /* reduce() answers with commands that are no JSON */
+
 static const yaia_scene_host *host;
 
 typedef struct yaia_scene_state {
@@ -176,6 +188,11 @@ static int act(counter *c, const char *action, size_t n, yaia_scene_buffer *out,
 
 __attribute__((unused)) static int counter_reduce(yaia_scene_state *s, const char *action, size_t n, yaia_scene_buffer *out, yaia_scene_buffer *vm)
 {
+    if (FAULT == FAULT_GARBAGE) {
+        put(out, "[{\"effect\":");
+        view(s, vm);
+        return 0;
+    }
     if (act(s, action, n, out, 1) != 0) return 1;
     view(s, vm);
     return 0;
@@ -202,16 +219,6 @@ static int counter_state(yaia_scene_state *s, yaia_scene_buffer *out)
 
 static void counter_free(yaia_scene_state *s) { free(s); }
 
-#ifndef FAULT
-#define FAULT 0
-#endif
-/* The broken variants: */
-#define FAULT_FUTURE_ABI 1   /* built for another scene-pack ABI version */
-#define FAULT_REFUSES 2      /* the entry point answers NULL */
-#define FAULT_NO_REDUCE 3    /* a scene type without reduce() */
-#define FAULT_BAD_NAME 4     /* a scene name with a space */
-#define FAULT_TWICE 5        /* one name twice in the pack */
-#define FAULT_TAKES_LOGIN 6  /* defines example/login, as the examples pack does */
 
 static const yaia_scene_type counter_type = {
     sizeof(yaia_scene_type),

@@ -141,6 +141,17 @@ def test_a_failed_load_leaves_nothing_behind(examples: str, pack: Callable[[str]
         assert rt.open("test/counter").send("increment").view_model["count"] == 1
 
 
+def test_an_unreadable_answer_is_an_error_not_a_crash(pack: Callable[[str], str]) -> None:
+    with yaia.Runtime(config={"scenes": [pack("garbage")]}) as rt:
+        scene = rt.open("test/counter")
+        with pytest.raises(yaia.YaiaError) as info:
+            scene.send("increment")
+        assert info.value.code == "scene_pack_error"
+        assert "test/counter" in info.value.message and "no JSON" in info.value.message
+        assert scene.seq == 0
+        assert rt.open("test/counter").view_model == {"count": 0, "even": True}
+
+
 def test_a_pack_is_shared_by_runtimes_and_their_states_are_not(pack: Callable[[str], str]) -> None:
     with yaia.Runtime(config={"scenes": [pack("counter")]}) as a, yaia.Runtime(config={"scenes": [pack("counter")]}) as b:
         x = a.open("test/counter")
