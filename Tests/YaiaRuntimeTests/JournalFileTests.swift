@@ -45,7 +45,8 @@ import YaiaCore
         let written = try String(contentsOfFile: path, encoding: .utf8)
         var writer = JSONWriter()
         journal.recordSend(scene: 1, action: Action("emailChanged", payload: "a@b.c"), actionText: nil,
-                           response: ["ok": true, "viewModel": [:]], stacked: false, time: 0, into: &writer)
+                           response: ["ok": true, "viewModel": .null], stacked: false, time: 0, into: &writer,
+                           viewModel: { (w: inout JSONWriter) in w.write([:]) })
         journal.record(.close(scene: 2), response: nil)
         #expect(journal.flush())
         journal.unlockInput()
