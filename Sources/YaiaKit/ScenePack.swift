@@ -91,11 +91,13 @@ private final class PackedType: @unchecked Sendable {
 }
 
 /// One live state, behind a `yaia_scene_state *`. The host never calls two
-/// functions on one state at once, so the writer is reused without a lock.
+/// functions on one state at once, so the writer is reused without a lock,
+/// and the dynamic exclusivity checks (a runtime call per access, in every
+/// pack built without the Makefile's flag) would only cost time.
 private final class PackedState {
-    var value: SceneValue
+    @exclusivity(unchecked) var value: SceneValue
     let write: HostWrite
-    var writer = JSONWriter(capacity: 512)
+    @exclusivity(unchecked) var writer = JSONWriter(capacity: 512)
 
     init(_ value: SceneValue, write: @escaping HostWrite) {
         self.value = value

@@ -43,12 +43,15 @@ public struct LoginState: SceneState, Codable {
     }
 
     /// Why the form cannot be sent, or nil.
-    var problem: String? {
+    var problem: String? { check().problem }
+
+    /// What is wrong with the email as typed, and why the form cannot be
+    /// sent: worked out once for both, since every view model needs both.
+    private func check() -> (emailError: String?, problem: String?) {
         let email = self.email.trimmed
-        if email.isEmpty { return "Enter your email address" }
-        if let problem = LoginState.emailProblem(email) { return problem }
-        if password.isEmpty { return "Enter your password" }
-        return nil
+        if email.isEmpty { return (nil, "Enter your email address") }
+        if let problem = LoginState.emailProblem(email) { return (problem, problem) }
+        return (nil, password.isEmpty ? "Enter your password" : nil)
     }
 
     /// Not an address check (the auth service is the judge), a typo check:
@@ -68,9 +71,9 @@ public struct LoginState: SceneState, Codable {
     static let invalidEmail = "Enter a valid email address"
 
     public var viewModel: ViewModel {
-        let email = self.email.trimmed
-        return ViewModel(email: self.email, emailError: email.isEmpty ? nil : LoginState.emailProblem(email),
-                         canSubmit: problem == nil && !isSubmitting, isSubmitting: isSubmitting, error: error)
+        let (emailError, problem) = check()
+        return ViewModel(email: email, emailError: emailError, canSubmit: problem == nil && !isSubmitting,
+                         isSubmitting: isSubmitting, error: error)
     }
 
     public mutating func reduce(_ action: Action) -> [Command] {
