@@ -21,6 +21,12 @@ public struct FluxActionsMacro: MemberMacro {
         var arms: [String] = []
         var failed = false
         for member in decl.memberBlock.members {
+            if let ifConfig = member.decl.as(IfConfigDeclSyntax.self), containsCases(ifConfig) {
+                // The expansion cannot know which branch is compiled.
+                context.diagnose(Diagnostic(node: ifConfig, message: FluxDiagnostic.conditionalCases))
+                failed = true
+                continue
+            }
             guard let caseDecl = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
             for element in caseDecl.elements {
                 switch arm(for: element) {
@@ -88,6 +94,16 @@ public struct FluxActionsMacro: MemberMacro {
         return .success(label + "(" + values.joined(separator: ", ") + ")")
     }
 
+    static func containsCases(_ ifConfig: IfConfigDeclSyntax) -> Bool {
+        ifConfig.clauses.contains { clause in
+            switch clause.elements {
+            case .decls(let members)?:
+                return members.contains { $0.decl.is(EnumCaseDeclSyntax.self) || ($0.decl.as(IfConfigDeclSyntax.self).map(containsCases) ?? false) }
+            default: return false
+            }
+        }
+    }
+
     static func isUnlabeledKey(_ s: String) -> Bool {
         s.count > 1 && s.first == "_" && s.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
     }
@@ -128,6 +144,7 @@ enum FluxDiagnostic: DiagnosticMessage {
     case mixedLabels(String)
     case reservedLabel(String, String)
     case rawValue(String)
+    case conditionalCases
 
     var message: String {
         switch self {
@@ -139,6 +156,8 @@ enum FluxDiagnostic: DiagnosticMessage {
             return "@FluxActions cannot read case '\(name)': the label '\(label)' reads as an unlabeled value's key; rename it"
         case .rawValue(let name):
             return "@FluxActions cannot read case '\(name)': an action type is a string, and this raw value is not a string literal"
+        case .conditionalCases:
+            return "@FluxActions cannot read cases inside #if; declare them unconditionally or write init(_:) by hand"
         }
     }
 
@@ -149,6 +168,7 @@ enum FluxDiagnostic: DiagnosticMessage {
         case .mixedLabels: id = "mixedLabels"
         case .reservedLabel: id = "reservedLabel"
         case .rawValue: id = "rawValue"
+        case .conditionalCases: id = "conditionalCases"
         }
         return MessageID(domain: "YaiaMacros", id: id)
     }

@@ -112,4 +112,26 @@ func expand(_ source: String, _ expanded: String, diagnostics: [DiagnosticSpec] 
             DiagnosticSpec(message: "@FluxActions cannot read case 'number': an action type is a string, and this raw value is not a string literal", line: 5, column: 17),
         ]
     )
+    expand(
+        """
+        @FluxActions
+        enum B {
+            case a
+            #if DEBUG
+            case debug
+            #endif
+        }
+        """,
+        """
+        enum B {
+            case a
+            #if DEBUG
+            case debug
+            #endif
+        }
+        """,
+        diagnostics: [
+            DiagnosticSpec(message: "@FluxActions cannot read cases inside #if; declare them unconditionally or write init(_:) by hand", line: 4, column: 5),
+        ]
+    )
 }
