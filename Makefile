@@ -224,8 +224,8 @@ bench: $(CBIN)/bench_journal
 NOTES      := Examples/notes
 NOTES_PACK := $(NOTES)/.build/release/libnotes.so
 export YAIA_NOTES_PACK := $(abspath $(NOTES_PACK))
-# Its sources, and those of the YaiaKit product it is built with.
-NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaCore Sources/YaiaKit Sources/CYaiaScene -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') \
+# Its sources, and those of the YaiaKit and YaiaActions products it is built with.
+NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaCore Sources/YaiaKit Sources/YaiaActions Sources/YaiaMacros Sources/CYaiaScene -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') \
                  $(NOTES)/Package.swift Package.swift Include/yaia_scene.h
 
 .PHONY: notes test-notes

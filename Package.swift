@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 // libyaia.so exports only yaia_* (version script), carries a SONAME and is
@@ -31,11 +32,17 @@ let package = Package(
         .library(name: "YaiaKit", targets: ["YaiaKit"]),
         // For scene authors' tests: SceneTest, an exhaustive test store.
         .library(name: "YaiaTesting", targets: ["YaiaTesting"]),
+        // Opt-in: @FluxActions, a macro that writes an Action enum's reader.
+        // Only this product builds swift-syntax.
+        .library(name: "YaiaActions", targets: ["YaiaActions"]),
         // libyaia.so: the runtime behind the C ABI of Include/yaia.h.
         .library(name: "yaia", type: .dynamic, targets: ["YaiaABI"]),
         // The example scenes as a scene pack (libyaia-examples.so).
         .library(name: "yaia-examples", type: .dynamic, targets: ["YaiaExamplesPack"]),
         .executable(name: "yaia-cli", targets: ["YaiaCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
     ],
     targets: [
         // The hand-written headers in Include/ seen from Swift, and libffi.
@@ -45,6 +52,17 @@ let package = Package(
         .target(name: "YaiaCore"),
         .target(name: "YaiaKit", dependencies: ["YaiaCore", "CYaiaScene"]),
         .target(name: "YaiaTesting", dependencies: ["YaiaKit"]),
+        .macro(
+            name: "YaiaMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        .target(name: "YaiaActions", dependencies: ["YaiaKit", "YaiaMacros"]),
         .target(name: "YaiaExamples", dependencies: ["YaiaKit"]),
         .target(name: "YaiaExamplesPack", dependencies: ["YaiaExamples"], exclude: ["pack.map"], linkerSettings: packFlags),
         .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "CYaia", "CYaiaScene"], swiftSettings: unchecked),
@@ -60,5 +78,14 @@ let package = Package(
         .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaExamples"]),
         .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit", "CYaiaScene"]),
         .testTarget(name: "YaiaTestingTests", dependencies: ["YaiaTesting", "YaiaExamples"]),
+        .testTarget(name: "YaiaActionsTests", dependencies: ["YaiaActions"]),
+        .testTarget(
+            name: "YaiaMacrosTests",
+            dependencies: [
+                "YaiaMacros",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ]
+        ),
     ]
 )

@@ -12,7 +12,8 @@ let package = Package(
         .package(name: "Yaia", path: "../.."),
     ],
     targets: [
-        .target(name: "Notes", dependencies: [.product(name: "YaiaKit", package: "Yaia")]),
+        // YaiaActions: YaiaKit and @FluxActions, which writes the Action enums' readers.
+        .target(name: "Notes", dependencies: [.product(name: "YaiaActions", package: "Yaia")]),
         // The pack exports yaia_scene_pack_init and nothing else; its own
         // copy of the Swift runtime stays local to it.
         .target(

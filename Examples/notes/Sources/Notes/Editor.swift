@@ -1,4 +1,4 @@
-import YaiaKit
+import YaiaActions
 
 /// Edits one note. Saving writes it to the store and pops with
 /// `{"saved": NOTE}`; deleting removes it and pops with `{"deleted": ID}`;
@@ -37,7 +37,8 @@ public struct EditorState: SceneState, Codable {
         self.init(note: args.note, isNew: args.isNew ?? false)
     }
 
-    public enum Action: SceneAction, Decodable, Equatable {
+    @FluxActions
+    public enum Action: SceneAction, Equatable {
         case titleChanged(String)
         case bodyChanged(String)
         case save

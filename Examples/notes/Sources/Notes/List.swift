@@ -1,4 +1,4 @@
-import YaiaKit
+import YaiaActions
 
 /// The user's notes, loaded from the `store` service. Opening one, or
 /// starting a new one, pushes notes/editor; what the editor saved or deleted
@@ -49,7 +49,8 @@ public struct ListState: SceneState, Codable {
         }
     }
 
-    public enum Action: SceneAction, Decodable, Equatable {
+    @FluxActions
+    public enum Action: SceneAction, Equatable {
         /// Sent by the UI when the list appears, and to refresh it.
         case load
         /// `store.list`'s result: `{"items": [{"key", "value"}, ...]}`.

@@ -1,4 +1,4 @@
-import YaiaKit
+import YaiaActions
 
 /// The login form: email and password, checked before anything is sent; one
 /// `auth.login` effect; on success the user's notes are pushed.
@@ -22,7 +22,8 @@ public struct LoginState: SceneState, Codable {
         email = try args.decode(Args.self, code: .badArgs).email ?? ""
     }
 
-    public enum Action: SceneAction, Decodable, Equatable {
+    @FluxActions
+    public enum Action: SceneAction, Equatable {
         case emailChanged(String)
         case passwordChanged(String)
         case submit

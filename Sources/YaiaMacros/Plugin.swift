@@ -1,0 +1,7 @@
+import SwiftCompilerPlugin
+import SwiftSyntaxMacros
+
+@main
+struct YaiaMacrosPlugin: CompilerPlugin {
+    let providingMacros: [any Macro.Type] = [FluxActionsMacro.self]
+}
