@@ -142,14 +142,24 @@
 **   symbol_not_found    bind: the library has no such symbol
 **   bad_signature       bind or a typed plugin op: the C signature does not parse
 **   bad_binding         bind: the binding itself is malformed
-**   bad_argument        a foreign call's arguments do not fit its signature
+**   bad_argument        a foreign call's arguments do not fit its signature,
+**                       or a pointer argument is not a handle the service
+**                       handed out
+**   handle_table_full   a foreign call would return a pointer while its
+**                       service holds the most handles it may (docs/ffi.md)
 **   no_such_flow        no flow has that id
 **   stale_navigation    a route or popped report that no longer applies
 **   scene_in_flow       close on a scene of a flow: navigate or close the flow
 **   bad_route           a route that cannot be read
 **   bad_snapshot        a snapshot of another format, or with parts refused
+**                       (ids, seqs, versions and counters end at 2^53)
 **   bad_state           a scene refused a state being restored
-**   bad_journal         a journal that cannot be written, read or replayed
+**   bad_journal         a journal that cannot be written, read or replayed;
+**                       also a path that is not a regular file (a FIFO, a
+**                       device, a directory), and a journal started on a
+**                       non-empty file that is not a journal
+**   ids_exhausted       the runtime has handed out its last scene, flow or
+**                       effect id (2^53)
 **   scene_pack_not_found     no file at a scene pack's path
 **   scene_pack_not_loadable  dlopen refused the file (not a shared object, not
 **                       a regular file, missing dependencies)

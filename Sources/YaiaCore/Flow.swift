@@ -84,20 +84,20 @@ public struct Flow: Sendable, Equatable {
         switch route {
         case .push(let name, let args, let onResult), .present(let name, let args, let onResult):
             let id = nextID
-            nextID += 1
+            nextID &+= 1
             if case .present = route {
                 entries.append(Entry(scene: id, name: name, presentation: .present, onResult: onResult))
             } else {
                 entries.append(Entry(scene: id, name: name, presentation: .push, onResult: onResult))
             }
-            version += 1
+            version &+= 1
             return [.open(id: id, name: name, args: args ?? [:])]
         case .replace(let name, let args):
             let old = top
             let id = nextID
-            nextID += 1
+            nextID &+= 1
             entries[entries.count - 1] = Entry(scene: id, name: name, presentation: old.presentation, onResult: old.onResult)
-            version += 1
+            version &+= 1
             return [.close([old.scene]), .open(id: id, name: name, args: args ?? [:])]
         case .pop(let result):
             guard entries.count > 1 else {
@@ -139,11 +139,11 @@ public struct Flow: Sendable, Equatable {
         }
         for item in path {
             let id = nextID
-            nextID += 1
+            nextID &+= 1
             entries.append(Entry(scene: id, name: item.name, presentation: item.presentation))
             steps.append(.open(id: id, name: item.name, args: item.args))
         }
-        version += 1
+        version &+= 1
         return steps
     }
 
@@ -153,7 +153,7 @@ public struct Flow: Sendable, Equatable {
         let removed = entries[count...]
         let first = removed[removed.startIndex]
         entries.removeLast(entries.count - count)
-        version += 1
+        version &+= 1
         var steps: [Step] = [.close(removed.reversed().map(\.scene))]
         if let result, let action = first.onResult {
             steps.append(.deliver(to: top.scene, action: Action(action, payload: result), from: first.scene))

@@ -50,6 +50,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let scenePackInvalid = ErrorCode(rawValue: "scene_pack_invalid")
     public static let scenePackError = ErrorCode(rawValue: "scene_pack_error")
     public static let duplicateScene = ErrorCode(rawValue: "duplicate_scene")
+    public static let idsExhausted = ErrorCode(rawValue: "ids_exhausted")
+    public static let handleTableFull = ErrorCode(rawValue: "handle_table_full")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }
 

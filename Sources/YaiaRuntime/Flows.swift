@@ -59,10 +59,10 @@ extension Runtime {
     private func installFlow(name: String?, scene: String, value: any LiveScene) throws(YaiaError) -> JSON {
         let (flow, slot) = try lock.withLock { () throws(YaiaError) -> (FlowSlot, SceneSlot) in
             try checkRunning()
-            let id = nextSceneID
-            nextSceneID += 1
-            let flow = FlowSlot(id: nextFlowID, name: name, flow: Flow(root: .init(scene: id, name: scene, presentation: .root)))
-            nextFlowID += 1
+            guard nextFlowID <= Runtime.maxID else { throw Runtime.idsExhausted("flow") }
+            let id = try takeID(&nextSceneID, "scene")
+            let flow = FlowSlot(id: try takeID(&nextFlowID, "flow"), name: name,
+                                flow: Flow(root: .init(scene: id, name: scene, presentation: .root)))
             let slot = SceneSlot(id: id, value: value, flow: flow)
             flow.members[id] = slot
             scenes[id] = slot
@@ -144,8 +144,9 @@ extension Runtime {
         var work = Work()
         let response = try input({ () throws(YaiaError) -> JSON in try flow.lock.withLock { () throws(YaiaError) -> JSON in
             var copy = flow.flow
-            let ids = lock.withLock { () -> (Int64, [Flow.Step], Int64) in
+            let ids = try lock.withLock { () throws(YaiaError) -> (Int64, [Flow.Step], Int64) in
                 let first = nextSceneID
+                guard first <= Runtime.maxID - Int64(items.count) + 1 else { throw Runtime.idsExhausted("scene") }
                 let steps = copy.link(items, nextID: &nextSceneID)
                 return (first, steps, nextSceneID)
             }
@@ -180,6 +181,8 @@ extension Runtime {
         var copy = flow.flow
         let ids = try lock.withLock { () throws(YaiaError) -> (Int64, [Flow.Step], Int64) in
             let first = nextSceneID
+            // A route opens at most one scene.
+            guard first <= Runtime.maxID else { throw Runtime.idsExhausted("scene") }
             let steps = try copy.apply(route, from: source.id, nextID: &nextSceneID)
             return (first, steps, nextSceneID)
         }

@@ -357,7 +357,10 @@ final class JournalFile: @unchecked Sendable {
     }
 
     let path: String
-    private let fd: Int32
+    /// Closed as soon as the journal is finished and written: a stopped
+    /// journal object may outlive its file (the runtime keeps it, see
+    /// `Runtime.pastJournals`). -1 once closed; set under monitor.lock.
+    private var fd: Int32
     private let monitor = Monitor()
     // Guarded by monitor.lock.
     private var queued: [Buffer] = []
@@ -372,17 +375,45 @@ final class JournalFile: @unchecked Sendable {
     private var failed: String?
 
     init(path: String) throws(YaiaError) {
-        fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw YaiaError(.badJournal, "cannot open journal \(path): \(String(cString: strerror(errno)))")
-        }
+        fd = try JournalFile.create(path)
         self.path = path
         spare = (1..<JournalFile.buffers).map { _ in Buffer() }
         let started = startThread { [self] in run() }
         monitor.lock.withLock { threaded = started }
     }
 
-    deinit { Glibc.close(fd) }
+    /// Opens `path` for a new journal, emptied. A file that is not empty
+    /// and does not begin as a journal does is refused, not truncated.
+    private static func create(_ path: String) throws(YaiaError) -> Int32 {
+        let fd = try openRegularFile(path, flags: O_RDWR | O_CREAT, followSymlink: true, code: .badJournal)
+        let header = Array("{\"format\":\"\(Journal.format)\",".utf8)
+        var head = [UInt8](repeating: 0, count: header.count)
+        var got = 0
+        while got < head.count {
+            let n = head.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress.map { $0 + got }, $0.count - got, off_t(got)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            got += n
+        }
+        guard got == 0 || head == header else {
+            Glibc.close(fd)
+            throw YaiaError(.badJournal, "\(path) exists and is not a journal: a journal only replaces an empty file or an earlier journal")
+        }
+        guard ftruncate(fd, 0) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(fd)
+            throw YaiaError(.badJournal, "cannot empty journal \(path): \(reason)")
+        }
+        return fd
+    }
+
+    deinit { closeFile() }
+
+    /// Caller holds monitor.lock, or is deinit.
+    private func closeFile() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
 
     var failure: String? { monitor.lock.withLock { failed } }
 
@@ -429,8 +460,13 @@ final class JournalFile: @unchecked Sendable {
     func finish() {
         monitor.lock.withLock {
             ending = true
-            if !threaded { spare.removeAll() }
+            if !threaded {
+                spare.removeAll()
+                closeFile()
+            }
             monitor.broadcast()
+            // The thread closes the file once it has written what it holds.
+            while fd >= 0 { _ = monitor.wait(until: .infinity) }
         }
     }
 
@@ -459,6 +495,8 @@ final class JournalFile: @unchecked Sendable {
                 }
                 if queued.isEmpty {
                     spare.removeAll()
+                    closeFile()
+                    monitor.broadcast()
                     return
                 }
                 let buffer = queued.removeFirst()
@@ -704,35 +742,56 @@ extension Runtime {
     /// divergence is reported. With `upTo`, stops after that seq and also
     /// answers with the snapshot of the state reached.
     public static func replay(path: String, catalog: Catalog, upTo: Int64? = nil) throws(YaiaError) -> JSON {
-        guard let text = readFile(path) else {
-            throw YaiaError(.badJournal, "cannot read journal \(path): \(String(cString: strerror(errno)))")
-        }
+        var lines = try JournalLines(path: path)
         let scratch = Runtime(catalog: catalog, workers: 1)
         scratch.replaying = true
         scratch.events.close()
         defer { scratch.shutDown() }
 
         var count: Int64 = 0
-        var lineNumber = 0
         var begun = false
-        for line in text.split(separator: 0x0A, omittingEmptySubsequences: true) {
-            lineNumber += 1
+        while let line = try lines.next() {
+            if line.isEmpty { continue }
+            func bad(_ message: String, at: String? = nil) -> YaiaError {
+                YaiaError(.badJournal, "line \(lines.number) of \(path): \(message)", at: at)
+            }
             let record: JSON
             do throws(YaiaError) {
-                record = try JSONParser.parse(Array(line))
+                record = try JSONParser.parse(line)
             } catch {
-                throw YaiaError(.badJournal, "line \(lineNumber) of \(path) is not JSON: \(error.message)")
+                throw bad("not JSON: \(error.message)")
             }
             guard case .object(let o) = record, case .string(let kind)? = o["kind"] else {
-                throw YaiaError(.badJournal, "line \(lineNumber) of \(path) has no \"kind\"")
+                throw bad("no \"kind\"", at: "/kind")
             }
             if !begun {
                 guard kind == "begin", o["format"]?.stringValue == Journal.format, let snapshot = o["snapshot"] else {
-                    throw YaiaError(.badJournal, "\(path) does not start with a \(Journal.format) begin line")
+                    throw bad("a journal starts with a \(Journal.format) begin line")
                 }
-                _ = try scratch.restore(snapshot, mode: .replay)
+                do throws(YaiaError) {
+                    _ = try scratch.restore(snapshot, mode: .replay)
+                } catch {
+                    throw bad(error.message, at: "/snapshot" + (error.at ?? ""))
+                }
                 begun = true
                 continue
+            }
+            // Ids, seqs and depths are checked as a snapshot's are; the
+            // snapshot of a restore input, whole, before it is replayed.
+            for key in ["seq", "scene", "flow", "effect", "id", "depth"] {
+                guard let v = o[key], key == "seq" || v.isNumber else { continue }
+                do throws(YaiaError) {
+                    _ = try SnapshotImage.counter(v, at: "/" + key, from: key == "depth" ? 0 : 1)
+                } catch {
+                    throw bad(error.message, at: error.at)
+                }
+            }
+            if kind == "restore", let snapshot = o["snapshot"] {
+                do throws(YaiaError) {
+                    _ = try SnapshotImage(snapshot, catalog: catalog)
+                } catch {
+                    throw bad(error.message, at: "/snapshot" + (error.at ?? ""))
+                }
             }
             let seq = o["seq"]?.int64Value ?? 0
             if let upTo, seq > upTo { break }
@@ -826,20 +885,78 @@ extension Runtime {
     }
 }
 
-/// The whole file, or nil (errno set).
-func readFile(_ path: String) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            return nil
+/// A journal's lines, read in 64 KiB chunks: a replay holds one line at a
+/// time, never the file.
+struct JournalLines: ~Copyable {
+    /// The longest line read, as long as the longest request.
+    static let maxLine = 16 << 20
+
+    let path: String
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    /// Where the next line starts in `buffer`, and how far past it no line
+    /// break was found.
+    private var start = 0
+    private var scanned = 0
+    private var atEnd = false
+    /// The line last returned, from 1.
+    private(set) var number = 0
+
+    init(path: String) throws(YaiaError) {
+        self.path = path
+        fd = try openRegularFile(path, flags: O_RDONLY, followSymlink: true, code: .badJournal)
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// The next line without its line break, or nil at the end of the file.
+    mutating func next() throws(YaiaError) -> [UInt8]? {
+        while true {
+            if let end = buffer[scanned...].firstIndex(of: 0x0A) {
+                defer {
+                    start = end + 1
+                    scanned = start
+                }
+                return try line(start..<end)
+            }
+            scanned = buffer.count
+            if atEnd { return start < buffer.count ? try line(start..<buffer.count) : nil }
+            guard buffer.count - start <= JournalLines.maxLine else {
+                throw YaiaError(.badJournal, "line \(number + 1) of \(path) is longer than \(JournalLines.maxLine >> 20) MiB")
+            }
+            try fill()
         }
-        if n == 0 { return bytes }
-        bytes.append(contentsOf: chunk[0..<n])
+    }
+
+    private mutating func line(_ range: Range<Int>) throws(YaiaError) -> [UInt8] {
+        number += 1
+        guard range.count <= JournalLines.maxLine else {
+            throw YaiaError(.badJournal, "line \(number) of \(path) is longer than \(JournalLines.maxLine >> 20) MiB")
+        }
+        return Array(buffer[range])
+    }
+
+    /// Drops the lines read and appends the next chunk.
+    private mutating func fill() throws(YaiaError) {
+        if start > 0 {
+            buffer.removeSubrange(0..<start)
+            scanned -= start
+            start = 0
+        }
+        let chunk = 1 << 16
+        let old = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: chunk))
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress.map { $0 + old }, chunk) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else {
+                let reason = String(cString: strerror(errno))
+                buffer.removeSubrange(old...)
+                throw YaiaError(.badJournal, "cannot read journal \(path): \(reason)")
+            }
+            buffer.removeSubrange((old + n)...)
+            if n == 0 { atEnd = true }
+            return
+        }
     }
 }

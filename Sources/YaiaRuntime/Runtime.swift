@@ -41,6 +41,20 @@ public final class Runtime: @unchecked Sendable {
     /// Queue inspection events (action, effect, route, flow). Read on every
     /// reduction, set rarely: an atomic, not the runtime lock.
     private let inspecting = Atomic<Bool>(false)
+    /// Effect ids ran out: reductions are refused. Read on every reduction.
+    private let effectIDsExhausted = Atomic<Bool>(false)
+
+    /// Hands out the id `counter` holds and counts on; `ids_exhausted`
+    /// past `Runtime.maxID`. Caller holds `lock`.
+    func takeID(_ counter: inout Int64, _ kind: String) throws(YaiaError) -> Int64 {
+        guard counter <= Runtime.maxID else { throw Runtime.idsExhausted(kind) }
+        defer { counter += 1 }
+        return counter
+    }
+
+    static func idsExhausted(_ kind: String) -> YaiaError {
+        YaiaError(.idsExhausted, "no \(kind) ids are left: ids end at \(Runtime.maxID)")
+    }
 
     public static let defaultWorkers = 4
 
@@ -160,8 +174,7 @@ public final class Runtime: @unchecked Sendable {
         return try input({ () throws(YaiaError) -> JSON in
             let slot = try lock.withLock { () throws(YaiaError) -> SceneSlot in
                 try checkRunning()
-                let slot = SceneSlot(id: nextSceneID, value: value)
-                nextSceneID += 1
+                let slot = SceneSlot(id: try takeID(&nextSceneID, "scene"), value: value)
                 scenes[slot.id] = slot
                 return slot
             }
@@ -300,8 +313,9 @@ public final class Runtime: @unchecked Sendable {
     func reduceLocked(_ slot: SceneSlot, _ action: Action, cause: Cause, work: inout Work, depth: Int = 0,
                       text: UnsafeBufferPointer<UInt8>? = nil, viewModelLater: Bool = false) throws(YaiaError) -> JSON {
         guard !slot.closed else { throw noSuchScene(slot.id) }
+        if effectIDsExhausted.load(ordering: .relaxed) { throw Runtime.idsExhausted("effect") }
         let commands = try slot.value.reduce(action, text: text)
-        slot.seq += 1
+        slot.seq &+= 1
         let inspect = inspecting.load(ordering: .relaxed)
         if inspect {
             events.push(["ok": true, "event": "action", "scene": .int(slot.id), "seq": .int(slot.seq), "action": action.json])
@@ -391,7 +405,11 @@ public final class Runtime: @unchecked Sendable {
     /// its turn (queue), or first cancels its predecessors (latest).
     private func admit(_ effect: Effect, scene: Int64, work: inout Work) -> EffectRecord {
         let record = EffectRecord(id: nextEffectID, sceneID: scene, effect: effect, service: services[effect.service])
-        nextEffectID += 1
+        // Past the last id, this reduction's effects still get theirs (ids
+        // start at most at 2^53, so no count of them can overflow); later
+        // reductions are refused.
+        nextEffectID &+= 1
+        if nextEffectID > Runtime.maxID { effectIDsExhausted.store(true, ordering: .relaxed) }
         effects[record.id] = record
         guard let key = effect.id else {
             activate(record, work: &work)

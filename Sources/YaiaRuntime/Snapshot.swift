@@ -4,6 +4,12 @@ import YaiaCore
 extension Runtime {
     public static let snapshotFormat = "yaia.snapshot/1"
 
+    /// The largest id, seq, version or counter a snapshot or a journal may
+    /// hold, and the largest id the runtime hands out: 2^53, where JSON
+    /// numbers are exact everywhere. Counting on by one from there cannot
+    /// overflow 64 bits in any lifetime.
+    public static let maxID: Int64 = 1 << 53
+
     /// How restored effects are treated.
     enum RestoreMode {
         /// Each effect's own `restore` policy applies (reissue, cancel, await).
@@ -176,6 +182,17 @@ struct SnapshotImage {
     var nextEffect: Int64 = 1
     var nextFlow: Int64 = 1
 
+    /// A whole number in `from...to` (`to`: `Runtime.maxID` unless given),
+    /// or `bad_snapshot` at `at`.
+    static func counter(_ value: JSON?, at: String, from: Int64, to: Int64 = Runtime.maxID,
+                        code: ErrorCode = .badSnapshot) throws(YaiaError) -> Int64 {
+        guard let value, let n = value.int64Value, n >= from, n <= to else {
+            let what = value.map { $0.isNumber ? "\($0)" : $0.kindName } ?? "missing"
+            throw YaiaError(code, "must be a whole number from \(from) to \(to), not \(what)", at: at)
+        }
+        return n
+    }
+
     init(_ json: JSON, catalog: Catalog) throws(YaiaError) {
         guard case .object(let o) = json else { throw YaiaError(.badSnapshot, "a snapshot is an object") }
         guard case .string(let format)? = o["format"] else {
@@ -190,9 +207,12 @@ struct SnapshotImage {
         }
         for (i, s) in try list("scenes").enumerated() {
             let at = "/scenes/\(i)"
-            guard case .string(let name)? = s["name"], let id = s["id"]?.int64Value, let seq = s["seq"]?.int64Value, let state = s["state"] else {
+            guard case .string(let name)? = s["name"], s["id"]?.isNumber == true, s["seq"]?.isNumber == true, let state = s["state"] else {
                 throw YaiaError(.badSnapshot, "a scene is {\"id\", \"name\", \"seq\", \"state\"}", at: at)
             }
+            let id = try SnapshotImage.counter(s["id"], at: at + "/id", from: 1)
+            let seq = try SnapshotImage.counter(s["seq"], at: at + "/seq", from: 0)
+            let flowID = try s["flow"].map { (v) throws(YaiaError) in try SnapshotImage.counter(v, at: at + "/flow", from: 1) }
             guard let type = catalog[name] else { throw YaiaError(.badSnapshot, "no scene type named \"\(name)\"", at: at + "/name") }
             let value: any LiveScene
             do throws(YaiaError) {
@@ -200,24 +220,32 @@ struct SnapshotImage {
             } catch {
                 throw YaiaError(.badSnapshot, "the state of scene \(id) (\(name)) is refused: \(error.message)", at: at + "/state" + (error.at ?? ""))
             }
-            scenes.append(Scene(id: id, seq: seq, flow: s["flow"]?.int64Value, value: value))
+            scenes.append(Scene(id: id, seq: seq, flow: flowID, value: value))
         }
         for (i, f) in try list("flows").enumerated() {
-            guard let id = f["id"]?.int64Value else { throw YaiaError(.badSnapshot, "a flow needs an \"id\"", at: "/flows/\(i)") }
+            let at = "/flows/\(i)"
+            guard f["id"] != nil else { throw YaiaError(.badSnapshot, "a flow needs an \"id\"", at: at) }
+            let id = try SnapshotImage.counter(f["id"], at: at + "/id", from: 1)
             let flow: Flow
             do throws(YaiaError) {
                 flow = try Flow(json: f)
             } catch {
-                throw YaiaError(.badSnapshot, error.message, at: "/flows/\(i)")
+                throw YaiaError(.badSnapshot, error.message, at: at)
+            }
+            _ = try SnapshotImage.counter(f["version"], at: at + "/version", from: 0)
+            for (j, entry) in flow.entries.enumerated() {
+                _ = try SnapshotImage.counter(.int(entry.scene), at: at + "/entries/\(j)/id", from: 1)
             }
             flows.append(FlowImage(id: id, name: f["name"]?.stringValue, flow: flow))
         }
         for (i, e) in try list("effects").enumerated() {
             let at = "/effects/\(i)"
-            guard let id = e["id"]?.int64Value, let scene = e["scene"]?.int64Value, let effectJSON = e["effect"],
+            guard e["id"]?.isNumber == true, e["scene"]?.isNumber == true, let effectJSON = e["effect"],
                   case .string(let s)? = e["status"], let status = EffectRecord.Status(rawValue: s) else {
                 throw YaiaError(.badSnapshot, "an effect is {\"id\", \"scene\", \"effect\", \"status\"}", at: at)
             }
+            let id = try SnapshotImage.counter(e["id"], at: at + "/id", from: 1)
+            let scene = try SnapshotImage.counter(e["scene"], at: at + "/scene", from: 1)
             let effect: Effect
             do throws(YaiaError) {
                 effect = try Effect(json: effectJSON)
@@ -228,9 +256,14 @@ struct SnapshotImage {
         }
         effects.sort { $0.id < $1.id }
         if case .object(let next)? = o["next"] {
-            nextScene = next["scene"]?.int64Value ?? 1
-            nextEffect = next["effect"]?.int64Value ?? 1
-            nextFlow = next["flow"]?.int64Value ?? 1
+            // One past the largest id: a runtime whose ids ran out says so.
+            func read(_ key: String) throws(YaiaError) -> Int64 {
+                guard let v = next[key] else { return 1 }
+                return try SnapshotImage.counter(v, at: "/next/" + key, from: 1, to: Runtime.maxID + 1)
+            }
+            nextScene = try read("scene")
+            nextEffect = try read("effect")
+            nextFlow = try read("flow")
         }
         // Ids handed out later must not collide with restored ones.
         nextScene = max(nextScene, (scenes.map(\.id).max() ?? 0) + 1)

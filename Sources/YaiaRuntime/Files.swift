@@ -1,0 +1,40 @@
+import Glibc
+import YaiaCore
+
+/// Opens a regular file, and only a regular file, without ever blocking.
+///
+/// The open itself is non-blocking (`O_NONBLOCK`), so a FIFO without a
+/// writer or a device cannot hang it; then `fstat` refuses anything but a
+/// regular file (FIFOs, devices, directories, sockets), and `O_NONBLOCK` is
+/// cleared. Descriptors are `O_CLOEXEC`. With `followSymlink` false, a path
+/// whose last component is a symbolic link is refused (`O_NOFOLLOW`).
+/// Failures throw `code`, with the reason.
+func openRegularFile(_ path: String, flags: Int32, mode: mode_t = 0o644, followSymlink: Bool,
+                     code: ErrorCode) throws(YaiaError) -> Int32 {
+    let fd = Glibc.open(path, flags | O_NONBLOCK | O_CLOEXEC | (followSymlink ? 0 : O_NOFOLLOW), mode)
+    guard fd >= 0 else {
+        let reason = errno == ELOOP && !followSymlink ? "it is a symbolic link" : String(cString: strerror(errno))
+        throw YaiaError(code, "cannot open \(path): \(reason)")
+    }
+    var info = stat()
+    guard fstat(fd, &info) == 0 else {
+        let reason = String(cString: strerror(errno))
+        Glibc.close(fd)
+        throw YaiaError(code, "cannot open \(path): \(reason)")
+    }
+    let type = info.st_mode & S_IFMT
+    guard type == S_IFREG else {
+        Glibc.close(fd)
+        let kind = switch type {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR, S_IFBLK: "a device"
+        case S_IFSOCK: "a socket"
+        default: "a special file"
+        }
+        throw YaiaError(code, "cannot open \(path): it is \(kind), not a regular file")
+    }
+    let status = fcntl(fd, F_GETFL)
+    if status >= 0 { _ = fcntl(fd, F_SETFL, status & ~O_NONBLOCK) }
+    return fd
+}
