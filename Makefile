@@ -195,12 +195,16 @@ bench: $(TESTLIB)/libyaiatypes.so $(CBIN)/bench_ffi
 
 # ---------------------------------------------------------------- flows, snapshots, journal
 # >>> flows block: this block, and the recipe lines that run app (demo),
-# >>> test_flows (test-c) and bench_journal (bench), belong to the flows and journal tests.
+# >>> test_flows and test_files (test-c) and bench_journal (bench), belong to the flows and journal tests.
 $(CBIN)/app: Examples/c/app.c Examples/c/peek.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
 $(CBIN)/test_flows: Tests/c/test_flows.c Tests/c/harness.h Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
+
+$(CBIN)/test_files: Tests/c/test_files.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
@@ -212,7 +216,7 @@ $(CBIN)/bench_journal: Benchmarks/bench_journal.c Benchmarks/bench.h Include/yai
 BENCH_JOURNAL := $(OUT)/bench/journal-100k.jsonl
 
 demo: $(CBIN)/app
-test-c: $(CBIN)/test_flows
+test-c: $(CBIN)/test_flows $(CBIN)/test_files
 bench: $(CBIN)/bench_journal
 # <<< end of the flows block
 
@@ -286,6 +290,7 @@ test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/te
 	STRESS_JOURNAL=$(abspath $(OUT))/stress.jsonl $(CBIN)/stress
 	$(CBIN)/test_ffi
 	$(CBIN)/test_flows
+	$(CBIN)/test_files
 
 test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
 	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python

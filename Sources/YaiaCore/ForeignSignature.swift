@@ -8,10 +8,10 @@ public enum ForeignType: String, Sendable, Equatable, CaseIterable {
     /// A returned `char *` the callee allocated: copied, then freed with the
     /// binding's free function.
     case ownedString = "string!"
-    /// A pointer to bytes (a JSON string as UTF-8, or {"base64": ...}); the
-    /// integer parameter right after it receives their count.
+    /// A pointer to bytes (a JSON string as UTF-8, or {"base64": ...}); a
+    /// `len T` parameter after it receives their count.
     case bytes
-    /// An opaque handle, carried in JSON as an unsigned integer.
+    /// A pointer the runtime handed out, carried in JSON as an opaque handle.
     case pointer
 
     public var isInteger: Bool {
@@ -46,13 +46,16 @@ public struct ForeignSignature: Sendable, Equatable {
         public var type: ForeignType
         /// `out T`: the runtime passes a pointer to a slot of its own.
         public var isOut: Bool
-        /// The length of the `bytes` parameter before it, filled by the runtime.
+        /// `len T`: the length of the last `bytes` parameter before it, filled by the runtime.
         public var isLength: Bool
+        /// `pointer!`: the callee takes the pointer (frees it, say); its handle is forgotten.
+        public var consumes: Bool
 
-        public init(_ type: ForeignType, isOut: Bool = false, isLength: Bool = false) {
+        public init(_ type: ForeignType, isOut: Bool = false, isLength: Bool = false, consumes: Bool = false) {
             self.type = type
             self.isOut = isOut
             self.isLength = isLength
+            self.consumes = consumes
         }
     }
 
@@ -62,6 +65,10 @@ public struct ForeignSignature: Sendable, Equatable {
     /// How many JSON arguments a call takes: outs and lengths are not passed.
     public var argumentCount: Int { parameters.filter { !$0.isOut && !$0.isLength }.count }
     public var outCount: Int { parameters.filter(\.isOut).count }
+    /// How many pointers a call hands out: its return and `out pointer`s.
+    public var pointersOut: Int {
+        (returns == .pointer ? 1 : 0) + parameters.filter { $0.isOut && $0.type == .pointer }.count
+    }
 
     public init(returns: ForeignType, parameters: [Parameter]) {
         self.returns = returns
@@ -92,7 +99,7 @@ public struct ForeignSignature: Sendable, Equatable {
         }
         func type(_ token: (text: String, column: Int)) throws(YaiaError) -> ForeignType {
             guard let t = ForeignType(rawValue: token.text) else {
-                throw fail("unknown type (known: \(ForeignType.allCases.map(\.rawValue).joined(separator: " ")))", token)
+                throw fail("unknown type (known: \((ForeignType.allCases.map(\.rawValue) + ["pointer!"]).joined(separator: " ")))", token)
             }
             return t
         }
@@ -103,6 +110,7 @@ public struct ForeignSignature: Sendable, Equatable {
             return i < tokens.count ? tokens[i] : nil
         }
         guard let first = next() else { throw YaiaError(.badSignature, "the signature is empty") }
+        if first.text == "pointer!" { throw fail("pointer! is for parameters; a returned pointer is always given a handle", first) }
         let returns = try type(first)
         switch returns {
         case .bytes: throw fail("bytes cannot be returned", first)
@@ -113,6 +121,12 @@ public struct ForeignSignature: Sendable, Equatable {
         var parameters: [Parameter] = []
         var closed = false
         var expectParameter = true
+        // The last bytes parameter, while it has no length yet.
+        var unmeasured: (text: String, column: Int)?
+        func unmeasuredError(_ bytes: (text: String, column: Int)) -> YaiaError {
+            fail("a bytes parameter needs its length declared after it, before any other bytes: "
+                 + "write \"bytes, len size_t\" (any integer type after len); an integer without len is an argument of its own", bytes)
+        }
         while let token = next() {
             if token.text == ")" {
                 if expectParameter && !parameters.isEmpty { throw fail("expected a parameter type", token) }
@@ -127,11 +141,19 @@ public struct ForeignSignature: Sendable, Equatable {
             guard expectParameter else { throw fail("expected ',' or ')'", token) }
             expectParameter = false
             var isOut = false
+            var isLength = false
+            var consumes = false
             var typeToken = token
-            if token.text == "out" {
-                guard let t = next() else { throw fail("expected a type after 'out'", nil) }
-                isOut = true
+            if token.text == "out" || token.text == "len" {
+                guard let t = next() else { throw fail("expected a type after '\(token.text)'", nil) }
+                isOut = token.text == "out"
+                isLength = token.text == "len"
                 typeToken = t
+            }
+            if typeToken.text == "pointer!" {
+                guard !isOut && !isLength else { throw fail("pointer! is a parameter's type, not out or len", typeToken) }
+                consumes = true
+                typeToken.text = "pointer"
             }
             let t = try type(typeToken)
             if t == .void {
@@ -144,22 +166,25 @@ public struct ForeignSignature: Sendable, Equatable {
             }
             if t == .ownedString { throw fail("string! is for returns only; a parameter is string", typeToken) }
             if isOut && !t.isScalar { throw fail("out takes a scalar type", typeToken) }
-            let afterBytes = parameters.last.map { $0.type == .bytes && !$0.isOut } ?? false
-            if afterBytes && !(t.isInteger && !isOut) {
-                throw fail("a bytes parameter must be followed by an integer parameter for its length", typeToken)
+            if isLength {
+                guard t.isInteger else { throw fail("len takes an integer type", typeToken) }
+                guard unmeasured != nil else { throw fail("len measures the bytes parameter before it, and there is none without a length", token) }
+                unmeasured = nil
             }
-            parameters.append(Parameter(t, isOut: isOut, isLength: afterBytes))
+            if t == .bytes && !isOut {
+                if let previous = unmeasured { throw unmeasuredError(previous) }
+                unmeasured = typeToken
+            }
+            parameters.append(Parameter(t, isOut: isOut, isLength: isLength, consumes: consumes))
         }
         guard closed else { throw fail("expected ')'", nil) }
         if let extra = next() { throw fail("unexpected text after ')'", extra) }
-        if parameters.last?.type == .bytes {
-            throw YaiaError(.badSignature, "signature \"\(text)\": a bytes parameter must be followed by an integer parameter for its length")
-        }
+        if let bytes = unmeasured { throw unmeasuredError(bytes) }
         self.init(returns: returns, parameters: parameters)
     }
 
     public var description: String {
-        let ps = parameters.map { ($0.isOut ? "out " : "") + $0.type.rawValue }
+        let ps = parameters.map { ($0.isOut ? "out " : $0.isLength ? "len " : "") + $0.type.rawValue + ($0.consumes ? "!" : "") }
         return "\(returns.rawValue)(\(ps.joined(separator: ",")))"
     }
 }

@@ -59,7 +59,8 @@ final class ForeignFunction: @unchecked Sendable {
 
     /// Calls the function with JSON arguments. Arguments are checked against
     /// the signature first; a bad one fails with `bad_argument` and no call.
-    func call(_ args: JSON) -> Outcome {
+    /// Pointers go in and out as handles of `handles`, the service's table.
+    func call(_ args: JSON, handles: PointerHandles) -> Outcome {
         let list: [JSON]
         switch args {
         case .array(let a): list = a
@@ -78,10 +79,13 @@ final class ForeignFunction: @unchecked Sendable {
         let outs = slots + max(count, 1) * 8
         let argv = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: max(count, 1))
         var owned: [UnsafeMutableRawPointer] = []
+        var lent = PointerHandles.Loan()
+        var called = false
         defer {
             for p in owned { Glibc.free(p) }
             argv.deallocate()
             slots.deallocate()
+            handles.end(lent, called: called)
         }
         slots.initializeMemory(as: UInt8.self, repeating: 0, count: max(count, 1) * 16)
 
@@ -104,6 +108,19 @@ final class ForeignFunction: @unchecked Sendable {
             next += 1
             let value = list[index]
             switch p.type {
+            case .pointer:
+                let handle: UInt64
+                switch value {
+                case .null: handle = 0
+                case .int(let i) where i >= 0: handle = UInt64(i)
+                case .uint(let u): handle = u
+                default:
+                    return ForeignFunction.badArgument(index, "argument \(index) must be a pointer handle or null, not \(value.kindName)")
+                }
+                guard let address = handles.lend(handle, consume: p.consumes, into: &lent) else {
+                    return ForeignFunction.badArgument(index, handles.refusal(handle, index: index))
+                }
+                slot.storeBytes(of: address, as: UInt.self)
             case .string:
                 guard case .string(let s) = value else {
                     return ForeignFunction.badArgument(index, "argument \(index) must be a string, not \(value.kindName)")
@@ -138,16 +155,27 @@ final class ForeignFunction: @unchecked Sendable {
             }
         }
 
+        // Room for the pointers the call hands out, before it is made.
+        guard handles.reserve(signature.pointersOut, into: &lent) else {
+            return .failure(["code": .string(ErrorCode.handleTableFull.rawValue),
+                             "message": .string("\(op) would return a pointer, and its service holds \(PointerHandles.limit) handles: "
+                                                + "pass some to functions that take pointer! first")])
+        }
         let result = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
         defer { result.deallocate() }
         result.initializeMemory(as: UInt8.self, repeating: 0, count: 16)
         ffi_call(cif, unsafeBitCast(function, to: (@convention(c) () -> Void).self), result, argv)
+        called = true
 
-        let returned = read(result, signature.returns, widened: true)
+        func value(_ p: UnsafeMutableRawPointer, _ t: ForeignType, widened: Bool) -> JSON {
+            guard t == .pointer else { return read(p, t, widened: widened) }
+            return .int(handles.record(p.load(as: UInt.self), from: &lent))
+        }
+        let returned = value(result, signature.returns, widened: true)
         guard signature.outCount > 0 else { return .success(returned) }
         var outValues: [JSON] = []
         for (i, p) in signature.parameters.enumerated() where p.isOut {
-            outValues.append(read(outs + i * 8, p.type, widened: false))
+            outValues.append(value(outs + i * 8, p.type, widened: false))
         }
         return .success(["return": returned, "out": .array(outValues)])
     }
@@ -191,13 +219,6 @@ final class ForeignFunction: @unchecked Sendable {
             } else {
                 slot.storeBytes(of: d, as: Double.self)
             }
-        case .pointer:
-            switch value {
-            case .null: slot.storeBytes(of: 0, as: UInt.self)
-            case .int(let i) where i >= 0: slot.storeBytes(of: UInt(i), as: UInt.self)
-            case .uint(let u): slot.storeBytes(of: UInt(u), as: UInt.self)
-            default: return nil
-            }
         default: return nil
         }
         return ()
@@ -226,7 +247,7 @@ final class ForeignFunction: @unchecked Sendable {
         case .int32: return .int(Int64(widened ? Int32(truncatingIfNeeded: wide) : p.load(as: Int32.self)))
         case .uint32: return .int(Int64(widened ? UInt32(truncatingIfNeeded: wide) : p.load(as: UInt32.self)))
         case .int64: return .int(p.load(as: Int64.self))
-        case .uint64, .size_t, .pointer: return JSON(p.load(as: UInt64.self))
+        case .uint64, .size_t: return JSON(p.load(as: UInt64.self))
         case .float: return ForeignFunction.number(Double(p.load(as: Float.self)))
         case .double: return ForeignFunction.number(p.load(as: Double.self))
         case .string, .ownedString:
@@ -234,7 +255,7 @@ final class ForeignFunction: @unchecked Sendable {
             let s = String(decoding: UnsafeRawBufferPointer(start: text, count: strlen(text)), as: UTF8.self)
             if t == .ownedString { (free ?? { Glibc.free($0) })(UnsafeMutableRawPointer(text)) }
             return .string(s)
-        case .bytes: return .null
+        case .bytes, .pointer: return .null  // pointers are read as handles, by the caller
         }
     }
 
@@ -252,7 +273,7 @@ final class ForeignFunction: @unchecked Sendable {
         }
         if t.isInteger, value.isNumber { return "argument \(index) is out of range for \(t.rawValue)" }
         if t == .float, value.isNumber { return "argument \(index) is out of range for float" }
-        return "argument \(index) must be \(t == .bool ? "a boolean" : t == .pointer ? "a non-negative integer or null" : "a number") for \(t.rawValue), not \(value.kindName)"
+        return "argument \(index) must be \(t == .bool ? "a boolean" : "a number") for \(t.rawValue), not \(value.kindName)"
     }
 
     static func badArgument(_ index: Int?, _ message: String) -> Outcome {
@@ -262,9 +283,111 @@ final class ForeignFunction: @unchecked Sendable {
     }
 }
 
+/// The pointers a foreign service's functions handed out, by handle: JSON
+/// sees handles (1, 2, 3, ...), never addresses, and a pointer argument is
+/// only ever an address recorded here. A handle is lent to a call for its
+/// length; a `pointer!` argument takes it for good (the handle is forgotten
+/// after the call) and only while no other call holds it. Thread-safe.
+final class PointerHandles: @unchecked Sendable {
+    /// The most handles a service holds at once.
+    static let limit = 65_536
+
+    /// What one call borrowed, consumed and reserved; settled by `end`.
+    struct Loan {
+        fileprivate var lent: [UInt64] = []
+        fileprivate var consumed: [UInt64] = []
+        fileprivate var reserved = 0
+    }
+
+    private struct Entry {
+        var address: UInt
+        /// Calls holding it; -1 while a `pointer!` argument has it.
+        var holders: Int
+    }
+
+    private let lock = Lock()
+    private var entries: [UInt64: Entry] = [:]
+    private var handleOf: [UInt: UInt64] = [:]
+    private var nextHandle: UInt64 = 1
+    private var reserved = 0
+
+    var count: Int { lock.withLock { entries.count } }
+
+    /// The address of `handle` for a call (0 for handle 0: NULL), or nil
+    /// when this table never handed it out, forgot it, or (to consume it)
+    /// another call holds it.
+    func lend(_ handle: UInt64, consume: Bool, into loan: inout Loan) -> UInt? {
+        guard handle != 0 else { return 0 }
+        return lock.withLock {
+            guard var entry = entries[handle], entry.holders >= 0, !consume || entry.holders == 0 else { return nil }
+            entry.holders = consume ? -1 : entry.holders + 1
+            entries[handle] = entry
+            if consume { loan.consumed.append(handle) } else { loan.lent.append(handle) }
+            return entry.address
+        }
+    }
+
+    /// Why `lend` refused `handle`.
+    func refusal(_ handle: UInt64, index: Int) -> String {
+        let held = lock.withLock { entries[handle] != nil }
+        return held ? "argument \(index): pointer handle \(handle) is in use by another call, so it cannot be consumed now"
+                    : "argument \(index): \(handle) is not a pointer handle of this service (handles come from its functions' pointer results)"
+    }
+
+    /// Holds room for `count` new handles until the call ends; false when full.
+    func reserve(_ count: Int, into loan: inout Loan) -> Bool {
+        guard count > 0 else { return true }
+        return lock.withLock {
+            guard entries.count + reserved + count <= PointerHandles.limit else { return false }
+            reserved += count
+            loan.reserved += count
+            return true
+        }
+    }
+
+    /// The handle of a pointer a call returned: 0 for NULL, the same handle
+    /// for an address already held. Uses the call's reservation.
+    func record(_ address: UInt, from loan: inout Loan) -> Int64 {
+        guard address != 0 else { return 0 }
+        return lock.withLock {
+            if loan.reserved > 0 {
+                loan.reserved -= 1
+                reserved -= 1
+            }
+            if let handle = handleOf[address], entries[handle]?.holders != -1 { return Int64(bitPattern: handle) }
+            let handle = nextHandle
+            // Handles stay below 2^53 for any number of calls a process can make.
+            nextHandle &+= 1
+            entries[handle] = Entry(address: address, holders: 0)
+            handleOf[address] = handle
+            return Int64(bitPattern: handle)
+        }
+    }
+
+    /// Gives back what a call held: consumed handles are forgotten if the
+    /// call was made, returned to the table if it was not.
+    func end(_ loan: Loan, called: Bool) {
+        guard !loan.lent.isEmpty || !loan.consumed.isEmpty || loan.reserved > 0 else { return }
+        lock.withLock {
+            reserved -= loan.reserved
+            for handle in loan.lent { entries[handle]?.holders -= 1 }
+            for handle in loan.consumed {
+                if called {
+                    if let entry = entries.removeValue(forKey: handle), handleOf[entry.address] == handle {
+                        handleOf[entry.address] = nil
+                    }
+                } else {
+                    entries[handle]?.holders = 0
+                }
+            }
+        }
+    }
+}
+
 /// A service whose ops are C functions called through libffi.
 final class ForeignService: NativeService, @unchecked Sendable {
     let functions: [String: ForeignFunction]
+    let handles = PointerHandles()
 
     init(functions: [ForeignFunction]) {
         var map: [String: ForeignFunction] = [:]
@@ -276,7 +399,7 @@ final class ForeignService: NativeService, @unchecked Sendable {
         guard let f = functions[op] else {
             return .failure(["code": "unknown_op", "message": .string("no op \"\(op)\"; known: \(functions.keys.sorted().joined(separator: ", "))")])
         }
-        return f.call(args)
+        return f.call(args, handles: handles)
     }
 }
 

@@ -188,7 +188,8 @@ struct SnapshotImage {
                         code: ErrorCode = .badSnapshot) throws(YaiaError) -> Int64 {
         guard let value, let n = value.int64Value, n >= from, n <= to else {
             let what = value.map { $0.isNumber ? "\($0)" : $0.kindName } ?? "missing"
-            throw YaiaError(code, "must be a whole number from \(from) to \(to), not \(what)", at: at)
+            let name = at.split(separator: "/").last.map { "\"\($0)\"" } ?? "a count"
+            throw YaiaError(code, "\(name) must be a whole number from \(from) to \(to), not \(what)", at: at)
         }
         return n
     }
@@ -226,15 +227,17 @@ struct SnapshotImage {
             let at = "/flows/\(i)"
             guard f["id"] != nil else { throw YaiaError(.badSnapshot, "a flow needs an \"id\"", at: at) }
             let id = try SnapshotImage.counter(f["id"], at: at + "/id", from: 1)
+            _ = try SnapshotImage.counter(f["version"], at: at + "/version", from: 0)
+            if case .array(let entries)? = f["entries"] {
+                for (j, entry) in entries.enumerated() where entry["id"] != nil {
+                    _ = try SnapshotImage.counter(entry["id"], at: at + "/entries/\(j)/id", from: 1)
+                }
+            }
             let flow: Flow
             do throws(YaiaError) {
                 flow = try Flow(json: f)
             } catch {
                 throw YaiaError(.badSnapshot, error.message, at: at)
-            }
-            _ = try SnapshotImage.counter(f["version"], at: at + "/version", from: 0)
-            for (j, entry) in flow.entries.enumerated() {
-                _ = try SnapshotImage.counter(.int(entry.scene), at: at + "/entries/\(j)/id", from: 1)
             }
             flows.append(FlowImage(id: id, name: f["name"]?.stringValue, flow: flow))
         }

@@ -264,7 +264,7 @@ static const char libc_binding[] =
 
 static const char zlib_binding[] =
     "{\"service\":\"z\",\"library\":\"libz.so.1\",\"ops\":{"
-    "\"crc32\":\"uint64(uint64, bytes, uint32)\",\"adler32\":\"uint64(uint64, bytes, uint32)\","
+    "\"crc32\":\"uint64(uint64, bytes, len uint32)\",\"adler32\":\"uint64(uint64, bytes, len uint32)\","
     "\"zlibVersion\":\"string()\"}}";
 
 /* {"op":"bind", ...binding} */
@@ -354,17 +354,17 @@ static const struct {
     {"tl_frees", "int64()"},
     {"tl_bad_frees", "int64()"},
     {"tl_live", "int64()"},
-    {"tl_fnv1a", "uint64(bytes, size_t)"},
-    {"tl_len_u8", "int64(bytes, uint8)"},
-    {"tl_len_i8", "int64(bytes, int8)"},
-    {"tl_len_u16", "int64(bytes, uint16)"},
-    {"tl_len_i32", "int64(bytes, int32)"},
-    {"tl_len_u32", "int64(bytes, uint32)"},
-    {"tl_len_i64", "int64(bytes, int64)"},
-    {"tl_len_size", "int64(bytes, size_t)"},
-    {"tl_count_nul", "size_t(bytes, size_t)"},
-    {"tl_same_bytes", "bool(bytes, size_t, bytes, size_t)"},
-    {"tl_first_byte", "int32(bytes, size_t)"},
+    {"tl_fnv1a", "uint64(bytes, len size_t)"},
+    {"tl_len_u8", "int64(bytes, len uint8)"},
+    {"tl_len_i8", "int64(bytes, len int8)"},
+    {"tl_len_u16", "int64(bytes, len uint16)"},
+    {"tl_len_i32", "int64(bytes, len int32)"},
+    {"tl_len_u32", "int64(bytes, len uint32)"},
+    {"tl_len_i64", "int64(bytes, len int64)"},
+    {"tl_len_size", "int64(bytes, len size_t)"},
+    {"tl_count_nul", "size_t(bytes, len size_t)"},
+    {"tl_same_bytes", "bool(bytes, len size_t, bytes, len size_t)"},
+    {"tl_first_byte", "int32(bytes, len size_t)"},
     {"tl_static_ptr", "pointer()"},
     {"tl_is_static", "bool(pointer)"},
     {"tl_deref", "int64(pointer)"},
@@ -377,7 +377,9 @@ static const struct {
     {"tl_box_new", "pointer(int64)"},
     {"tl_box_get", "int64(pointer)"},
     {"tl_box_set", "void(pointer, int64)"},
-    {"tl_box_free", "void(pointer)"},
+    {"tl_box_free", "void(pointer!)"},
+    {"tl_box_drop", "void(pointer!, int64)"},
+    {"tl_find", "int64(bytes, int32, len size_t)"},
     {"tl_boxes", "int64()"},
     {"tl_divmod", "int32(int64, int64, out int64, out int64)"},
     {"tl_out_first", "void(out int32, int32)"},
@@ -979,6 +981,13 @@ static void test_bytes(yaia_runtime *rt)
         }
         free(s);
     }
+    /* A length declared after another argument (memchr's layout): the
+    ** argument between is the caller's, the length the runtime's. */
+    expect_result(rt, "t", "tl_find", "[\"hello\",108]", "2");
+    expect_result(rt, "t", "tl_find", "[\"hello\",122]", "-6");
+    expect_result(rt, "t", "tl_find", "[\"\",0]", "-1");
+    expect_bad_argument(rt, "t", "tl_find", "[\"hello\",108,5]", -1);
+    expect_bad_argument(rt, "t", "tl_find", "[\"hello\",\"l\"]", 1);
     /* Two bytes parameters: the index counts JSON arguments, not C parameters. */
     expect_bad_argument(rt, "t", "tl_same_bytes", "[\"a\",5]", 1);
     expect_bad_argument(rt, "t", "tl_same_bytes", "[\"a\"]", -1);
@@ -1006,49 +1015,58 @@ static void test_pointers(yaia_runtime *rt)
         memcpy(&fn, &sym, sizeof fn);
         direct = fn();
     }
-    char *want = fmt("%llu", (unsigned long long)(uintptr_t)direct);
-    check(strcmp(p, want) == 0, "pointer(): the static's address as an integer -- expected %s -- got %s", want, p);
-    free(want);
+    /* A returned pointer is a handle, not its address; the same address, the same handle. */
+    char *address = fmt("%llu", (unsigned long long)(uintptr_t)direct);
+    check(strcmp(p, address) != 0 && strtoull(p, NULL, 10) > 0, "pointer(): a handle, not the address -- got %s", p);
+    expect_result(rt, "t", "tl_static_ptr", "[]", p);
     char *args = fmt("[%s]", p);
     expect_result(rt, "t", "tl_is_static", args, "true");
     expect_result(rt, "t", "tl_deref", args, "24301");
-    expect_result(rt, "t", "tl_ptr_bits", args, p);
-    expect_result(rt, "t", "tl_bits_ptr", args, p);
+    expect_result(rt, "t", "tl_ptr_bits", args, address); /* the callee gets the address */
     expect_result(rt, "t", "tl_id_ptr", args, p);
     char *out = fmt("{\"out\":[%s],\"return\":null}", p);
     expect_result(rt, "t", "tl_out_ptr", args, out);
     free(out);
     free(args);
+
+    /* Made-up pointers are refused before any call: the static's real
+    ** address (a call would read 24301), a page that would fault, huge ones. */
+    args = fmt("[%s]", address);
+    expect_bad_argument(rt, "t", "tl_deref", args, 0);
+    expect_bad_argument(rt, "t", "tl_is_static", args, 0);
+    free(args);
+    expect_bad_argument(rt, "t", "tl_deref", "[4096]", 0);
+    expect_bad_argument(rt, "t", "tl_deref", "[18446744073709551615]", 0);
+    expect_bad_argument(rt, "t", "tl_id_ptr", "[9223372036854775808]", 0);
+    {
+        char *r = perform(rt, "t", "tl_deref", "[4096]");
+        check(has(r, "not a pointer handle of this service"), "made-up pointer: the message says why -- got %s", shorten(r));
+        yaia_free(r);
+    }
+    /* Another service's handle is not this one's. */
+    char *req = fmt("{\"op\":\"bind\",\"service\":\"t2\",\"library\":%s,\"ops\":{\"tl_deref\":\"int64(pointer)\"}}", tl_path);
+    char *r = execute(rt, req);
+    check(has(r, "\"ok\":true"), "bind t2 -- got %s", shorten(r));
+    yaia_free(r);
+    free(req);
+    args = fmt("[%s]", p);
+    expect_bad_argument(rt, "t2", "tl_deref", args, 0);
+    free(args);
+    free(address);
     free(p);
 
     expect_result(rt, "t", "tl_is_null", "[null]", "true");
     expect_result(rt, "t", "tl_is_null", "[0]", "true");
-    expect_result(rt, "t", "tl_is_null", "[1]", "false");
     expect_result(rt, "t", "tl_is_static", "[null]", "false");
     expect_result(rt, "t", "tl_deref", "[null]", "-1");
-    expect_result(rt, "t", "tl_id_ptr", "[18446744073709551615]", "18446744073709551615");
-    expect_result(rt, "t", "tl_id_ptr", "[9223372036854775808]", "9223372036854775808");
-    {
-        /* NULL as a return: docs/ffi.md maps null to NULL for arguments;
-        ** a NULL return may read as 0 or null. Either must go back in. */
-        char *n = result_of(rt, "t", "tl_null_ptr", "[]");
-        check(n && (strcmp(n, "0") == 0 || strcmp(n, "null") == 0), "pointer(): NULL returns as 0 or null -- got %s",
-              shorten(n));
-        if (n) {
-            printf("note: a NULL pointer return reads as %s\n", n);
-            args = fmt("[%s]", n);
-            expect_result(rt, "t", "tl_is_null", args, "true");
-            free(args);
-        }
-        free(n);
-    }
+    expect_result(rt, "t", "tl_null_ptr", "[]", "0");
     expect_bad_argument(rt, "t", "tl_id_ptr", "[-1]", 0);
     expect_bad_argument(rt, "t", "tl_id_ptr", "[1.5]", 0);
     expect_bad_argument(rt, "t", "tl_id_ptr", "[\"0x10\"]", 0);
     expect_bad_argument(rt, "t", "tl_id_ptr", "[true]", 0);
     expect_bad_argument(rt, "t", "tl_id_ptr", "[18446744073709551616]", 0);
 
-    /* Heap handles: create, use, change, free. */
+    /* Heap handles: create, use, change, free (pointer!: the handle goes with it). */
     long long boxes = tl_counter("tl_boxes");
     char *b = result_of(rt, "t", "tl_box_new", "[-7]");
     if (b) {
@@ -1062,11 +1080,90 @@ static void test_pointers(yaia_runtime *rt)
         expect_result(rt, "t", "tl_box_get", args, "-9223372036854775808");
         check(tl_counter("tl_boxes") == boxes + 1, "pointer: one box alive");
         expect_result(rt, "t", "tl_box_free", args, "null");
+        /* Freed: neither used nor freed again. */
+        expect_bad_argument(rt, "t", "tl_box_get", args, 0);
+        expect_bad_argument(rt, "t", "tl_box_free", args, 0);
         free(args);
         free(b);
     }
     check(tl_counter("tl_boxes") == boxes, "pointer: box freed through its handle -- %lld alive",
           tl_counter("tl_boxes") - boxes);
+    /* A refused call consumes nothing: the box stays usable, then is dropped once. */
+    b = result_of(rt, "t", "tl_box_new", "[5]");
+    if (b) {
+        args = fmt("[%s,\"x\"]", b);
+        expect_bad_argument(rt, "t", "tl_box_drop", args, 1);
+        free(args);
+        args = fmt("[%s]", b);
+        expect_result(rt, "t", "tl_box_get", args, "5");
+        free(args);
+        args = fmt("[%s,1]", b);
+        expect_result(rt, "t", "tl_box_drop", args, "null");
+        expect_bad_argument(rt, "t", "tl_box_drop", args, 0);
+        free(args);
+        free(b);
+    }
+    check(tl_counter("tl_boxes") == boxes, "pointer: a refused call freed nothing, the box was freed once");
+}
+
+/* A service holds at most 65536 handles: the next pointer-returning call is
+** refused before it is made, and a consumed handle makes room. */
+static void test_handle_table(yaia_runtime *rt)
+{
+    section("pointer handle table");
+    char *req = fmt("{\"op\":\"bind\",\"service\":\"boxes\",\"library\":%s,"
+                    "\"ops\":{\"tl_box_new\":\"pointer(int64)\",\"tl_box_free\":\"void(pointer!)\",\"tl_id_ptr\":\"pointer(pointer)\"}}",
+                    tl_path);
+    char *r = execute(rt, req);
+    check(has(r, "\"ok\":true"), "bind boxes -- got %s", shorten(r));
+    yaia_free(r);
+    free(req);
+    enum { LIMIT = 65536 };
+    long long boxes = tl_counter("tl_boxes");
+    long long *handles = calloc(LIMIT, sizeof *handles);
+    int made = 0;
+    for (; handles && made < LIMIT; made++) {
+        r = perform(rt, "boxes", "tl_box_new", "[1]");
+        const char *res = r ? strstr(r, "\"result\":") : NULL;
+        if (!res) {
+            check(0, "box %d -- got %s", made, shorten(r));
+            yaia_free(r);
+            break;
+        }
+        handles[made] = strtoll(res + 9, NULL, 10);
+        yaia_free(r);
+    }
+    check(made == LIMIT, "%d boxes, each with a handle", made);
+    r = perform(rt, "boxes", "tl_box_new", "[1]");
+    check(has(r, "\"code\":\"handle_table_full\""), "one box too many: handle_table_full -- got %s", shorten(r));
+    yaia_free(r);
+    check(tl_counter("tl_boxes") == boxes + made, "the refused call made no box");
+    /* Returning a pointer already held needs room too, and gets its own handle back. */
+    char *args = fmt("[%lld]", handles[0]);
+    r = perform(rt, "boxes", "tl_id_ptr", args);
+    check(has(r, "\"code\":\"handle_table_full\""), "full table: tl_id_ptr refused -- got %s", shorten(r));
+    yaia_free(r);
+    expect_result(rt, "boxes", "tl_box_free", args, "null");
+    free(args);
+    r = perform(rt, "boxes", "tl_box_new", "[1]");
+    const char *res = r ? strstr(r, "\"result\":") : NULL;
+    check(res != NULL, "a freed box made room -- got %s", shorten(r));
+    if (res)
+        handles[0] = strtoll(res + 9, NULL, 10);
+    yaia_free(r);
+    for (int i = 0; i < made; i++) {
+        char a[32];
+        snprintf(a, sizeof a, "[%lld]", handles[i]);
+        r = perform(rt, "boxes", "tl_box_free", a);
+        if (!has(r, "\"ok\":true")) {
+            check(0, "free box %d -- got %s", i, shorten(r));
+            yaia_free(r);
+            break;
+        }
+        yaia_free(r);
+    }
+    check(tl_counter("tl_boxes") == boxes, "every box freed once -- %lld alive", tl_counter("tl_boxes") - boxes);
+    free(handles);
 }
 
 static void test_outs(yaia_runtime *rt)
@@ -1189,8 +1286,17 @@ static void test_bad_bindings(yaia_runtime *rt)
         {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libc.so.6\",\"ops\":{\"strlen\":\"size_t(string!)\"}}", "bad_signature", "\\\"string!\\\" at column 8"},
         {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libc.so.6\",\"ops\":{\"strlen\":\"bytes(string)\"}}", "bad_signature", "\\\"bytes\\\" at column 1"},
         {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libz.so.1\",\"ops\":{\"crc32\":\"uint64(uint64, bytes)\"}}", "bad_signature", "bytes"},
-        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libz.so.1\",\"ops\":{\"crc32\":\"uint64(uint64, bytes, double)\"}}", "bad_signature", "\\\"double\\\" at column 23"},
-        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libz.so.1\",\"ops\":{\"crc32\":\"uint64(uint64, bytes, out uint32)\"}}", "bad_signature", "column 27"},
+        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libz.so.1\",\"ops\":{\"crc32\":\"uint64(uint64, bytes, double)\"}}", "bad_signature", "\\\"bytes\\\" at column 16"},
+        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libz.so.1\",\"ops\":{\"crc32\":\"uint64(uint64, bytes, out uint32)\"}}", "bad_signature", "column 16"},
+        /* The length of bytes is declared with len: an integer after it is an argument of its own. */
+        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libz.so.1\",\"ops\":{\"crc32\":\"uint64(uint64, bytes, uint32)\"}}", "bad_signature", "len size_t"},
+        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libc.so.6\",\"ops\":{\"memchr\":\"pointer(bytes, int32, size_t)\"}}", "bad_signature", "\\\"bytes\\\" at column 9"},
+        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libz.so.1\",\"ops\":{\"crc32\":\"uint64(uint64, len uint32)\"}}", "bad_signature", "\\\"len\\\" at column 16"},
+        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libz.so.1\",\"ops\":{\"crc32\":\"uint64(bytes, len double)\"}}", "bad_signature", "\\\"double\\\" at column 19"},
+        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libz.so.1\",\"ops\":{\"crc32\":\"uint64(bytes, len size_t, len size_t)\"}}", "bad_signature", "\\\"len\\\" at column 27"},
+        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libz.so.1\",\"ops\":{\"crc32\":\"bool(bytes, bytes, len size_t, len size_t)\"}}", "bad_signature", "\\\"bytes\\\" at column 6"},
+        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libc.so.6\",\"ops\":{\"malloc\":\"pointer!(size_t)\"}}", "bad_signature", "\\\"pointer!\\\" at column 1"},
+        {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libc.so.6\",\"ops\":{\"free\":\"void(out pointer!)\"}}", "bad_signature", "\\\"pointer!\\\" at column 10"},
         {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libc.so.6\",\"ops\":{\"strlen\":\"size_t(out string)\"}}", "bad_signature", "\\\"string\\\" at column 12"},
         {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libc.so.6\",\"ops\":{\"strlen\":\"size_t(out bytes, size_t)\"}}", "bad_signature", "\\\"bytes\\\" at column 12"},
         {"{\"op\":\"bind\",\"service\":\"b4\",\"library\":\"libc.so.6\",\"ops\":{\"abs\":\"int32(void, int32)\"}}", "bad_signature", "\\\"void\\\" at column 7"},
@@ -1729,6 +1835,7 @@ int main(void)
     test_owned_free_override(rt);
     test_bytes(rt);
     test_pointers(rt);
+    test_handle_table(rt);
     test_outs(rt);
     test_many_args(rt);
     test_bad_bindings(rt);

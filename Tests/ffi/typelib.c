@@ -294,6 +294,17 @@ API int32_t tl_first_byte(const void *data, size_t n)
     return n ? ((const unsigned char *)data)[0] : -1;
 }
 
+/* int64(bytes, int32, len size_t), laid out as memchr: the index of the first
+** c among the n bytes, or -n - 1 when there is none (so a test sees n) */
+API int64_t tl_find(const void *data, int32_t c, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == (unsigned char)c)
+            return (int64_t)i;
+    return -(int64_t)n - 1;
+}
+
 /* ------------------------------------------------------------ pointers */
 
 static int64_t the_static = 0x5EED;
@@ -326,6 +337,12 @@ API void tl_box_free(void *p)
         free(p);
         atomic_fetch_sub(&boxes, 1);
     }
+}
+/* void(pointer!, int64): tl_box_free with an argument after the pointer */
+API void tl_box_drop(void *p, int64_t tag)
+{
+    (void)tag;
+    tl_box_free(p);
 }
 
 /* ------------------------------------------------------------ out-parameters */

@@ -11,7 +11,7 @@
 **     frees        int64()               of those, freed through calc_free
 **     bad_frees    int64()               calc_free calls on anything else
 **     thread       uint64()              pthread_self() of the calling thread
-**     stats        int32(bytes, size_t, out uint64, out double)
+**     stats        int32(bytes, len size_t, out uint64, out double)
 **                                        byte sum and mean; returns the count
 **
 **   service "calc_slow" (YAIA_SERVICE_BLOCKING: called on the worker pool)
@@ -138,7 +138,7 @@ static const yaia_function calc[] = {
     {sizeof(yaia_function), "frees", "int64()", FN(get_frees), NULL},
     {sizeof(yaia_function), "bad_frees", "int64(void)", FN(get_bad_frees), NULL},
     {sizeof(yaia_function), "thread", "uint64()", FN(thread), NULL},
-    {sizeof(yaia_function), "stats", "int32(bytes, size_t, out uint64, out double)", FN(stats), NULL},
+    {sizeof(yaia_function), "stats", "int32(bytes, len size_t, out uint64, out double)", FN(stats), NULL},
 };
 
 static const yaia_function calc_slow[] = {

@@ -101,8 +101,8 @@ ZLIB = {
     "service": "z",
     "library": "libz.so.1",
     "ops": {
-        "crc32": "uint64(uint64, bytes, uint32)",
-        "adler32": "uint64(uint64, bytes, uint32)",
+        "crc32": "uint64(uint64, bytes, len uint32)",
+        "adler32": "uint64(uint64, bytes, len uint32)",
         "zlibVersion": "string()",
     },
 }
@@ -163,10 +163,10 @@ TL_OPS: Dict[str, str] = {
     "tl_dup": "string!(string)",
     "tl_dup_or_null": "string!(string)",
     "tl_repeat": "string!(string, int32)",
-    "tl_fnv1a": "uint64(bytes, size_t)",
-    "tl_count_nul": "size_t(bytes, size_t)",
-    "tl_len_u8": "int64(bytes, uint8)",
-    "tl_same_bytes": "bool(bytes, size_t, bytes, size_t)",
+    "tl_fnv1a": "uint64(bytes, len size_t)",
+    "tl_count_nul": "size_t(bytes, len size_t)",
+    "tl_len_u8": "int64(bytes, len uint8)",
+    "tl_same_bytes": "bool(bytes, len size_t, bytes, len size_t)",
     "tl_static_ptr": "pointer()",
     "tl_is_static": "bool(pointer)",
     "tl_deref": "int64(pointer)",
@@ -176,7 +176,9 @@ TL_OPS: Dict[str, str] = {
     "tl_out_ptr": "void(pointer, out pointer)",
     "tl_box_new": "pointer(int64)",
     "tl_box_get": "int64(pointer)",
-    "tl_box_free": "void(pointer)",
+    "tl_box_free": "void(pointer!)",
+    "tl_box_drop": "void(pointer!, int64)",
+    "tl_find": "int64(bytes, int32, len size_t)",
     "tl_divmod": "int32(int64, int64, out int64, out int64)",
     "tl_out_first": "void(out int32, int32)",
     "tl_describe": "string(int8, uint8, int16, uint16, int32, uint32, int64, uint64, bool, size_t, "
@@ -202,7 +204,7 @@ def ctypes_function(lib: ctypes.CDLL, name: str, signature: str) -> Any:
     ret, params = signature.split("(", 1)
     fn = getattr(lib, name)
     fn.restype = CTYPES[ret.strip().rstrip("!")]
-    names = [p.strip() for p in params.rstrip(")").split(",") if p.strip()]
+    names = [p.strip().rstrip("!") for p in params.rstrip(")").split(",") if p.strip()]
     fn.argtypes = [CTYPES[p] for p in names]
     return fn
 
@@ -589,27 +591,67 @@ def test_bytes(frt: yaia.Runtime) -> None:
 
 
 def test_pointers(frt: yaia.Runtime, tl: ctypes.CDLL) -> None:
-    static = ctypes_function(tl, "tl_static_ptr", TL_OPS["tl_static_ptr"])()
+    address = ctypes_function(tl, "tl_static_ptr", TL_OPS["tl_static_ptr"])()
     p = frt.perform("t", "tl_static_ptr", [])
-    assert p == static and isinstance(p, int)
+    # A handle, not the address; the same address, the same handle.
+    assert isinstance(p, int) and p > 0 and p != address
+    assert frt.perform("t", "tl_static_ptr", []) == p
     assert frt.perform("t", "tl_is_static", [p]) is True
-    assert frt.perform("t", "tl_deref", [p]) == 0x5EED == ctypes.c_int64.from_address(p).value
+    assert frt.perform("t", "tl_deref", [p]) == 0x5EED
     assert frt.perform("t", "tl_id_ptr", [p]) == p
     assert frt.perform("t", "tl_out_ptr", [p]) == {"return": None, "out": [p]}
-    assert frt.perform("t", "tl_id_ptr", [UINT64_MAX]) == UINT64_MAX
     assert frt.perform("t", "tl_is_null", [None]) is True
     assert frt.perform("t", "tl_is_null", [0]) is True
-    null = frt.perform("t", "tl_null_ptr", [])
-    assert null in (0, None) and frt.perform("t", "tl_is_null", [null]) is True
+    assert frt.perform("t", "tl_null_ptr", []) == 0
     for bad in (-1, 1.5, "0x10", True, UINT64_MAX + 1):
         assert bad_argument(frt, "t", "tl_id_ptr", [bad])["index"] == 0
     # A heap handle made through the runtime, read through ctypes, freed through the runtime.
     boxes = tl.tl_boxes()
     box = frt.perform("t", "tl_box_new", [INT64_MIN])
-    assert ctypes.c_int64.from_address(box).value == INT64_MIN == frt.perform("t", "tl_box_get", [box])
+    assert frt.perform("t", "tl_box_get", [box]) == INT64_MIN
     assert tl.tl_boxes() == boxes + 1
     assert frt.perform("t", "tl_box_free", [box]) is None
     assert tl.tl_boxes() == boxes
+    # pointer! consumed the handle: no use after free, no double free.
+    assert "not a pointer handle" in bad_argument(frt, "t", "tl_box_get", [box])["message"]
+    assert bad_argument(frt, "t", "tl_box_free", [box])["index"] == 0
+    assert tl.tl_boxes() == boxes
+
+
+def test_made_up_pointers_are_refused_without_a_call(frt: yaia.Runtime, tl: ctypes.CDLL, tl_path: str) -> None:
+    address = ctypes_function(tl, "tl_static_ptr", TL_OPS["tl_static_ptr"])()
+    # The real address (a call would read 0x5EED), a page that would fault, any number never handed out.
+    for made_up in (address, 4096, 2**40, UINT64_MAX, 987654):
+        detail = bad_argument(frt, "t", "tl_deref", [made_up])
+        assert detail["index"] == 0 and "not a pointer handle of this service" in detail["message"]
+    # Handles belong to the service that handed them out.
+    p = frt.perform("t", "tl_static_ptr", [])
+    bind(frt, {"service": "t_other", "library": tl_path, "ops": {"tl_deref": "int64(pointer)"}})
+    assert bad_argument(frt, "t_other", "tl_deref", [p])["index"] == 0
+
+
+def test_refused_call_consumes_no_handle(frt: yaia.Runtime, tl: ctypes.CDLL) -> None:
+    boxes = tl.tl_boxes()
+    box = frt.perform("t", "tl_box_new", [5])
+    assert bad_argument(frt, "t", "tl_box_drop", [box, "x"])["index"] == 1
+    assert frt.perform("t", "tl_box_get", [box]) == 5
+    assert frt.perform("t", "tl_box_drop", [box, 1]) is None
+    assert bad_argument(frt, "t", "tl_box_drop", [box, 1])["index"] == 0
+    assert tl.tl_boxes() == boxes
+
+
+def test_bytes_length_is_declared(frt: yaia.Runtime, srt: yaia.Runtime) -> None:
+    # memchr's layout: bytes, an argument, then the declared length.
+    assert frt.perform("t", "tl_find", ["hello", ord("l")]) == 2
+    assert frt.perform("t", "tl_find", ["hello", ord("z")]) == -6  # the length received was 5
+    assert frt.perform("t", "tl_find", [{"base64": "AAE="}, 1]) == 1
+    assert "index" not in bad_argument(frt, "t", "tl_find", ["hello", ord("l"), 5])
+    # The old implicit rule -- the integer after bytes took its length -- is refused at bind time.
+    for signature in ("pointer(bytes, int32, size_t)", "uint64(uint64, bytes, uint32)", "int64(bytes)"):
+        with pytest.raises(yaia.YaiaError) as info:
+            bind(srt, {"service": "memchr", "library": "libc.so.6", "ops": {"memchr": signature}})
+        assert info.value.code == "bad_signature" and "len size_t" in info.value.message, signature
+    assert "memchr" not in [s["name"] for s in srt.services()]
 
 
 def test_outs(frt: yaia.Runtime) -> None:
@@ -674,7 +716,10 @@ def test_bad_bindings(srt: yaia.Runtime, binding: Dict[str, Any], code: str, at:
     "signature,token,column",
     [("dbl(double)", "dbl", 1), ("double(double, dbl)", "dbl", 16), ("double double", "double", 8),
      ("double(double,)", ")", 15), ("int32(out string)", "string", 11), ("size_t(string!)", "string!", 8),
-     ("bytes(int32)", "bytes", 1), ("int32(void, int32)", "void", 7), ("double(double) x", "x", 16)],
+     ("bytes(int32)", "bytes", 1), ("int32(void, int32)", "void", 7), ("double(double) x", "x", 16),
+     ("int32(bytes, int32, size_t)", "bytes", 7), ("int32(len size_t)", "len", 7), ("int32(bytes, len double)", "double", 18),
+     ("int32(bytes, bytes, len size_t, len size_t)", "bytes", 7), ("pointer!(int32)", "pointer!", 1),
+     ("int32(out pointer!)", "pointer!", 11)],
 )
 def test_bad_signature_names_token_and_column(srt: yaia.Runtime, signature: str, token: str, column: int) -> None:
     with pytest.raises(yaia.YaiaError) as info:
