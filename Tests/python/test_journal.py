@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import signal
 import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Tuple
@@ -153,18 +155,147 @@ def test_journal_is_written_when_the_runtime_is_freed(journal: Path, examples_pa
     assert [r["kind"] for r in lines(journal)] == ["begin", "open", "send"]
 
 
-def test_a_journal_that_cannot_be_written_says_so(examples_pack: str) -> None:
-    if not os.path.exists("/dev/full"):
-        pytest.skip("no /dev/full on this system")
-    with yaia.Runtime(scenes=[examples_pack], journal="/dev/full") as rt:
-        scene = rt.open(LOGIN)
-        assert scene.send("emailChanged", "a@b.c").view_model["email"] == "a@b.c"  # sends go on
+def test_a_journal_that_cannot_be_written_says_so(tmp_path: Path, examples_pack: str) -> None:
+    # A file size limit of one byte: the journal's writes fail as on a full disk.
+    path = tmp_path / "full.jsonl"
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1, hard))
+    try:
+        with yaia.Runtime(scenes=[examples_pack], journal=path) as rt:
+            scene = rt.open(LOGIN)
+            assert scene.send("emailChanged", "a@b.c").view_model["email"] == "a@b.c"  # sends go on
+            with pytest.raises(yaia.YaiaError) as info:
+                rt.journal(flush=True)
+            assert info.value.code == "bad_journal" and str(path) in str(info.value)
+            assert scene.send("emailChanged", "x@y.z").view_model["email"] == "x@y.z"
+            stopped = rt.journal(stop=True)
+            assert stopped["journal"] == str(path) and str(path) in stopped["warning"]
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, previous)
+
+
+# ---------------------------------------------------------------- files a journal may use
+
+HUGE = 2**63 - 1
+
+
+def test_only_regular_files_are_journaled_or_replayed(rt: yaia.Runtime, tmp_path: Path, examples_pack: str) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    # A FIFO without a writer: a blocking open would never return.
+    code, _ = code_of(rt.journal, start=fifo)
+    assert code == "bad_journal"
+    with pytest.raises(yaia.YaiaError) as info:
+        yaia.replay(fifo, scenes=[examples_pack])
+    assert info.value.code == "bad_journal" and "a FIFO, not a regular file" in info.value.message
+    with pytest.raises(yaia.YaiaError) as info:
+        yaia.replay("/dev/zero", scenes=[examples_pack])
+    assert info.value.code == "bad_journal" and "a device" in info.value.message
+    assert code_of(rt.journal, start="/dev/null")[0] == "bad_journal"
+    assert code_of(rt.journal, start=tmp_path)[0] == "bad_journal"
+    with pytest.raises(yaia.YaiaError) as info:
+        yaia.Runtime(journal=fifo)
+    assert info.value.code == "bad_journal"
+
+
+def test_a_journal_replaces_only_a_journal(rt: yaia.Runtime, tmp_path: Path) -> None:
+    precious = tmp_path / "notes.txt"
+    precious.write_text("keep me\n")
+    with pytest.raises(yaia.YaiaError) as info:
+        rt.journal(start=precious)
+    assert info.value.code == "bad_journal" and "is not a journal" in info.value.message
+    assert precious.read_text() == "keep me\n"
+    path = tmp_path / "j.jsonl"
+    rt.journal(start=path)
+    rt.open(LOGIN)
+    rt.journal(stop=True)
+    assert len(lines(path)) == 2
+    rt.journal(start=path)  # an earlier journal is replaced
+    rt.journal(stop=True)
+    assert [r["kind"] for r in lines(path)] == ["begin"]
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    rt.journal(start=empty)
+    rt.journal(stop=True)
+    assert [r["kind"] for r in lines(empty)] == ["begin"]
+
+
+def open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_stopped_journals_close_their_files(rt: yaia.Runtime, tmp_path: Path) -> None:
+    path = tmp_path / "cycles.jsonl"
+    rt.journal(start=path)
+    rt.journal(stop=True)
+    before = open_descriptors()
+    for _ in range(10_000):
+        rt.journal(start=path)
+        rt.journal(stop=True)
+    assert open_descriptors() == before
+    rt.journal(start=path)
+    assert open_descriptors() == before + 1
+    rt.journal(stop=True)
+    assert open_descriptors() == before
+
+
+def test_journal_numbers_beyond_2_53_are_refused_at_their_line(
+    recorded: Tuple[Path, Any], tmp_path: Path, examples_pack: str
+) -> None:
+    path, _ = recorded
+    records = lines(path)
+    sends = [i for i, r in enumerate(records) if r["kind"] == "send"]
+    outcomes = [i for i, r in enumerate(records) if r["kind"] == "outcome"]
+    opens = [i for i, r in enumerate(records) if r["kind"] == "open"]
+    cases: List[Tuple[int, str, Any]] = [
+        (sends[0], "seq", HUGE),
+        (sends[0], "scene", HUGE),
+        (outcomes[0], "effect", HUGE),
+        (opens[0], "id", HUGE),
+        (sends[0], "seq", 2**53 + 1),
+        (sends[0], "seq", -1),
+        (sends[0], "seq", 1.5),
+    ]
+    for index, key, value in cases:
+        changed = [dict(r) for r in records]
+        changed[index][key] = value
+        bad = tmp_path / f"bad-{key}.jsonl"
+        write_lines(bad, changed)
         with pytest.raises(yaia.YaiaError) as info:
-            rt.journal(flush=True)
-        assert info.value.code == "bad_journal" and "/dev/full" in str(info.value)
-        assert scene.send("emailChanged", "x@y.z").view_model["email"] == "x@y.z"
-        stopped = rt.journal(stop=True)
-        assert stopped["journal"] == "/dev/full" and "/dev/full" in stopped["warning"]
+            yaia.replay(bad, scenes=[examples_pack])
+        assert (info.value.code, info.value.at) == ("bad_journal", f"/{key}"), (key, value)
+        assert f"line {index + 1} of " in info.value.message
+    # The begin line's snapshot (Tests/python/test_snapshot.py checks every field of one).
+    fields = [("next", "scene"), ("next", "effect"), ("next", "flow")]
+    for field in fields:
+        changed = json.loads(json.dumps(records))
+        target = changed[0]["snapshot"]
+        for step in field[:-1]:
+            target = target[step]
+        target[field[-1]] = HUGE
+        bad = tmp_path / "bad-begin.jsonl"
+        write_lines(bad, changed)
+        with pytest.raises(yaia.YaiaError) as info:
+            yaia.replay(bad, scenes=[examples_pack])
+        at = "/snapshot/" + "/".join(str(step) for step in field)
+        assert (info.value.code, info.value.at) == ("bad_journal", at), field
+        assert "line 1 of " in info.value.message
+    # The original still replays.
+    assert yaia.replay(path, scenes=[examples_pack]).identical
+
+
+def test_a_line_longer_than_16_mib_is_refused_without_reading_on(tmp_path: Path, examples_pack: str) -> None:
+    # 4 GiB without a line break, sparse: read whole, it would take 4 GiB.
+    path = tmp_path / "huge-line.jsonl"
+    with open(path, "wb") as f:
+        f.truncate(4 << 30)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(yaia.YaiaError) as info:
+        yaia.replay(path, scenes=[examples_pack])
+    assert info.value.code == "bad_journal" and "line 1 of" in info.value.message and "longer than 16 MiB" in info.value.message
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 256 * 1024  # KiB
 
 
 # ---------------------------------------------------------------- digests

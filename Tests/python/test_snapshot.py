@@ -314,6 +314,58 @@ def test_bad_snapshots(source: Source) -> None:
     assert canonical(source.rt.snapshot()) == canonical(before)
 
 
+HUGE = 2**63 - 1
+MAX_ID = 2**53
+
+
+def test_numbers_beyond_2_53_are_refused_where_they_stand(source: Source) -> None:
+    good = source.rt.snapshot()
+    assert good["flows"] and good["effects"] and good["scenes"]
+    fields: List[Tuple[Any, ...]] = [
+        ("scenes", 0, "id"), ("scenes", 0, "seq"), ("scenes", 1, "flow"),
+        ("flows", 0, "id"), ("flows", 0, "version"), ("flows", 0, "entries", 0, "id"),
+        ("effects", 0, "id"), ("effects", 0, "scene"),
+        ("next", "scene"), ("next", "effect"), ("next", "flow"),
+    ]
+    assert "flow" in good["scenes"][1]
+    before = canonical(source.rt.snapshot())
+    for field in fields:
+        for value in (HUGE, MAX_ID + 2, -1, 1.5, 2**64 - 1):
+            s = copy.deepcopy(good)
+            target = s
+            for step in field[:-1]:
+                target = target[step]
+            target[field[-1]] = value
+            with pytest.raises(yaia.YaiaError) as info:
+                source.rt.restore(s)
+            at = "/snapshot/" + "/".join(str(step) for step in field)
+            assert (info.value.code, info.value.at) == ("bad_snapshot", at), (field, value)
+    assert canonical(source.rt.snapshot()) == before
+    # The runtime goes on: a scene opens and reduces.
+    scene = source.rt.open("example/login")
+    assert scene.send("emailChanged", "a@b.c").view_model["email"] == "a@b.c"
+
+
+def test_ids_run_out_without_a_crash(examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack]) as rt:
+        s = rt.snapshot()
+        s["next"]["scene"] = MAX_ID
+        rt.restore(s)
+        last = rt.open("example/login")
+        assert last.id == MAX_ID
+        for attempt in (lambda: rt.open("example/login"), lambda: rt.start("example/login")):
+            with pytest.raises(yaia.YaiaError) as info:
+                attempt()
+            assert info.value.code == "ids_exhausted"
+        assert last.send("emailChanged", "a@b.c").view_model["email"] == "a@b.c"
+        # The exhausted runtime's snapshot restores elsewhere.
+        with yaia.Runtime(scenes=[examples_pack]) as other:
+            other.restore(rt.snapshot())
+            with pytest.raises(yaia.YaiaError) as info:
+                other.open("example/login")
+            assert info.value.code == "ids_exhausted"
+
+
 def test_refused_state_points_into_it(source: Source) -> None:
     snap = source.rt.snapshot()
     snap["scenes"][0]["state"]["email"] = 5
