@@ -912,7 +912,7 @@ struct JournalLines: ~Copyable {
     /// The next line without its line break, or nil at the end of the file.
     mutating func next() throws(YaiaError) -> [UInt8]? {
         while true {
-            if let end = buffer[scanned...].firstIndex(of: 0x0A) {
+            if let end = lineBreak() {
                 defer {
                     start = end + 1
                     scanned = start
@@ -925,6 +925,15 @@ struct JournalLines: ~Copyable {
                 throw YaiaError(.badJournal, "line \(number + 1) of \(path) is longer than \(JournalLines.maxLine >> 20) MiB")
             }
             try fill()
+        }
+    }
+
+    /// The index of the first line break at or after `scanned`.
+    private func lineBreak() -> Int? {
+        buffer.withUnsafeBytes { all -> Int? in
+            guard let base = all.baseAddress, scanned < all.count,
+                  let hit = memchr(base + scanned, 0x0A, all.count - scanned) else { return nil }
+            return UnsafeRawPointer(hit) - base
         }
     }
 
