@@ -135,7 +135,7 @@ static struct numbers with(size_t offset, const char *value)
 static void test_snapshot_bounds(void)
 {
     section("snapshot: ids, seqs, versions and counters end at 2^53");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     if (!rt)
         return;
     char *snap = snapshot_text(good);
@@ -226,7 +226,7 @@ static void expect_replay_error(yaia_runtime *rt, const char *text, const char *
 static void test_journal_bounds(void)
 {
     section("journal: ids and seqs end at 2^53, on every line");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     if (!rt)
         return;
     /* The begin line's snapshot, each number in turn. */
@@ -282,7 +282,7 @@ static void test_journal_bounds(void)
 static void test_special_files(void)
 {
     section("journal and replay: regular files only, never waiting");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     if (!rt)
         return;
     /* A FIFO with no writer: a blocking open would wait forever. */
@@ -340,7 +340,7 @@ static void test_special_files(void)
 static void test_descriptors(void)
 {
     section("journal: every stopped journal closes its file");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     if (!rt)
         return;
     char *path = temp_path("cycles.jsonl");
@@ -376,7 +376,7 @@ static void test_descriptors(void)
 static void test_long_line(void)
 {
     section("replay: one line at a time, 16 MiB at most");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     if (!rt)
         return;
     /* 4 GiB with no line break (sparse: no disk used). Read whole, as replay
@@ -405,7 +405,7 @@ int main(void)
 {
     harness_start();
     tmp_dir = env_or("TMPDIR", "/tmp");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     if (!rt)
         return harness_finish();
     char *r = yaia_execute(rt, "{\"op\":\"snapshot\"}");

@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 import pytest
 
 import yaia
-from conftest import WAIT, wait_event
+from conftest import HOST, WAIT, wait_event
 
 INT64_MIN, INT64_MAX, UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 MIB = 1 << 20
@@ -236,7 +236,7 @@ def tl(tl_path: str) -> ctypes.CDLL:
 @pytest.fixture(scope="module")
 def srt() -> Iterator[yaia.Runtime]:
     """A runtime with libm, libc and zlib bound by the runtime config."""
-    with yaia.Runtime(config={"bind": [MATH, LIBC, ZLIB]}) as runtime:
+    with yaia.Runtime(config={"bind": [MATH, LIBC, ZLIB]}, **HOST) as runtime:
         yield runtime
 
 
@@ -750,16 +750,16 @@ def test_bad_calls(srt: yaia.Runtime) -> None:
 
 def test_config_bind_errors() -> None:
     with pytest.raises(yaia.YaiaError) as info:
-        yaia.Runtime(config={"bind": [MATH, {**MATH, "service": "m2", "library": "no-such-lib.so"}]})
+        yaia.Runtime(config={"bind": [MATH, {**MATH, "service": "m2", "library": "no-such-lib.so"}]}, **HOST)
     assert (info.value.code, info.value.at) == ("library_not_found", "/bind/1/library")
     with pytest.raises(yaia.YaiaError) as info:
-        yaia.Runtime(config={"bind": [{**MATH, "ops": {"cos": "dbl(double)"}}]})
+        yaia.Runtime(config={"bind": [{**MATH, "ops": {"cos": "dbl(double)"}}]}, **HOST)
     assert (info.value.code, info.value.at) == ("bad_signature", "/bind/0/ops/cos")
     with pytest.raises(yaia.YaiaError) as info:
-        yaia.Runtime(config={"bind": [MATH, MATH]})
+        yaia.Runtime(config={"bind": [MATH, MATH]}, **HOST)
     assert info.value.code == "duplicate_service"
     with pytest.raises(yaia.YaiaError) as info:
-        yaia.Runtime(config={"bind": {}})
+        yaia.Runtime(config={"bind": {}}, **HOST)
     assert info.value.code == "bad_config"
 
 
@@ -775,7 +775,7 @@ def test_services_listing(frt: yaia.Runtime, tl_path: str) -> None:
 def test_foreign_effect_from_a_scene(tl_path: str, examples_pack: str) -> None:
     with yaia.Runtime(scenes=[examples_pack],
                       config={"bind": [MATH, {"service": "slow", "library": tl_path, "blocking": True,
-                                              "ops": {"tl_sleep_ms": "int32(int32)", "tl_thread": "uint64()"}}]}) as rt:
+                                              "ops": {"tl_sleep_ms": "int32(int32)", "tl_thread": "uint64()"}}]}, **HOST) as rt:
         jobs = rt.open("example/jobs")
         (effect,) = jobs.send("run", {"service": "math", "op": "pow", "args": [2, 10]}).effects
         assert effect.status == "running"
@@ -792,7 +792,7 @@ def test_foreign_effect_from_a_scene(tl_path: str, examples_pack: str) -> None:
 
 
 def test_typed_plugin(test_plugin: Callable[[str], str]) -> None:
-    with yaia.Runtime(plugins=[test_plugin("typed")]) as rt:
+    with yaia.Runtime(plugins=[test_plugin("typed")], **HOST) as rt:
         services = {s["name"]: s for s in rt.services()}
         assert services["calc"]["blocking"] is False and services["calc_slow"]["blocking"] is True
         assert rt.perform("calc", "add", [1.5, 2.25]) == 3.75
@@ -813,7 +813,7 @@ def test_typed_plugin(test_plugin: Callable[[str], str]) -> None:
 
 
 def test_typed_plugin_with_a_bad_signature(test_plugin: Callable[[str], str]) -> None:
-    with yaia.Runtime() as rt:
+    with yaia.Runtime(**HOST) as rt:
         before = rt.services()
         with pytest.raises(yaia.YaiaError) as info:
             rt.load_plugin(test_plugin("typed_bad"))
