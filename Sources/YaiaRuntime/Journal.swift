@@ -741,8 +741,11 @@ extension Runtime {
     /// view model is checked against its recorded digest; the first
     /// divergence is reported. With `upTo`, stops after that seq and also
     /// answers with the snapshot of the state reached.
-    public static func replay(path: String, catalog: Catalog, upTo: Int64? = nil) throws(YaiaError) -> JSON {
-        var lines = try JournalLines(path: path)
+    /// Lines longer than `maxLine` bytes are refused, as requests beyond
+    /// request_bytes are.
+    public static func replay(path: String, catalog: Catalog, upTo: Int64? = nil,
+                              maxLine: Int = Limits().requestBytes) throws(YaiaError) -> JSON {
+        var lines = try JournalLines(path: path, maxLine: maxLine)
         let scratch = Runtime(catalog: catalog, workers: 1)
         scratch.replaying = true
         scratch.events.close()
@@ -888,10 +891,9 @@ extension Runtime {
 /// A journal's lines, read in 64 KiB chunks: a replay holds one line at a
 /// time, never the file.
 struct JournalLines: ~Copyable {
-    /// The longest line read, as long as the longest request.
-    static let maxLine = 16 << 20
-
     let path: String
+    /// The longest line read.
+    let maxLine: Int
     private let fd: Int32
     private var buffer: [UInt8] = []
     /// Where the next line starts in `buffer`, and how far past it no line
@@ -902,8 +904,9 @@ struct JournalLines: ~Copyable {
     /// The line last returned, from 1.
     private(set) var number = 0
 
-    init(path: String) throws(YaiaError) {
+    init(path: String, maxLine: Int) throws(YaiaError) {
         self.path = path
+        self.maxLine = maxLine
         fd = try openRegularFile(path, flags: O_RDONLY, followSymlink: true, code: .badJournal)
     }
 
@@ -921,9 +924,7 @@ struct JournalLines: ~Copyable {
             }
             scanned = buffer.count
             if atEnd { return start < buffer.count ? try line(start..<buffer.count) : nil }
-            guard buffer.count - start <= JournalLines.maxLine else {
-                throw YaiaError(.badJournal, "line \(number + 1) of \(path) is longer than \(JournalLines.maxLine >> 20) MiB")
-            }
+            guard buffer.count - start <= maxLine else { throw tooLong(number + 1) }
             try fill()
         }
     }
@@ -939,10 +940,12 @@ struct JournalLines: ~Copyable {
 
     private mutating func line(_ range: Range<Int>) throws(YaiaError) -> [UInt8] {
         number += 1
-        guard range.count <= JournalLines.maxLine else {
-            throw YaiaError(.badJournal, "line \(number) of \(path) is longer than \(JournalLines.maxLine >> 20) MiB")
-        }
+        guard range.count <= maxLine else { throw tooLong(number) }
         return Array(buffer[range])
+    }
+
+    private func tooLong(_ line: Int) -> YaiaError {
+        YaiaError(.badJournal, "line \(line) of \(path) is longer than request_bytes, \(maxLine) bytes")
     }
 
     /// Drops the lines read and appends the next chunk.

@@ -148,7 +148,7 @@ extension Runtime {
         case "replay":
             let path = try grants.confine(try o.requestString("journal"), at: "/journal")
             let upTo = try o["to"].map { (_) throws(YaiaError) -> Int64 in try o.requestInteger("to") }
-            return try Runtime.replay(path: path, catalog: catalog, upTo: upTo)
+            return try Runtime.replay(path: path, catalog: catalog, upTo: upTo, maxLine: limits.requestBytes)
         case "rewind":
             return try rewind(to: try o.requestInteger("to"))
         case "inspect":

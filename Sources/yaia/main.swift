@@ -38,7 +38,7 @@ enum FileHandleOut {
 }
 
 func readAll(_ path: String) -> String? {
-    guard let file = fopen(path, "r") else { return nil }
+    guard let file = fopen(path, "re") else { return nil }
     defer { fclose(file) }
     var text: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)

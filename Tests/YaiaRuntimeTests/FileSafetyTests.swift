@@ -158,7 +158,7 @@ import YaiaExamples
         close(fd)
         let error = yaiaError { () throws(YaiaError) in try Runtime.replay(path: path, catalog: catalog) }
         #expect(error?.code == .badJournal)
-        #expect(error?.message.contains("line 1 of \(path) is longer than 16 MiB") == true)
+        #expect(error?.message.contains("line 1 of \(path) is longer than request_bytes, 16777216 bytes") == true)
     }
 }
 

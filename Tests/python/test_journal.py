@@ -294,8 +294,19 @@ def test_a_line_longer_than_16_mib_is_refused_without_reading_on(tmp_path: Path,
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     with pytest.raises(yaia.YaiaError) as info:
         yaia.replay(path, scenes=[examples_pack])
-    assert info.value.code == "bad_journal" and "line 1 of" in info.value.message and "longer than 16 MiB" in info.value.message
+    assert info.value.code == "bad_journal" and "line 1 of" in info.value.message and "longer than request_bytes, 16777216 bytes" in info.value.message
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak < 256 * 1024  # KiB
+
+
+def test_replay_lines_are_bounded_by_request_bytes(recorded: Tuple[Path, Any], examples_pack: str) -> None:
+    path, _ = recorded
+    longest = max(len(line) for line in path.read_bytes().split(b"\n"))
+    with yaia.Runtime(scenes=[examples_pack], limits={"request_bytes": longest}, **HOST) as rt:
+        assert rt.replay(path).identical
+    with yaia.Runtime(scenes=[examples_pack], limits={"request_bytes": longest - 1}, **HOST) as rt:
+        with pytest.raises(yaia.YaiaError) as info:
+            rt.replay(path)
+        assert info.value.code == "bad_journal" and f"longer than request_bytes, {longest - 1} bytes" in info.value.message
 
 
 # ---------------------------------------------------------------- digests
