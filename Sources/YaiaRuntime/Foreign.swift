@@ -311,8 +311,6 @@ final class PointerHandles: @unchecked Sendable {
     private var nextHandle: UInt64 = 1
     private var reserved = 0
 
-    var count: Int { lock.withLock { entries.count } }
-
     /// The address of `handle` for a call (0 for handle 0: NULL), or nil
     /// when this table never handed it out, forgot it, or (to consume it)
     /// another call holds it.
