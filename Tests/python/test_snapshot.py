@@ -13,6 +13,8 @@ import yaia
 from conftest import HOST
 from example_app import ITEMS, USER, MemoryStore, canonical, drain, loaded_payload, names, start_home, view_models
 
+from conftest import HOST
+
 LOGIN = "example/login"
 HOME = "example/home"
 DETAIL = "example/detail"
