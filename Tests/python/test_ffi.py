@@ -750,16 +750,16 @@ def test_bad_calls(srt: yaia.Runtime) -> None:
 
 def test_config_bind_errors() -> None:
     with pytest.raises(yaia.YaiaError) as info:
-        yaia.Runtime(config={"bind": [MATH, {**MATH, "service": "m2", "library": "no-such-lib.so"}]}, **HOST)
+        yaia.Runtime(config={"bind": [MATH, {**MATH, "service": "m2", "library": "no-such-lib.so"}]})
     assert (info.value.code, info.value.at) == ("library_not_found", "/bind/1/library")
     with pytest.raises(yaia.YaiaError) as info:
-        yaia.Runtime(config={"bind": [{**MATH, "ops": {"cos": "dbl(double)"}}]}, **HOST)
+        yaia.Runtime(config={"bind": [{**MATH, "ops": {"cos": "dbl(double)"}}]})
     assert (info.value.code, info.value.at) == ("bad_signature", "/bind/0/ops/cos")
     with pytest.raises(yaia.YaiaError) as info:
-        yaia.Runtime(config={"bind": [MATH, MATH]}, **HOST)
+        yaia.Runtime(config={"bind": [MATH, MATH]})
     assert info.value.code == "duplicate_service"
     with pytest.raises(yaia.YaiaError) as info:
-        yaia.Runtime(config={"bind": {}}, **HOST)
+        yaia.Runtime(config={"bind": {}})
     assert info.value.code == "bad_config"
 
 

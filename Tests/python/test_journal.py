@@ -145,7 +145,7 @@ def test_journal_request_errors(rt: yaia.Runtime, tmp_path: Path) -> None:
     assert code_of(rt.execute, {"op": "journal", "start": 5}) == ("bad_request", "/start")
     assert code_of(rt.journal, start=tmp_path / "no" / "such" / "dir.jsonl")[0] == "bad_journal"
     with pytest.raises(yaia.YaiaError) as info:
-        yaia.Runtime(journal=tmp_path / "no" / "dir.jsonl", **HOST)
+        yaia.Runtime(journal=tmp_path / "no" / "dir.jsonl")
     assert info.value.code == "bad_journal"
 
 
@@ -196,7 +196,7 @@ def test_only_regular_files_are_journaled_or_replayed(rt: yaia.Runtime, tmp_path
     assert code_of(rt.journal, start="/dev/null")[0] == "bad_journal"
     assert code_of(rt.journal, start=tmp_path)[0] == "bad_journal"
     with pytest.raises(yaia.YaiaError) as info:
-        yaia.Runtime(journal=fifo, **HOST)
+        yaia.Runtime(journal=fifo)
     assert info.value.code == "bad_journal"
 
 

@@ -10,7 +10,6 @@ from typing import Any, Dict, Iterator, List, Tuple
 import pytest
 
 import yaia
-from conftest import HOST
 from example_app import ITEMS, USER, MemoryStore, canonical, drain, loaded_payload, names, start_home, view_models
 
 from conftest import HOST
