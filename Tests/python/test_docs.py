@@ -8,6 +8,8 @@ shows the first word and ignores the rest):
     ```c shared         compiled as a plugin (-shared -fPIC) under -Werror
     ```sh run           run with bash -e -o pipefail; must exit 0
     ```python run       run with python3, the binding on PYTHONPATH; must exit 0
+    ```json run         one request, performed by yaia-cli (YAIA_CLI, else
+                        .build/release/yaia-cli), which prints the response
     ```LANG output      what the block before it printed: its standard output
                         ends with this text, "..." standing for any text
     save=PATH           (with any of the above) the block is also saved as
@@ -20,12 +22,13 @@ shows the first word and ignores the rest):
 PATH and DIR are relative to the repository; "~" is a home folder of the
 page's own, fresh for each run, so blocks may write there (`mkdir ~/hello`).
 YAIA is the repository. Unmarked blocks are fragments and are not run.
-docs/scenes.md has a runner of its own (test_scenes_doc.py) and is only
-link-checked here.
+docs/scenes.md and docs/testing.md have runners of their own
+(test_scenes_doc.py, test_testing.py) and are only link-checked here.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -40,7 +43,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-OWN_RUNNER = {REPO / "docs" / "scenes.md"}
+OWN_RUNNER = {REPO / "docs" / "scenes.md", REPO / "docs" / "testing.md"}
 FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```[ \t]*$", re.M | re.S)
 WORDS = {"run", "shared", "output"}
 KEYS = {"save", "cwd", "needs"}
@@ -157,6 +160,9 @@ def test_the_marked_blocks_run(page: Path, tmp_path: Path) -> None:
             last = run(["bash", "-e", "-o", "pipefail", str(source)], block, cwd).stdout
         elif "run" in block.words and block.language == "python":
             last = run([sys.executable, str(source)], block, cwd).stdout
+        elif "run" in block.words and block.language == "json":
+            cli = os.environ.get("YAIA_CLI", str(REPO / ".build" / "release" / "yaia-cli"))
+            last = run([cli, json.dumps(json.loads(block.text))], block, cwd).stdout
         elif "run" in block.words:
             pytest.fail(f"{block.where}: no way to run a {block.language!r} block")
         ran += 1
@@ -215,6 +221,16 @@ def test_every_relative_link_resolves(page: Path) -> None:
         if not path.exists() or REPO not in (path, *path.parents):
             broken.append(target)
     assert not broken, f"{page.relative_to(REPO)} links to what the repository does not have: {broken}"
+
+
+MENTION = re.compile(r"(?<![\w./$-])((?:docs|Include|Sources|Examples|Tests|Bindings|Benchmarks)/[\w.+-]+(?:/[\w.+-]+)*)")
+
+
+def test_the_readme_names_only_files_the_repository_has() -> None:
+    """Paths the README mentions in its text (not only in links), build outputs aside."""
+    missing = {m.group(1).rstrip(".") for m in MENTION.finditer((REPO / "README.md").read_text())}
+    missing = {path for path in missing if "/.build/" not in path and not (REPO / path).exists()}
+    assert not missing, f"README.md names what the repository does not have: {sorted(missing)}"
 
 
 def test_the_link_check_sees_links() -> None:
