@@ -583,7 +583,7 @@ static void test_requests(void)
     memset(deep, '[', 513);
     memset(deep + 513, ']', 513);
     r = yaia_execute_n(rt, deep, 1026);
-    check_error(r, "invalid_json", "arrays nested 513 deep are invalid_json");
+    check_error(r, "limit_exceeded", "arrays nested 513 deep reach the depth limit");
     yaia_free(r);
     still_works(rt, sid, "deep nesting");
 
