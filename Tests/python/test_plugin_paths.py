@@ -1,5 +1,6 @@
-"""How plugin and scene pack paths are found: as given when absolute or ./-relative,
-else in the working directory, then in the directories of YAIA_PLUGIN_PATH.
+"""How the runtime config's plugin and scene pack paths are found: as given when
+absolute or ./-relative, else in the working directory, then in the directories
+of YAIA_PLUGIN_PATH.
 
 Each test copies the built files under names of its own into fresh folders, so
 a file the dynamic linker loaded for another test is never the one found.
@@ -41,9 +42,6 @@ def test_a_bare_name_is_the_file_in_the_working_directory(auth_so: str, tmp_path
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("YAIA_PLUGIN_PATH", raising=False)
     assert loaded("auth-bare.so") == "auth"
-    # load_plugin answers with the file it found.
-    with yaia.Runtime() as rt:
-        assert rt.load_plugin("auth-bare.so")["path"] == "./auth-bare.so"
 
 
 def test_dot_slash_and_folders_are_relative_to_the_working_directory(auth_so: str, tmp_path: Path,
@@ -63,8 +61,6 @@ def test_a_bare_name_is_then_looked_for_in_yaia_plugin_path(auth_so: str, tmp_pa
     monkeypatch.chdir(tmp_path / "cwd")
     monkeypatch.setenv("YAIA_PLUGIN_PATH", f"{first}::{second}")
     assert loaded("auth-dir.so") == "auth"
-    with yaia.Runtime() as rt:
-        assert rt.load_plugin("auth-dir.so")["path"] == f"{second}/auth-dir.so"
 
 
 def test_the_working_directory_comes_before_yaia_plugin_path(auth_so: str, test_plugin, tmp_path: Path,
