@@ -88,7 +88,7 @@ let lineHelp = """
       {"op": ...}        a request (yaia.h, docs/abi.md); its response is printed
       receive [SECONDS]  the next event, waiting at most SECONDS (default 0)
       help               this list
-      quit               the end (so is the end of input)
+      quit, exit         the end (so is the end of input)
       # ...              a comment
 
     """

@@ -226,11 +226,13 @@ def test_every_relative_link_resolves(page: Path) -> None:
 MENTION = re.compile(r"(?<![\w./$-])((?:docs|Include|Sources|Examples|Tests|Bindings|Benchmarks)/[\w.+-]+(?:/[\w.+-]+)*)")
 
 
-def test_the_readme_names_only_files_the_repository_has() -> None:
-    """Paths the README mentions in its text (not only in links), build outputs aside."""
-    missing = {m.group(1).rstrip(".") for m in MENTION.finditer((REPO / "README.md").read_text())}
-    missing = {path for path in missing if "/.build/" not in path and not (REPO / path).exists()}
-    assert not missing, f"README.md names what the repository does not have: {sorted(missing)}"
+@pytest.mark.parametrize("page", [p for p in PAGES if p.name != "scenes.md"], ids=lambda p: p.name)
+def test_the_files_a_page_names_are_in_the_repository(page: Path) -> None:
+    """Paths of the repository a page names in its text, not only in links, build outputs aside.
+    (docs/scenes.md names the files of the package it generates.)"""
+    named = {m.group(1).rstrip(".") for m in MENTION.finditer(page.read_text())}
+    missing = sorted(path for path in named if "/.build/" not in path and not (REPO / path).exists())
+    assert not missing, f"{page.relative_to(REPO)} names what the repository does not have: {missing}"
 
 
 def test_the_link_check_sees_links() -> None:
