@@ -43,19 +43,22 @@ public struct JSONParser {
     // MARK: errors
 
     func fail(_ message: String, at offset: Int? = nil) -> YaiaError {
-        let offset = offset ?? index
+        YaiaError(.invalidJSON, "invalid JSON: \(message) \(position(offset ?? index))")
+    }
+
+    /// "at byte N (line L, column C)".
+    func position(_ offset: Int) -> String {
         var line = 1
         var column = 1
         for i in 0..<Swift.min(offset, bytes.count) {
             if bytes[i] == 0x0A { line += 1; column = 1 } else { column += 1 }
         }
-        return YaiaError(.invalidJSON, "invalid JSON: \(message) at byte \(offset) (line \(line), column \(column))")
+        return "at byte \(offset) (line \(line), column \(column))"
     }
 
     /// Nesting beyond `maxDepth`: a limit, not a syntax error.
     func tooDeep() -> YaiaError {
-        var error = fail("nesting deeper than \(maxDepth) levels")
-        error.code = .limitExceeded
+        var error = YaiaError(.limitExceeded, "nesting deeper than \(maxDepth) levels \(position(index)): the \"depth\" limit is \(maxDepth)")
         error.limit = "depth"
         return error
     }
