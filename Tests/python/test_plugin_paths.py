@@ -102,3 +102,21 @@ def test_scene_packs_follow_the_same_rule(examples_pack: str, tmp_path: Path,
     with pytest.raises(yaia.YaiaError) as failure:
         yaia.Runtime(scenes=["./examples-dir.so"])
     assert failure.value.code == "scene_pack_not_found"
+
+
+def test_load_plugin_requests_find_a_file_the_same_way_then_confine_it(auth_so: str, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    granted, other = tmp_path / "granted", tmp_path / "other"
+    copy(auth_so, granted, "auth-granted.so")
+    copy(auth_so, other, "auth-other.so")
+    (tmp_path / "cwd").mkdir()
+    monkeypatch.chdir(tmp_path / "cwd")
+    monkeypatch.setenv("YAIA_PLUGIN_PATH", f"{other}:{granted}")
+    with yaia.Runtime(allow=["load_plugin"], files=[granted]) as rt:
+        assert rt.load_plugin("auth-granted.so")["path"] == str(granted.resolve() / "auth-granted.so")
+        with pytest.raises(yaia.YaiaError) as failure:
+            rt.load_plugin("auth-other.so")   # found, but outside the granted directories
+        assert failure.value.code == "not_permitted"
+        with pytest.raises(yaia.YaiaError) as failure:
+            rt.load_plugin("auth-nowhere.so")
+        assert failure.value.code == "not_permitted"   # nowhere: as a file of the working directory, not granted
