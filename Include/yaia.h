@@ -258,6 +258,11 @@ YAIA_API void yaia_free(void *p);
 **              PACK is the path of a scene pack (yaia_scene.h): its scene
 **              types join the runtime's catalog, which has none of its own;
 **              a pack is loaded once per process, whatever runtimes name it.
+**              A PACK or PLUGIN path that is absolute or starts with ./ or
+**              ../ is taken as it is; any other is looked for in the working
+**              directory, then in each directory of the environment variable
+**              YAIA_PLUGIN_PATH (colon-separated), and the file found is the
+**              one opened (never a search of the system's library path).
 **              PLUGIN is a path string or {"path": PATH, "config": {...}};
 **              N (1 to 256, default 4) bounds the worker pool on which
 **              blocking services run; BINDING is a bind request's object

@@ -142,11 +142,42 @@ public let yaiaVersion = "0.1.0"
 
 typealias PluginInit = @convention(c) (UnsafePointer<yaia_plugin_offer>?) -> UnsafePointer<yaia_plugin>?
 
+/// The directories of YAIA_PLUGIN_PATH (colon-separated), in order.
+func pluginSearchPath() -> [String] {
+    guard let raw = getenv("YAIA_PLUGIN_PATH") else { return [] }
+    return String(cString: raw).split(separator: ":").map(String.init)
+}
+
+/// The file a plugin or scene pack path names, the one rule for finding and
+/// for opening it: an absolute path, or one starting with ./ or ../, as it
+/// is; any other relative path in the working directory, else in the first
+/// of `directories` that has it. The answer always holds a slash, so dlopen
+/// opens that very file and never searches the library path for a bare
+/// name. nil when there is no such file.
+func resolveLibraryPath(_ path: String, searching directories: [String] = pluginSearchPath()) -> String? {
+    guard !path.isEmpty else { return nil }
+    if isAnchored(path) { return access(path, F_OK) == 0 ? path : nil }
+    let candidates = [path.contains("/") ? path : "./" + path]
+        + directories.filter { !$0.isEmpty }.map { $0.hasSuffix("/") ? $0 + path : $0 + "/" + path }
+    return candidates.first { access($0, F_OK) == 0 }
+}
+
+/// Absolute, or explicitly relative to the working directory: never searched.
+private func isAnchored(_ path: String) -> Bool {
+    path.hasPrefix("/") || path.hasPrefix("./") || path.hasPrefix("../")
+}
+
+/// Where resolveLibraryPath looked for `path`, for a not-found message.
+func searchedPlaces(_ path: String, directories: [String] = pluginSearchPath()) -> String {
+    guard !isAnchored(path), !directories.isEmpty else { return path }
+    return "\(path) (in the working directory, then YAIA_PLUGIN_PATH: \(directories.joined(separator: ":")))"
+}
+
 /// Loads a plugin: dlopen, negotiate, setup. The services it registers are
 /// returned, not yet added: the caller commits them atomically.
-func loadPlugin(path: String, config: JSON, taken: Set<String>) throws(YaiaError) -> (PluginInfo, [ServiceEntry]) {
-    guard access(path, F_OK) == 0 else {
-        throw YaiaError(.pluginNotFound, "no plugin file at \(path)")
+func loadPlugin(path named: String, config: JSON, taken: Set<String>) throws(YaiaError) -> (PluginInfo, [ServiceEntry]) {
+    guard let path = resolveLibraryPath(named) else {
+        throw YaiaError(.pluginNotFound, "no plugin file at \(searchedPlaces(named))")
     }
     // Never dlclose: the image may hold threads and code still referenced.
     guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {

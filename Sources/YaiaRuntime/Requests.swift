@@ -126,7 +126,9 @@ extension Runtime {
         case "load_plugin":
             let config = o["config"] ?? [:]
             guard case .object = config else { throw YaiaError(.notAnObject, "\"config\" must be an object", at: "/config") }
-            let info = try loadPlugin(path: try grants.confine(try o.requestString("path"), at: "/path"), config: config)
+            // Found as the config's plugins are, then confined where it was found.
+            let path = try o.requestString("path")
+            let info = try loadPlugin(path: try grants.confine(resolveLibraryPath(path) ?? path, at: "/path"), config: config)
             return ["ok": true, "plugin": info.json]
         case "snapshot":
             return ["ok": true, "snapshot": snapshot()]

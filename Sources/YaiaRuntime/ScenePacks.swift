@@ -239,7 +239,10 @@ nonisolated(unsafe) private var packsByPath: [String: LoadedScenePack] = [:]
 
 /// Loads the scene pack at `path` (or finds it loaded), checking everything
 /// yaia_scene.h asks of it. Nothing is kept from a pack that fails.
-public func loadScenePack(path: String) throws(YaiaError) -> LoadedScenePack {
+public func loadScenePack(path named: String) throws(YaiaError) -> LoadedScenePack {
+    guard let path = resolveLibraryPath(named) else {
+        throw YaiaError(.scenePackNotFound, "no scene pack at \(searchedPlaces(named))")
+    }
     var st = stat()
     guard stat(path, &st) == 0 else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
     guard (st.st_mode & S_IFMT) == S_IFREG else {

@@ -8,7 +8,8 @@
 // Each REQUEST argument is a JSON request for yaia_execute; its response is
 // printed on a line of its own. Without REQUEST arguments, requests are read
 // from standard input, one per line; a line "receive [SECONDS]" prints the
-// next event instead (or nothing on time-out). `new pack` is NewPack.swift.
+// next event instead (or nothing on time-out), "help" lists these commands
+// and "quit" ends. `new pack` is NewPack.swift.
 // Exit status: 1 if any response was an error envelope (or `new` could not
 // write a file), 2 for bad usage.
 import CYaia
@@ -58,7 +59,8 @@ let usage = """
     Requests
       Runs each JSON REQUEST (see yaia.h, docs/abi.md) and prints its response
       on a line. Without REQUESTs, reads one request per line from standard
-      input; "receive [SECONDS]" prints the next event, "#" starts a comment.
+      input; "receive [SECONDS]" prints the next event, "help" lists these
+      commands, "quit" (or end of input) ends, "#" starts a comment.
       --config JSON|@FILE  the runtime config, inline or from a file, such as
                            {"scenes": ["path/libshop.so"], "plugins": [...]}
       Requests may use every op on any file (docs/security.md), unless the
@@ -79,6 +81,17 @@ let usage = """
 
     example: yaia-cli '{"op":"bind","service":"m","library":"libm.so.6","ops":{"pow":"double(double,double)"}}' \\
                       '{"op":"perform","effect":{"service":"m","op":"pow","args":[2,10]}}'
+
+    """
+
+/// What a line of standard input may be, for "help" there.
+let lineHelp = """
+    One line, one of:
+      {"op": ...}        a request (yaia.h, docs/abi.md); its response is printed
+      receive [SECONDS]  the next event, waiting at most SECONDS (default 0)
+      help               this list
+      quit, exit         the end (so is the end of input)
+      # ...              a comment
 
     """
 
@@ -143,23 +156,35 @@ struct Session {
         FileHandleOut.stdout(text + "\n")
     }
 
-    mutating func run(_ line: String) {
+    /// Runs one line; false when it asks to end.
+    mutating func run(_ line: String) -> Bool {
         let trimmed = line.trimmingSpaces()
-        guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return }
+        guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { return true }
+        switch trimmed {
+        case "quit", "exit":
+            return false
+        case "help":
+            FileHandleOut.stdout(lineHelp)
+            return true
+        default:
+            break
+        }
         if trimmed == "receive" || trimmed.hasPrefix("receive ") {
             let seconds = Double(trimmed.dropFirst("receive".count).trimmingSpaces()) ?? 0
             emit(yaia_receive(rt, seconds))
-            return
+            return true
         }
         emit(yaia_execute(rt, trimmed))
+        return true
     }
 }
 
 var session = Session(rt: rt)
 if arguments.isEmpty {
-    while let line = readLine(strippingNewline: true) { session.run(line) }
+    if isatty(0) != 0 { FileHandleOut.stderr("yaia-cli: one request a line; help lists the commands, quit ends\n") }
+    while let line = readLine(strippingNewline: true), session.run(line) {}
 } else {
-    for request in arguments { session.run(request) }
+    for request in arguments where !session.run(request) { break }
 }
 yaia_runtime_free(rt)
 exit(session.failed ? 1 : 0)

@@ -1,7 +1,8 @@
 """Fixtures for the Python binding's tests.
 
 The library is found as the binding finds it (YAIA_LIBRARY, else the build
-folder); plugins come from YAIA_PLUGIN_DIR and YAIA_TEST_PLUGIN_DIR, else the
+folder), and is required: without it the run stops with a usage error.
+Artifacts a few tests need may be missing, and those tests skip; plugins come from YAIA_PLUGIN_DIR and YAIA_TEST_PLUGIN_DIR, else the
 build folders `make plugins` and `make test` fill. libyaia.so carries no
 scenes: the example scenes come from the examples pack, YAIA_EXAMPLES_PACK,
 else .build/release/libyaia-examples.so (`make examples-pack`), which every
@@ -36,12 +37,17 @@ TEST_PLUGIN_DIR = _dir("YAIA_TEST_PLUGIN_DIR", REPO / ".build" / "yaia" / "test-
 EXAMPLES_PACK = _dir("YAIA_EXAMPLES_PACK", REPO / ".build" / "release" / "libyaia-examples.so")
 
 
-@pytest.fixture(scope="session", autouse=True)
-def library() -> Any:
+def pytest_configure(config: pytest.Config) -> None:
+    """Every test needs libyaia.so: without it the run stops, it does not pass empty."""
     try:
-        return yaia.ffi.load_library()
-    except yaia.LibraryNotFound as exc:
-        pytest.skip(f"libyaia.so is not built ({exc}); `make test` builds it first")
+        yaia.ffi.load_library()
+    except (yaia.LibraryNotFound, yaia.AbiMismatch) as exc:
+        raise pytest.UsageError(f"the Python tests need libyaia.so, which does not load: {exc}") from exc
+
+
+@pytest.fixture(scope="session")
+def library() -> Any:
+    return yaia.ffi.load_library()
 
 
 @pytest.fixture(scope="session")

@@ -103,6 +103,22 @@ def test_a_mistyped_command_is_a_usage_error(cli: str, args: List[str], message:
     assert done.stdout == ""
 
 
+def test_help_on_standard_input_lists_the_line_commands(cli: str) -> None:
+    done = run(cli, stdin="help\n")
+    assert done.returncode == 0, done.stderr
+    for part in ("receive [SECONDS]", "help", "quit", "# ..."):
+        assert part in done.stdout
+    assert "invalid_json" not in done.stdout
+
+
+@pytest.mark.parametrize("word", ["quit", "exit", "  quit\r"])
+def test_quit_ends_standard_input(cli: str, word: str) -> None:
+    done = run(cli, stdin=f'{{"op":"scenes"}}\n{word}\n{{"op":"nope"}}\n')
+    assert done.returncode == 0, done.stderr
+    (only,) = (json.loads(line) for line in done.stdout.splitlines())
+    assert only["ok"] is True
+
+
 def test_json_literals_are_still_requests(cli: str) -> None:
     done = run(cli, "null")
     assert done.returncode == 1

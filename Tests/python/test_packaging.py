@@ -39,6 +39,7 @@ def test_wheel(tmp_path: Path) -> None:
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "Requires-Python: >=3.9" in text
+    assert "License: Apache-2.0" in text
 
 
 def test_typed_strict(tmp_path: Path) -> None:
