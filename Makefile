@@ -1,7 +1,7 @@
 # Yaia -- build, demo, test, bench, install.
 #
 #   make demo      build libyaia.so and the example plugins, run the example scenes
-#   make test      build and run every test suite (Swift, C, Python)
+#   make test      build and run every test suite (Swift, C, Python) and a short fuzzing pass
 #   make bench     benchmarks (medians, with ratios against baselines of the same run)
 #   make tsan      stress test against a thread-sanitized libyaia (debug build)
 #   make fuzz      fuzz yaia_execute for FUZZ_SECONDS (600); `make test` runs a short pass

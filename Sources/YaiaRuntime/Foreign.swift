@@ -355,8 +355,14 @@ func bindLibrary(_ request: JSONObject, at pointer: String) throws(YaiaError) ->
         }
         var free: ForeignFunction.Free?
         if signature.returns == .ownedString {
-            let p = try symbol(freeName ?? "free", at: at)
-            free = unsafeBitCast(p, to: ForeignFunction.Free.self)
+            if let freeName {
+                free = unsafeBitCast(try symbol(freeName, at: at), to: ForeignFunction.Free.self)
+            } else {
+                // The process's free, which the library's own malloc calls pair with;
+                // dlsym(handle, "free") would find libc's even where the program
+                // replaces the allocator (jemalloc, a sanitizer).
+                free = { Glibc.free($0) }
+            }
         }
         functions.append(try ForeignFunction(op: op, signature: signature, function: try symbol(symbolName, at: at), free: free))
     }
