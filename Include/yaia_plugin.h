@@ -86,6 +86,8 @@ extern "C" {
 #define YAIA_ERR_JSON     3  /* the JSON text given was not valid; the call failed with code "bad_result" */
 #define YAIA_ERR_STATE    4  /* not allowed now (for example add_service() outside setup()) */
 #define YAIA_ERR_EXISTS   5  /* a service with that name is already registered */
+#define YAIA_ERR_LIMIT    6  /* the text given passes a limit of the runtime (its size or
+                                nesting); the call failed with code "limit_exceeded" */
 
 /* yaia_service.flags */
 #define YAIA_SERVICE_BLOCKING 1u  /* perform() may block: call it on the worker pool */

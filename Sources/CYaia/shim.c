@@ -1,2 +1,17 @@
-/* SwiftPM needs one source file in a C target; the module is header-only. */
 #include "CYaia.h"
+
+static _Thread_local int reentry_depth;
+
+int cyaia_reentry_enter(int limit)
+{
+    if (reentry_depth >= limit)
+        return 0;
+    reentry_depth++;
+    return 1;
+}
+
+void cyaia_reentry_leave(void)
+{
+    if (reentry_depth > 0)
+        reentry_depth--;
+}

@@ -32,7 +32,8 @@ func handleError(_ rt: OpaquePointer?, tag: JSON? = nil) -> UnsafeMutablePointer
 
 /// The request's tag, for envelopes refused before the request is performed.
 func tag(of request: UnsafeBufferPointer<UInt8>) -> JSON? {
-    (try? JSONParser.parse(request))?["tag"]
+    guard request.count <= Limits().requestBytes else { return nil }
+    return (try? JSONParser.parse(request))?["tag"]
 }
 
 /// Borrows a C string as bytes.
@@ -41,10 +42,10 @@ func bytes<T>(_ text: UnsafePointer<CChar>, _ body: (UnsafeBufferPointer<UInt8>)
     return text.withMemoryRebound(to: UInt8.self, capacity: n) { body(UnsafeBufferPointer(start: $0, count: n)) }
 }
 
-/// Parses a C string argument; nil text is `null_argument`.
-func parse(_ text: UnsafePointer<CChar>?, _ what: String) throws(YaiaError) -> JSON {
+/// Parses a C string argument within the runtime's limits; nil text is `null_argument`.
+func parse(_ text: UnsafePointer<CChar>?, _ what: String, _ runtime: Runtime) throws(YaiaError) -> JSON {
     guard let text else { throw YaiaError(.nullArgument, "\(what) is NULL") }
-    return try bytes(text) { buffer in Result { () throws(YaiaError) in try JSONParser.parse(buffer) } }.get()
+    return try bytes(text) { buffer in Result { () throws(YaiaError) in try runtime.limits.parse(buffer) } }.get()
 }
 
 /// Runs `body` on the runtime behind `rt`, turning errors into envelopes.
@@ -70,7 +71,10 @@ public func yaia_free(_ p: UnsafeMutableRawPointer?) { free(p) }
 public func yaia_runtime_new(_ config: UnsafePointer<CChar>?, _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> OpaquePointer? {
     errorOut?.pointee = nil
     do throws(YaiaError) {
-        let json: JSON = config == nil ? [:] : try parse(config, "config_json")
+        // The config is the host's own: no request limits apply to it.
+        let json: JSON = try config.map { text throws(YaiaError) in
+            try bytes(text) { buffer in Result { () throws(YaiaError) in try JSONParser.parse(buffer) } }.get()
+        } ?? [:]
         let runtime = try Runtime(catalog: Catalog(), config: json)
         return OpaquePointer(bitPattern: runtimes.insert(runtime))
     } catch {
@@ -101,6 +105,11 @@ public func yaia_execute_n(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>
         guard let runtime = runtime(rt) else { return handleError(rt) }
         return cString(runtime.execute(UnsafeBufferPointer(start: nil, count: 0)))
     }
+    // A size_t beyond Int.max (a negative length passed through) is no buffer.
+    guard length >= 0 else {
+        guard let runtime = runtime(rt) else { return handleError(rt) }
+        return cString(YaiaError.limit("request_bytes", runtime.limits.requestBytes, "a request of \(UInt(bitPattern: length)) bytes").envelope())
+    }
     return request.withMemoryRebound(to: UInt8.self, capacity: length) {
         let text = UnsafeBufferPointer(start: $0, count: length)
         guard let runtime = runtime(rt) else { return handleError(rt, tag: tag(of: text)) }
@@ -127,7 +136,7 @@ public func yaia_set_notifier(_ rt: OpaquePointer?, _ notify: (@convention(c) (U
 public func yaia_open(_ rt: OpaquePointer?, _ scene: UnsafePointer<CChar>?, _ args: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     withRuntime(rt) { (runtime) throws(YaiaError) in
         guard let scene else { throw YaiaError(.nullArgument, "scene is NULL") }
-        let json: JSON = args == nil ? [:] : try parse(args, "args_json")
+        let json: JSON = args == nil ? [:] : try parse(args, "args_json", runtime)
         guard case .object = json else { throw YaiaError(.notAnObject, "args_json must be an object, not \(json.kindName)") }
         return try runtime.open(String(cString: scene), args: json)
     }
@@ -142,7 +151,8 @@ public func yaia_send(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePoin
     // and a journal copies the action text as given.
     let result = bytes(action) { text in
         Result { () throws(YaiaError) in
-            try runtime.send(scene: scene, action: try Action(parsing: text), actionText: text, into: &writer)
+            try runtime.limits.checkSize(text.count)
+            return try runtime.send(scene: scene, action: try Action(parsing: text, maxDepth: runtime.limits.depth), actionText: text, into: &writer)
         }
     }
     switch result {
@@ -154,7 +164,7 @@ public func yaia_send(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePoin
 @_cdecl("yaia_resolve")
 public func yaia_resolve(_ rt: OpaquePointer?, _ effect: Int64, _ outcome: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     withRuntime(rt) { (runtime) throws(YaiaError) in
-        let json = try parse(outcome, "outcome_json")
+        let json = try parse(outcome, "outcome_json", runtime)
         guard case .object(let o) = json else { throw YaiaError(.notAnObject, "outcome_json must be an object") }
         switch (o["result"], o["error"]) {
         case (let result?, nil): return try runtime.resolve(effect: effect, outcome: .success(result))

@@ -4,7 +4,8 @@
 /// infinities; the text must be valid UTF-8 with no byte order mark; `\u`
 /// escapes must pair surrogates. Duplicate keys: the last one wins. Numbers
 /// outside the range of a double are refused, not turned into infinity.
-/// Nesting deeper than `maxDepth` is refused before it can exhaust the stack.
+/// Nesting deeper than `maxDepth` is refused (`limit_exceeded`, limit
+/// "depth") before it can exhaust the stack.
 public struct JSONParser {
     public static let defaultMaxDepth = 512
 
@@ -42,13 +43,24 @@ public struct JSONParser {
     // MARK: errors
 
     func fail(_ message: String, at offset: Int? = nil) -> YaiaError {
-        let offset = offset ?? index
+        YaiaError(.invalidJSON, "invalid JSON: \(message) \(position(offset ?? index))")
+    }
+
+    /// "at byte N (line L, column C)".
+    func position(_ offset: Int) -> String {
         var line = 1
         var column = 1
         for i in 0..<Swift.min(offset, bytes.count) {
             if bytes[i] == 0x0A { line += 1; column = 1 } else { column += 1 }
         }
-        return YaiaError(.invalidJSON, "invalid JSON: \(message) at byte \(offset) (line \(line), column \(column))")
+        return "at byte \(offset) (line \(line), column \(column))"
+    }
+
+    /// Nesting beyond `maxDepth`: a limit, not a syntax error.
+    func tooDeep() -> YaiaError {
+        var error = YaiaError(.limitExceeded, "nesting deeper than \(maxDepth) levels \(position(index)): the \"depth\" limit is \(maxDepth)")
+        error.limit = "depth"
+        return error
     }
 
     func describeByte() -> String {
@@ -97,7 +109,7 @@ public struct JSONParser {
     }
 
     mutating func parseObject(depth: Int) throws(YaiaError) -> JSON {
-        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
+        guard depth <= maxDepth else { throw tooDeep() }
         index += 1
         var members: [JSONObject.Member] = []
         skipSpace()
@@ -130,7 +142,7 @@ public struct JSONParser {
     }
 
     mutating func parseArray(depth: Int) throws(YaiaError) -> JSON {
-        guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth) levels") }
+        guard depth <= maxDepth else { throw tooDeep() }
         index += 1
         var array: [JSON] = []
         skipSpace()
@@ -328,11 +340,11 @@ extension Action {
     /// `Action(json: JSONParser.parse(bytes))`, with the same results and
     /// errors, but the action's members are taken as they are read: no
     /// object is built and searched. Every send pays for this parse.
-    public init(parsing bytes: UnsafeBufferPointer<UInt8>) throws(YaiaError) {
-        var parser = JSONParser(bytes: bytes, maxDepth: JSONParser.defaultMaxDepth)
+    public init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) throws(YaiaError) {
+        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
         parser.skipSpace()
         guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else {
-            try self.init(json: try JSONParser.parse(bytes))
+            try self.init(json: try JSONParser.parse(bytes, maxDepth: maxDepth))
             return
         }
         var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?

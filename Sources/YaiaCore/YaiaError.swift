@@ -50,6 +50,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let scenePackInvalid = ErrorCode(rawValue: "scene_pack_invalid")
     public static let scenePackError = ErrorCode(rawValue: "scene_pack_error")
     public static let duplicateScene = ErrorCode(rawValue: "duplicate_scene")
+    public static let notPermitted = ErrorCode(rawValue: "not_permitted")
+    public static let limitExceeded = ErrorCode(rawValue: "limit_exceeded")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }
 
@@ -59,11 +61,20 @@ public struct YaiaError: Error, Equatable, Sendable, CustomStringConvertible {
     public var code: ErrorCode
     public var message: String
     public var at: String?
+    /// For `limit_exceeded`: the name of the limit reached.
+    public var limit: String?
 
     public init(_ code: ErrorCode, _ message: String, at: String? = nil) {
         self.code = code
         self.message = message
         self.at = at
+    }
+
+    /// `limit_exceeded` for the limit `name`, whose value is `value`.
+    public static func limit(_ name: String, _ value: Int, _ what: String, at: String? = nil) -> YaiaError {
+        var error = YaiaError(.limitExceeded, "\(what): the \"\(name)\" limit is \(value)", at: at)
+        error.limit = name
+        return error
     }
 
     /// The same error, located under `prefix` (a JSON Pointer).
@@ -77,6 +88,7 @@ public struct YaiaError: Error, Equatable, Sendable, CustomStringConvertible {
     public var json: JSON {
         var o: JSONObject = ["code": .string(code.rawValue), "message": .string(message)]
         if let at { o["at"] = .string(at) }
+        if let limit { o["limit"] = .string(limit) }
         return .object(o)
     }
 

@@ -50,8 +50,7 @@ extension Runtime {
 
     /// Opens a flow with a root scene; answers with the root's update and the stack.
     public func startFlow(name: String?, scene: String, args: JSON) throws(YaiaError) -> JSON {
-        guard let type = catalog[scene] else { throw YaiaError(.unknownScene, "no scene type named \"\(scene)\"") }
-        let value = try type.open(args: args)
+        let value = try sceneType(scene).open(args: args)
         return try input({ () throws(YaiaError) -> JSON in try installFlow(name: name, scene: scene, value: value) },
                          record: { r in (.start(name: name, scene: scene, args: args), r) })
     }
@@ -59,6 +58,7 @@ extension Runtime {
     private func installFlow(name: String?, scene: String, value: any LiveScene) throws(YaiaError) -> JSON {
         let (flow, slot) = try lock.withLock { () throws(YaiaError) -> (FlowSlot, SceneSlot) in
             try checkRunning()
+            try checkSceneRoom()
             let id = nextSceneID
             nextSceneID += 1
             let flow = FlowSlot(id: nextFlowID, name: name, flow: Flow(root: .init(scene: id, name: scene, presentation: .root)))
@@ -204,10 +204,11 @@ extension Runtime {
     func perform(_ steps: [Flow.Step], in flow: FlowSlot, committing next: Flow, work: inout Work, depth: Int) throws(YaiaError) {
         var opened: [Int64: any LiveScene] = [:]
         for case .open(let id, let name, let args) in steps {
-            guard let type = catalog[name] else { throw YaiaError(.unknownScene, "no scene type named \"\(name)\"") }
+            let type = try sceneType(name)
             guard case .object = args else { throw YaiaError(.badArgs, "the arguments of \(name) must be an object") }
             opened[id] = try type.open(args: args)
         }
+        if !opened.isEmpty { try lock.withLock { () throws(YaiaError) in try checkSceneRoom(adding: opened.count) } }
         flow.flow = next
         for step in steps {
             switch step {

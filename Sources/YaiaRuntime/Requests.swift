@@ -7,7 +7,7 @@ extension Runtime {
     public func execute(_ bytes: UnsafeBufferPointer<UInt8>) -> JSON {
         let request: JSON
         do throws(YaiaError) {
-            request = try JSONParser.parse(bytes)
+            request = try limits.parse(bytes)
         } catch {
             return error.envelope()
         }
@@ -36,6 +36,7 @@ extension Runtime {
         guard case .string(let op) = opValue else {
             throw YaiaError(.badRequest, "\"op\" must be a string, not \(opValue.kindName)", at: "/op")
         }
+        try grants.check(op: op)
         switch op {
         case "open":
             let args = o["args"] ?? [:]
@@ -118,12 +119,14 @@ extension Runtime {
             return try link(flow: try o.requestInteger("flow"), path: path)
         case "scenes":
             return sceneList()
+        case "limits":
+            return limitReport()
         case "services":
             return serviceList()
         case "load_plugin":
             let config = o["config"] ?? [:]
             guard case .object = config else { throw YaiaError(.notAnObject, "\"config\" must be an object", at: "/config") }
-            let info = try loadPlugin(path: try o.requestString("path"), config: config)
+            let info = try loadPlugin(path: try grants.confine(try o.requestString("path"), at: "/path"), config: config)
             return ["ok": true, "plugin": info.json]
         case "snapshot":
             return ["ok": true, "snapshot": snapshot()]
@@ -137,13 +140,13 @@ extension Runtime {
         case "journal":
             if let start = o["start"] {
                 guard case .string(let path) = start else { throw YaiaError(.badRequest, "\"start\" takes a file path", at: "/start") }
-                return try startJournal(path: path)
+                return try startJournal(path: try grants.confine(path, at: "/start"))
             }
             if o["stop"] == .bool(true) { return stopJournal() }
             if o["flush"] == .bool(true) { return flushJournal() }
             throw YaiaError(.badRequest, "journal takes {\"start\": PATH}, {\"stop\": true} or {\"flush\": true}")
         case "replay":
-            let path = try o.requestString("journal")
+            let path = try grants.confine(try o.requestString("journal"), at: "/journal")
             let upTo = try o["to"].map { (_) throws(YaiaError) -> Int64 in try o.requestInteger("to") }
             return try Runtime.replay(path: path, catalog: catalog, upTo: upTo)
         case "rewind":
@@ -158,7 +161,7 @@ extension Runtime {
             guard let value = o["effect"] else { throw YaiaError(.badRequest, "perform needs an \"effect\"", at: "/effect") }
             return try perform(try Effect(json: value, at: "/effect"))
         default:
-            throw YaiaError(.unknownOp, "unknown op \"\(op)\"", at: "/op")
+            throw YaiaError(.unknownOp, "unknown op \"\(op)\"" + Suggestion.hint(op, among: ordinaryOps.union(Grants.privilegedOps)), at: "/op")
         }
     }
 }

@@ -11,7 +11,10 @@ import YaiaCore
 /// round, and no lock is held while calling a service or the notifier.
 public final class Runtime: @unchecked Sendable {
     public let catalog: Catalog
-    let events = EventQueue()
+    /// What requests may do beyond the ordinary ops (the config's "allow").
+    public let grants: Grants
+    public let limits: Limits
+    let events: EventQueue
     private let pool: WorkerPool
     private var timers: Timers?
 
@@ -44,14 +47,19 @@ public final class Runtime: @unchecked Sendable {
 
     public static let defaultWorkers = 4
 
-    public init(catalog: Catalog, workers: Int = Runtime.defaultWorkers) {
+    public init(catalog: Catalog, workers: Int = Runtime.defaultWorkers, grants: Grants = Grants(), limits: Limits = Limits()) {
         self.catalog = catalog
+        self.grants = grants
+        self.limits = limits
+        self.events = EventQueue(capacity: limits.events)
         self.pool = WorkerPool(size: workers)
     }
 
-    public convenience init(catalog: SceneCatalog, workers: Int = Runtime.defaultWorkers) {
-        self.init(catalog: Catalog(catalog), workers: workers)
+    public convenience init(catalog: SceneCatalog, workers: Int = Runtime.defaultWorkers, grants: Grants = Grants(), limits: Limits = Limits()) {
+        self.init(catalog: Catalog(catalog), workers: workers, grants: grants, limits: limits)
     }
+
+    static let configKeys = ["scenes", "plugins", "workers", "bind", "restore", "journal", "inspect", "allow", "limits"]
 
     public convenience init(catalog: SceneCatalog, config: JSON) throws(YaiaError) {
         try self.init(catalog: Catalog(catalog), config: config)
@@ -63,9 +71,12 @@ public final class Runtime: @unchecked Sendable {
         guard case .object(let o) = config else {
             throw YaiaError(.notAnObject, "the runtime config must be an object, not \(config.kindName)")
         }
-        for (key, _) in o where !["scenes", "plugins", "workers", "bind", "restore", "journal", "inspect"].contains(key) {
-            throw YaiaError(.badConfig, "unknown config key \"\(key)\"", at: JSONPointer.appending("", key))
+        for (key, _) in o where !Runtime.configKeys.contains(key) {
+            throw YaiaError(.badConfig, "unknown config key \"\(key)\"" + Suggestion.hint(key, among: Runtime.configKeys)
+                            + " (keys: " + Runtime.configKeys.joined(separator: ", ") + ")", at: JSONPointer.appending("", key))
         }
+        let grants = try o["allow"].map { (v) throws(YaiaError) in try Grants(config: v, at: "/allow") } ?? Grants()
+        let limits = try o["limits"].map { (v) throws(YaiaError) in try Limits(config: v, at: "/limits") } ?? Limits()
         var workers = Runtime.defaultWorkers
         if let w = o["workers"] {
             guard let n = w.int64Value, n >= 1, n <= 256 else {
@@ -88,7 +99,7 @@ public final class Runtime: @unchecked Sendable {
                 }
             }
         }
-        self.init(catalog: catalog, workers: workers)
+        self.init(catalog: catalog, workers: workers, grants: grants, limits: limits)
         do throws(YaiaError) {
             if let list = o["plugins"] {
                 guard case .array(let items) = list else {
@@ -152,14 +163,13 @@ public final class Runtime: @unchecked Sendable {
     /// Opens a scene from `args`, or, given a `state`, in that state (as a
     /// snapshot restores it: `bad_state` when the scene refuses it).
     public func open(_ name: String, args: JSON = [:], state: JSON? = nil) throws(YaiaError) -> JSON {
-        guard let type = catalog[name] else {
-            throw YaiaError(.unknownScene, "no scene type named \"\(name)\"")
-        }
+        let type = try sceneType(name)
         let value: any LiveScene
         if let state { value = try type.restore(state: state) } else { value = try type.open(args: args) }
         return try input({ () throws(YaiaError) -> JSON in
             let slot = try lock.withLock { () throws(YaiaError) -> SceneSlot in
                 try checkRunning()
+                try checkSceneRoom()
                 let slot = SceneSlot(id: nextSceneID, value: value)
                 nextSceneID += 1
                 scenes[slot.id] = slot
@@ -583,7 +593,8 @@ public final class Runtime: @unchecked Sendable {
         case .failure(let detail):
             // Failures the runtime itself reports keep their code.
             var code = ErrorCode.serviceFailed
-            let own: Set<String> = [ErrorCode.timeout.rawValue, ErrorCode.badResult.rawValue, ErrorCode.badArgument.rawValue]
+            let own: Set<String> = [ErrorCode.timeout.rawValue, ErrorCode.badResult.rawValue, ErrorCode.badArgument.rawValue,
+                                    ErrorCode.limitExceeded.rawValue]
             if case .string(let c)? = detail["code"], own.contains(c) {
                 code = ErrorCode(rawValue: c)
             }
@@ -652,8 +663,18 @@ public final class Runtime: @unchecked Sendable {
             return
         }
         let effect = record.effect
-        let perform: @Sendable () -> Void = {
+        let reentry = limits.reentry
+        let perform: @Sendable () -> Void = { [weak self] in
             guard let target = calls.get(handle), target.start() else { return }
+            // A service that calls back into the runtime from perform() and
+            // so performs again on this thread must not recurse without end.
+            guard cyaia_reentry_enter(Int32(reentry)) != 0 else {
+                guard calls.remove(handle) != nil else { return }
+                let error = YaiaError.limit("reentry", reentry, "\(effect.service).\(effect.op) was called from inside \(reentry) service calls on one thread")
+                self?.finish(effectID: record.id, outcome: .failure(error.json))
+                return
+            }
+            defer { cyaia_reentry_leave() }
             if !service.perform(handle, op: effect.op, args: effect.args) {
                 calls.remove(handle)
             }
@@ -779,6 +800,21 @@ public final class Runtime: @unchecked Sendable {
 
     func checkRunning() throws(YaiaError) {
         if isShutDown { throw YaiaError(.badHandle, "the runtime has been freed") }
+    }
+
+    /// `limit_exceeded` when another scene would pass the "scenes" limit; under `lock`.
+    func checkSceneRoom(adding count: Int = 1) throws(YaiaError) {
+        guard scenes.count + count <= limits.scenes else {
+            throw YaiaError.limit("scenes", limits.scenes, "\(scenes.count) scenes are open")
+        }
+    }
+
+    /// The scene type `name`, or `unknown_scene` with the nearest name.
+    func sceneType(_ name: String, at pointer: String? = nil) throws(YaiaError) -> CatalogEntry {
+        guard let type = catalog[name] else {
+            throw YaiaError(.unknownScene, "no scene type named \"\(name)\"" + Suggestion.hint(name, among: catalog.names), at: pointer)
+        }
+        return type
     }
 
     func noSuchScene(_ id: Int64) -> YaiaError {

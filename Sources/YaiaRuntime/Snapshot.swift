@@ -59,6 +59,9 @@ extension Runtime {
 
     func restore(_ snapshot: JSON, mode: RestoreMode) throws(YaiaError) -> JSON {
         let image = try SnapshotImage(snapshot, catalog: catalog)
+        guard image.scenes.count <= limits.scenes else {
+            throw YaiaError.limit("scenes", limits.scenes, "the snapshot has \(image.scenes.count) scenes", at: "/scenes")
+        }
 
         // Build the new world off to the side.
         var newFlows: [Int64: FlowSlot] = [:]

@@ -30,13 +30,45 @@ final class EventQueue: @unchecked Sendable {
     private var items: [JSON] = []
     private var head = 0
     private var closed = false
+    /// At most this many events wait; beyond it the oldest is dropped, so a
+    /// host that never receives holds a bounded amount.
+    let capacity: Int
+    /// Events dropped since the runtime started, and since the last pop.
+    private(set) var dropped = 0
+    private var droppedSincePop = 0
+
+    init(capacity: Int = Int.max) {
+        self.capacity = capacity
+    }
 
     func push(_ event: JSON) {
         monitor.lock.withLock {
             guard !closed else { return }
+            if items.count - head >= capacity {
+                head += 1
+                dropped += 1
+                droppedSincePop += 1
+            }
             items.append(event)
+            compact()
         }
         monitor.signal()
+    }
+
+    /// Events waiting, and events dropped so far.
+    var counts: (queued: Int, dropped: Int) {
+        monitor.lock.withLock { (items.count - head, dropped) }
+    }
+
+    /// Lets go of taken events now and then, so the array does not grow without bound.
+    private func compact() {
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1024 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
     }
 
     /// Wakes every waiter; later pops return nil at once.
@@ -57,16 +89,15 @@ final class EventQueue: @unchecked Sendable {
                 if !monitor.wait(until: deadline) { break }
             }
             guard head < items.count else { return nil }
-            let event = items[head]
+            var event = items[head]
             head += 1
-            // Compact now and then so the array does not grow without bound.
-            if head == items.count {
-                items.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head > 1024 && head * 2 > items.count {
-                items.removeFirst(head)
-                head = 0
+            compact()
+            // The first event after a drop says how many were lost.
+            if droppedSincePop > 0, case .object(var o) = event {
+                o["dropped"] = .int(Int64(droppedSincePop))
+                event = .object(o)
             }
+            droppedSincePop = 0
             return event
         }
     }

@@ -489,31 +489,33 @@ struct JSONDepthTests {
         #expect(value.serialized() == text)
     }
 
-    @Test("513 nested arrays fail with invalid_json")
+    @Test("513 nested arrays reach the depth limit")
     func overLimit() {
-        #expect(parseError(Self.arrays(513))?.code == .invalidJSON)
+        let error = parseError(Self.arrays(513))
+        #expect(error?.code == .limitExceeded)
+        #expect(error?.limit == "depth")
     }
 
     @Test("objects count towards the same limit")
     func objectsDepth() throws {
         #expect(try JSONParser.parse(Self.objects(512)).serialized() == Self.objects(512))
-        #expect(parseError(Self.objects(513))?.code == .invalidJSON)
+        #expect(parseError(Self.objects(513))?.code == .limitExceeded)
         // Mixed: 256 arrays around 257 objects is 513 levels.
         let mixed = String(repeating: "[", count: 256) + Self.objects(257) + String(repeating: "]", count: 256)
-        #expect(parseError(mixed)?.code == .invalidJSON)
+        #expect(parseError(mixed)?.code == .limitExceeded)
     }
 
     @Test("100000 opening brackets fail without exhausting the stack")
     func hostile() {
-        #expect(parseError(String(repeating: "[", count: 100_000))?.code == .invalidJSON)
-        #expect(parseError(Self.arrays(100_000))?.code == .invalidJSON)
-        #expect(parseError(String(repeating: "{\"\":", count: 100_000))?.code == .invalidJSON)
+        #expect(parseError(String(repeating: "[", count: 100_000))?.code == .limitExceeded)
+        #expect(parseError(Self.arrays(100_000))?.code == .limitExceeded)
+        #expect(parseError(String(repeating: "{\"\":", count: 100_000))?.code == .limitExceeded)
     }
 
     @Test("maxDepth can be lowered", arguments: [1, 2, 10])
     func customDepth(limit: Int) throws {
         #expect(try JSONParser.parse(Self.arrays(limit), maxDepth: limit) == (try JSONParser.parse(Self.arrays(limit))))
-        #expect(parseError(Self.arrays(limit + 1), maxDepth: limit)?.code == .invalidJSON)
+        #expect(parseError(Self.arrays(limit + 1), maxDepth: limit)?.code == .limitExceeded)
         // Scalars have no depth.
         #expect(try JSONParser.parse("1", maxDepth: 0) == 1)
     }

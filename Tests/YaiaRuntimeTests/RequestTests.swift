@@ -204,7 +204,7 @@ struct RequestErrorTests {
 
     @Test("each bad request gets its code and location; the runtime stays usable", arguments: cases)
     func badRequest(_ c: BadRequest) throws {
-        let rt = makeRuntime()
+        let rt = makeRuntime(grants: .all)
         _ = rt.run("{\"op\":\"open\",\"scene\":\"example/login\"}")
         let response = rt.run(c.request)
         #expect(response["ok"] == false)

@@ -7,7 +7,9 @@ import YaiaExamples
 import YaiaRuntime
 
 /// A runtime with the example scene types and nothing else.
-func makeRuntime() -> Runtime { Runtime(catalog: SceneCatalog(Examples.sceneTypes)) }
+func makeRuntime(grants: Grants = Grants(), limits: Limits = Limits()) -> Runtime {
+    Runtime(catalog: SceneCatalog(Examples.sceneTypes), grants: grants, limits: limits)
+}
 
 /// The "types" a runtime of the examples lists: the catalog's names, sorted by bytes.
 let exampleTypes: JSON = .array(SceneCatalog(Examples.sceneTypes).names.map(JSON.string))

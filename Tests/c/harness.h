@@ -426,6 +426,10 @@ static inline char *with_examples(const char *config)
     return spliced;
 }
 
+/* A config member granting requests every privileged op, on any file: for
+** tests that play the host itself (docs/security.md). */
+#define ALLOW_ALL "\"allow\":{\"ops\":\"all\",\"files\":[\"/\"]}"
+
 /* yaia_runtime_new(with_examples(config), error_json): a runtime with the
 ** example scenes. When it fails and error_json is NULL, the error is printed
 ** (a missing pack shows up as scene_pack_not_found, with the path). */

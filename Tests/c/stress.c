@@ -373,7 +373,7 @@ int main(void)
     char *examples = json_quote(examples_pack());
     char *counter_path = fmt("%s/counter.so", env_or("YAIA_TEST_PACK_DIR", ".build/yaia/test-packs"));
     char *counter = json_quote(counter_path);
-    char *config = journal && *journal ? fmt("{\"scenes\":[%s,%s],\"journal\":\"%s\"}", examples, counter, journal)
+    char *config = journal && *journal ? fmt("{" ALLOW_ALL ",\"scenes\":[%s,%s],\"journal\":\"%s\"}", examples, counter, journal)
                                        : fmt("{\"scenes\":[%s,%s]}", examples, counter);
     rt = yaia_runtime_new(config, &err);
     free(config);

@@ -268,7 +268,7 @@ static void add_store(yaia_runtime *rt, store_svc *s, const char *name)
 static void test_start(void)
 {
     section("start");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     char *r = run_ok(rt, "{\"op\":\"start\",\"flow\":\"main\",\"scene\":\"example/login\",\"args\":{\"email\":\"x@y.z\"},\"tag\":7}", "start");
     check_has(r, "start answers with the root's update and the stack",
               "\"effects\":[],\"flow\":1,\"ok\":true,\"routes\":[],\"scene\":1,\"seq\":0,"
@@ -320,7 +320,7 @@ static void test_start(void)
 static void test_routes(void)
 {
     section("routes");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     char *r = run_ok(rt, "{\"op\":\"start\",\"scene\":\"example/login\"}", "start");
     long long flow = int_member(r, "flow");
     yaia_free(r);
@@ -415,7 +415,7 @@ static void test_routes(void)
 static void test_popped_and_link(void)
 {
     section("popped and link");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     long long flow = start_home(rt, "start home");
     send_flow_ok(rt, flow, "{\"type\":\"select\",\"payload\":\"item/1\"}", "select");
     char *r = send_flow(rt, flow, "{\"type\":\"save\"}");
@@ -489,7 +489,7 @@ static void test_popped_and_link(void)
 ** with an "await" effect. */
 static yaia_runtime *source_runtime(long long *load, long long *put, long long *job)
 {
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     char *r = run_ok(rt, "{\"op\":\"start\",\"flow\":\"loading\",\"scene\":\"example/login\"}", "source: start");
     yaia_free(r);
     send_flow_ok(rt, 1, "{\"type\":\"loginSucceeded\",\"payload\":{\"user\":{\"email\":\"a@b.c\"}}}", "source: login");
@@ -526,7 +526,7 @@ static void test_snapshot_restore(void)
 
     /* Into a fresh runtime without services: every restored view model
     ** equals the source's, byte for byte. */
-    yaia_runtime *dst = examples_runtime(NULL, NULL);
+    yaia_runtime *dst = examples_runtime("{" ALLOW_ALL "}", NULL);
     char *request = fmt("{\"op\":\"restore\",\"snapshot\":%s}", snapshot);
     r = run_ok(dst, request, "restore");
     char *expected = fmt("\"effects\":{\"awaiting\":[%lld],\"cancelled\":[%lld],\"reissued\":[%lld]},\"flows\":[1,2]", job, put, load);
@@ -560,7 +560,7 @@ static void test_snapshot_restore(void)
 
     /* Into a fresh runtime with a store service that records its calls and
     ** answers at once. */
-    dst = examples_runtime(NULL, NULL);
+    dst = examples_runtime("{" ALLOW_ALL "}", NULL);
     store_svc store;
     add_store(dst, &store, "target: add store");
     r = run_ok(dst, request, "restore with a store");
@@ -607,7 +607,7 @@ static void test_snapshot_restore(void)
     yaia_runtime_free(dst);
 
     /* restore in the config */
-    char *config = fmt("{\"restore\":%s}", snapshot);
+    char *config = fmt("{" ALLOW_ALL ",\"restore\":%s}", snapshot);
     char *error = NULL;
     dst = examples_runtime(config, &error);
     check(dst != NULL, "a runtime restored from its config -- %s", error ? error : "");
@@ -665,7 +665,7 @@ static void test_journal(void)
     section("journal and replay");
     char *quoted;
     char *path = journal_path("session", &quoted);
-    char *config = fmt("{\"journal\":%s}", quoted);
+    char *config = fmt("{" ALLOW_ALL ",\"journal\":%s}", quoted);
     yaia_runtime *rt = examples_runtime(config, NULL);
     free(config);
     check(rt != NULL, "a runtime with a journal");
@@ -778,7 +778,7 @@ static void test_journal_many(void)
     char *quoted;
     char *path = journal_path("many", &quoted);
     char *request = fmt("{\"op\":\"journal\",\"start\":%s}", quoted);
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     yaia_free(run_ok(rt, request, "journal start"));
     free(request);
     char *r = yaia_open(rt, "example/login", NULL);

@@ -172,7 +172,7 @@ static yaia_runtime *runtime_with(const char *extra, const char *name, ...)
         list = longer;
     }
     va_end(ap);
-    char *config = fmt("{\"plugins\":[%s]%s%s}", list, extra ? "," : "", extra ? extra : "");
+    char *config = fmt("{" ALLOW_ALL ",\"plugins\":[%s]%s%s}", list, extra ? "," : "", extra ? extra : "");
     free(list);
     char *err = NULL;
     yaia_runtime *rt = examples_runtime(config, &err);
@@ -525,7 +525,7 @@ static completion complete_on_thread(yaia_call *call, const char *result)
 static void test_concurrent(void)
 {
     section("policy concurrent");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -577,7 +577,7 @@ static void test_concurrent(void)
 static void test_latest(void)
 {
     section("policy latest");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -626,7 +626,7 @@ static void test_latest(void)
 static void test_queue(void)
 {
     section("policy queue");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -678,7 +678,7 @@ static void test_queue(void)
 static void test_cancel_command(void)
 {
     section("cancel command");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -730,7 +730,7 @@ static void test_cancel_command(void)
 static void test_timeouts(void)
 {
     section("time-outs");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -798,7 +798,7 @@ static void test_timeouts(void)
 static void test_close_cancels(void)
 {
     section("closing a scene");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "held", &s, 0);
@@ -846,7 +846,7 @@ static void test_close_cancels(void)
 static void test_pool(void)
 {
     section("worker pool");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     host_svc blocking, inline_svc, old;
     host_svc_init(&blocking, ECHO_NOW);
     host_svc_init(&inline_svc, ECHO_NOW);
@@ -1412,7 +1412,7 @@ static void test_faults(void)
 
     /* a plugin whose setup fails halfway: nothing of it stays */
     long contexts = process_stat(rt, "contexts"), releases = process_stat(rt, "releases");
-    yaia_runtime *other = yaia_runtime_new(NULL, NULL);
+    yaia_runtime *other = yaia_runtime_new("{" ALLOW_ALL "}", NULL);
     char *path = plugin_path(test_plugin_dir, "faults");
     char *req = fmt("{\"op\":\"load_plugin\",\"path\":%s,\"config\":{\"fail_after\":2}}", path);
     r = yaia_execute(other, req);
@@ -1559,7 +1559,7 @@ static char *store_config(const char *db)
 {
     char *path = plugin_path(plugin_dir, "store");
     char *q = json_quote(db);
-    char *config = fmt("{\"plugins\":[{\"path\":%s,\"config\":{\"path\":%s}}]}", path, q);
+    char *config = fmt("{" ALLOW_ALL ",\"plugins\":[{\"path\":%s,\"config\":{\"path\":%s}}]}", path, q);
     free(q);
     free(path);
     return config;
@@ -1842,7 +1842,7 @@ static void test_store(void)
 static void test_search(void)
 {
     section("example/search");
-    yaia_runtime *rt = examples_runtime(NULL, NULL);
+    yaia_runtime *rt = examples_runtime("{" ALLOW_ALL "}", NULL);
     host_svc s;
     host_svc_init(&s, HOLD);
     add_host_service(rt, "search", &s, 0);

@@ -563,6 +563,15 @@ class Runtime(_Closeable):
     input to). A keyword given in ``config`` too is a TypeError, except the
     lists ``plugins``, ``scenes`` and ``bind``, whose entries are appended.
 
+    Requests are the untrusted path (docs/security.md): :meth:`bind`,
+    :meth:`perform`, :meth:`snapshot`, :meth:`restore`, :meth:`rewind`,
+    :meth:`journal`, :meth:`replay` and load_plugin raise
+    YaiaError("not_permitted") unless ``allow`` grants them: ``"all"`` or a
+    list of op names such as ``["snapshot", "restore"]``. Files those
+    requests name must lie in one of the ``files`` directories. ``limits``
+    sets the runtime's limits (``request_bytes``, ``depth``, ``events``,
+    ``scenes``, ``reentry``); :meth:`limits` reports them.
+
     A pack that cannot be loaded raises YaiaError with a ``scene_pack_*``
     code (or ``duplicate_scene``) at "/scenes/N", and no runtime is made.
 
@@ -582,11 +591,25 @@ class Runtime(_Closeable):
         inspect: Optional[bool] = None,
         restore: Optional[Mapping[str, Any]] = None,
         journal: Optional[PathLike] = None,
+        allow: Union[str, Iterable[str], None] = None,
+        files: Optional[Iterable[PathLike]] = None,
+        limits: Optional[Mapping[str, int]] = None,
     ) -> None:
         lib = ffi.load_library()
         self._lib = lib
         data: Optional[bytes] = None
         keywords: Dict[str, Any] = {}
+        if allow is not None or files is not None:
+            grant: Dict[str, Any] = {}
+            if allow is not None:
+                grant["ops"] = allow if isinstance(allow, str) else list(allow)
+            if files is not None:
+                if isinstance(files, (str, bytes, os.PathLike)):
+                    raise TypeError("Runtime() takes files= as a list of directories, not one path")
+                grant["files"] = [os.fspath(f) for f in files]
+            keywords["allow"] = grant
+        if limits is not None:
+            keywords["limits"] = dict(limits)
         if workers is not None:
             keywords["workers"] = workers
         if inspect is not None:
@@ -966,6 +989,11 @@ class Runtime(_Closeable):
         response = self.execute({"op": "scenes"})
         response.pop("ok", None)
         return response
+
+    def limits(self) -> Dict[str, Any]:
+        """``{"limits": {...}, "allow": {...}, "usage": {"events", "dropped", "scenes"}}``."""
+        response = self.execute({"op": "limits"})
+        return {k: response[k] for k in ("limits", "allow", "usage")}
 
     def services(self) -> List[Dict[str, Any]]:
         """The registered services: [{"name", "origin", "plugin"?}, ...]."""

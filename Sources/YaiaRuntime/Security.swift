@@ -1,0 +1,222 @@
+import Glibc
+import YaiaCore
+
+/// What the request path (`yaia_execute`) may do beyond the ordinary ops,
+/// as the runtime's config grants it: the config is the host's word,
+/// requests may come from anyone the host forwards them from.
+public struct Grants: Sendable, Equatable {
+    /// Ops that reach code, files, services directly or the runtime as a
+    /// whole: refused on the request path unless granted.
+    public static let privilegedOps: Set<String> = ["bind", "load_plugin", "perform", "journal", "replay", "snapshot", "restore", "rewind"]
+
+    /// The granted privileged ops.
+    public var ops: Set<String>
+    /// Directories (canonical, without a trailing slash but for "/") that
+    /// files named by requests must lie in.
+    public var directories: [String]
+
+    public init(ops: Set<String> = [], directories: [String] = []) {
+        self.ops = ops
+        self.directories = directories
+    }
+
+    /// Everything, anywhere: for programs whose requests all come from their own user.
+    public static let all = Grants(ops: privilegedOps, directories: ["/"])
+
+    /// Reads `{"ops": [OP, ...] | "all", "files": [DIR, ...]}` (the config's "allow").
+    public init(config: JSON, at pointer: String) throws(YaiaError) {
+        guard case .object(let o) = config else {
+            throw YaiaError(.badConfig, "\"allow\" must be an object: {\"ops\": [...], \"files\": [...]}", at: pointer)
+        }
+        for (key, _) in o where key != "ops" && key != "files" {
+            throw YaiaError(.badConfig, "unknown \"allow\" key \"\(key)\"" + Suggestion.hint(key, among: ["ops", "files"]),
+                            at: JSONPointer.appending(pointer, key))
+        }
+        self.init()
+        switch o["ops"] {
+        case nil: break
+        case .string("all")?: ops = Grants.privilegedOps
+        case .array(let items)?:
+            for (i, item) in items.enumerated() {
+                let at = JSONPointer.appending(pointer + "/ops", i)
+                guard case .string(let op) = item else { throw YaiaError(.badConfig, "an op to allow is a string", at: at) }
+                guard Grants.privilegedOps.contains(op) else {
+                    let why = ordinaryOps.contains(op) ? "\"\(op)\" is always allowed; list only privileged ops"
+                        : "\"\(op)\" is not a privileged op" + Suggestion.hint(op, among: Grants.privilegedOps)
+                    throw YaiaError(.badConfig, why + " (" + Grants.privilegedOps.sorted().joined(separator: ", ") + ")", at: at)
+                }
+                ops.insert(op)
+            }
+        case let other?:
+            throw YaiaError(.badConfig, "\"ops\" must be \"all\" or an array of op names, not \(other.kindName)", at: pointer + "/ops")
+        }
+        if let files = o["files"] {
+            guard case .array(let items) = files else {
+                throw YaiaError(.badConfig, "\"files\" must be an array of directories", at: pointer + "/files")
+            }
+            for (i, item) in items.enumerated() {
+                let at = JSONPointer.appending(pointer + "/files", i)
+                guard case .string(let dir) = item, !dir.isEmpty else { throw YaiaError(.badConfig, "a directory is a non-empty path", at: at) }
+                guard let real = canonicalPath(dir), isDirectory(real) else {
+                    throw YaiaError(.badConfig, "\(dir) is not an existing directory", at: at)
+                }
+                directories.append(real)
+            }
+        }
+    }
+
+    /// `not_permitted` unless `op` is ordinary or granted.
+    func check(op: String) throws(YaiaError) {
+        guard Grants.privilegedOps.contains(op), !ops.contains(op) else { return }
+        throw YaiaError(.notPermitted, "\"\(op)\" is not permitted on this runtime's requests; the host grants it in the config: {\"allow\": {\"ops\": [\"\(op)\"]}}",
+                        at: "/op")
+    }
+
+    /// The path of a file a request names, once it is known to lie inside a
+    /// granted directory: relative paths are taken from the working
+    /// directory, and its directory and, when it exists, the file itself are
+    /// resolved through symbolic links before they are compared. Else `not_permitted`.
+    func confine(_ path: String, at pointer: String) throws(YaiaError) -> String {
+        func refuse(_ why: String) -> YaiaError {
+            let dirs = directories.isEmpty ? "none are granted ({\"allow\": {\"files\": [DIR, ...]}})"
+                : "granted: " + directories.joined(separator: ", ")
+            return YaiaError(.notPermitted, "\(path): \(why); requests may name files only inside the directories the config grants (\(dirs))", at: pointer)
+        }
+        guard !directories.isEmpty else { throw refuse("no directory is granted") }
+        guard !path.isEmpty, !path.utf8.contains(0) else { throw refuse("not a file path") }
+        let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
+        let parent = slash.map { $0 == path.utf8.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.utf8.index(after: $0)...]) } ?? path
+        guard !name.isEmpty, name != ".", name != ".." else { throw refuse("not a file name") }
+        guard let realParent = canonicalPath(parent) else {
+            // Nothing can be opened there; with every directory granted, the op reports that itself.
+            if directories == ["/"] { return path }
+            throw refuse("its directory does not exist")
+        }
+        var resolved = realParent == "/" ? "/" + name : realParent + "/" + name
+        // A symbolic link must not lead out of the granted directories.
+        var info = stat()
+        if lstat(resolved, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+            guard let target = canonicalPath(resolved) else { throw refuse("a symbolic link to nothing") }
+            resolved = target
+        }
+        guard directories.contains(where: { beneath(resolved, $0) }) else { throw refuse("outside the granted directories") }
+        return resolved
+    }
+
+    var json: JSON {
+        ["ops": .array(ops.sorted().map(JSON.string)), "files": .array(directories.map(JSON.string))]
+    }
+}
+
+/// Ops every request may use.
+let ordinaryOps: Set<String> = ["open", "send", "resolve", "state", "close", "scenes", "start", "flow", "popped", "link",
+                                "services", "inspect", "limits"]
+
+/// `path` with every symbolic link, `.` and `..` resolved, or nil when it does not exist.
+func canonicalPath(_ path: String) -> String? {
+    guard let p = realpath(path, nil) else { return nil }
+    defer { free(p) }
+    return String(cString: p)
+}
+
+func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+}
+
+/// Whether canonical `path` lies beneath canonical `dir`.
+func beneath(_ path: String, _ dir: String) -> Bool {
+    path != dir && path.hasPrefix(dir == "/" ? "/" : dir + "/")
+}
+
+/// Bounds on what requests, services and files can make a runtime hold.
+/// Each is reached with `limit_exceeded`, and the runtime stays usable.
+public struct Limits: Sendable, Equatable {
+    /// Bytes of any one JSON text given to the runtime: a request, an
+    /// action, open arguments, an outcome, a service's result.
+    public var requestBytes = 16 << 20
+    /// Nesting of arrays and objects in those texts.
+    public var depth = JSONParser.defaultMaxDepth
+    /// Events waiting in the queue for yaia_receive(); beyond it the oldest is dropped.
+    public var events = 65_536
+    /// Open scenes, in flows or not.
+    public var scenes = 100_000
+    /// Service calls in progress on one thread, counting each call a
+    /// service makes back into the runtime that performs an effect inline.
+    public var reentry = 8
+
+    public init() {}
+
+    static let bounds: [(name: String, range: ClosedRange<Int>)] = [
+        ("request_bytes", 64...(1 << 30)),
+        ("depth", 1...JSONParser.defaultMaxDepth),
+        ("events", 1...(1 << 24)),
+        ("scenes", 1...(1 << 24)),
+        ("reentry", 1...64),
+    ]
+
+    /// A limit by its config name.
+    subscript(name: String) -> Int {
+        get {
+            switch name {
+            case "request_bytes": requestBytes
+            case "depth": depth
+            case "events": events
+            case "scenes": scenes
+            default: reentry
+            }
+        }
+        set {
+            switch name {
+            case "request_bytes": requestBytes = newValue
+            case "depth": depth = newValue
+            case "events": events = newValue
+            case "scenes": scenes = newValue
+            default: reentry = newValue
+            }
+        }
+    }
+
+    /// Reads `{"request_bytes": N, "depth": N, "events": N, "scenes": N, "reentry": N}` (the config's "limits").
+    public init(config: JSON, at pointer: String) throws(YaiaError) {
+        guard case .object(let o) = config else { throw YaiaError(.badConfig, "\"limits\" must be an object", at: pointer) }
+        self.init()
+        let names = Limits.bounds.map(\.name)
+        for (key, value) in o {
+            let at = JSONPointer.appending(pointer, key)
+            guard let bound = Limits.bounds.first(where: { $0.name == key }) else {
+                throw YaiaError(.badConfig, "unknown limit \"\(key)\"" + Suggestion.hint(key, among: names)
+                                + " (" + names.joined(separator: ", ") + ")", at: at)
+            }
+            guard let n = value.int64Value, n >= bound.range.lowerBound, n <= bound.range.upperBound else {
+                throw YaiaError(.badConfig, "\"\(key)\" must be a whole number from \(bound.range.lowerBound) to \(bound.range.upperBound)", at: at)
+            }
+            self[key] = Int(n)
+        }
+    }
+
+    var json: JSON {
+        .object(JSONObject(Limits.bounds.map { ($0.name, JSON.int(Int64(self[$0.name]))) }))
+    }
+
+    public func checkSize(_ count: Int) throws(YaiaError) {
+        guard count <= requestBytes else { throw YaiaError.limit("request_bytes", requestBytes, "a JSON text of \(count) bytes") }
+    }
+
+    /// Parses a JSON text given to the runtime, within the size and depth limits.
+    public func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(YaiaError) -> JSON {
+        try checkSize(bytes.count)
+        return try JSONParser.parse(bytes, maxDepth: depth)
+    }
+}
+
+extension Runtime {
+    /// `{"op": "limits"}`: the limits, the grants, and how close the runtime is to them.
+    func limitReport() -> JSON {
+        let (queued, dropped) = events.counts
+        let open = lock.withLock { scenes.count }
+        return ["ok": true, "limits": limits.json, "allow": grants.json,
+                "usage": ["events": .int(Int64(queued)), "dropped": .int(Int64(dropped)), "scenes": .int(Int64(open))]]
+    }
+}
