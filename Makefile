@@ -376,8 +376,13 @@ FUZZ_QUIET   := grep --line-buffered -v -E '^(\#[0-9]+[[:space:]]+(NEW|REDUCE) |
 
 .PHONY: fuzz fuzz-short asan
 
+# The example scenes see YaiaCore through YaiaKit's @_exported import: when a
+# change to YaiaCore leaves YaiaKit's interface as it was, SwiftPM does not
+# recompile them, and they keep YaiaCore's old layouts (a stack overflow
+# under ASan). Their modules are small: always build them afresh.
 $(FUZZ_SCRATCH)/.built: $(BUILD)/.deps $(SWIFT_SOURCES)
 	$(SWIFT_ASAN) --product yaia
+	rm -f $(FUZZ_REL)/YaiaExamples.build/*.o $(FUZZ_REL)/YaiaExamplesPack.build/*.o
 	$(SWIFT_ASAN) --product yaia-examples
 	@ln -sf libyaia.so $(FUZZ_REL)/libyaia.so.$(ABI_MAJOR)
 	@touch $@
