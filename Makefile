@@ -126,17 +126,13 @@ $(CBIN)/login: Examples/c/login.c Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
-$(CBIN)/test_abi: Tests/c/test_abi.c Tests/c/harness.h Include/yaia.h $(LIB)
+$(CBIN)/test_%: Tests/c/test_%.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
 $(CBIN)/bench_send: Benchmarks/bench_send.c Benchmarks/bench.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
-
-$(CBIN)/test_services: Tests/c/test_services.c Tests/c/harness.h Include/yaia.h $(LIB)
-	@mkdir -p $(CBIN)
-	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
 $(CBIN)/stress: Tests/c/stress.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
@@ -199,10 +195,6 @@ bench: $(TESTLIB)/libyaiatypes.so $(CBIN)/bench_ffi
 # >>> flows block: this block, and the recipe lines that run app (demo),
 # >>> test_flows (test-c) and bench_journal (bench), belong to the flows and journal tests.
 $(CBIN)/app: Examples/c/app.c Examples/c/peek.h Include/yaia.h $(LIB)
-	@mkdir -p $(CBIN)
-	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
-
-$(CBIN)/test_flows: Tests/c/test_flows.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
@@ -281,9 +273,10 @@ test-swift: $(BUILD)/.deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
 	$(SWIFT) test --skip-build
 
-test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/stress
+test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/test_security $(CBIN)/stress
 	$(CBIN)/test_abi
 	$(CBIN)/test_services
+	$(CBIN)/test_security
 	$(CBIN)/stress
 	STRESS_JOURNAL=$(abspath $(OUT))/stress.jsonl $(CBIN)/stress
 	$(CBIN)/test_ffi

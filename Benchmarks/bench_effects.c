@@ -309,7 +309,7 @@ static figures store_through_yaia(const char *plugin_json, const char *db_path)
 {
     static double ns[SAMPLES];
     char *db = quote(db_path);
-    char *config = fmt("{\"plugins\":[{\"path\":%s,\"config\":{\"path\":%s}}]}", plugin_json, db);
+    char *config = fmt("{\"allow\":{\"ops\":[\"perform\"]},\"plugins\":[{\"path\":%s,\"config\":{\"path\":%s}}]}", plugin_json, db);
     free(db);
     char *err = NULL;
     yaia_runtime *srt = yaia_runtime_new(config, &err);
@@ -418,7 +418,7 @@ int main(int argc, char **argv)
     free(store_path);
 
     char *pack_json = quote(argv[1]);
-    char *config = fmt("{\"scenes\":[%s],\"plugins\":[%s]}", pack_json, echo_json);
+    char *config = fmt("{\"scenes\":[%s],\"plugins\":[%s],\"allow\":{\"ops\":[\"perform\"]}}", pack_json, echo_json);
     free(pack_json);
     char *err = NULL;
     rt = yaia_runtime_new(config, &err);

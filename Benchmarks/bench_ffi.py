@@ -55,7 +55,7 @@ def main() -> int:
     lib = yaia.ffi.load_library()
     binding = {"service": "t", "library": str(path), "ops": {"add_i64": "int64(int64, int64)"}}
     math_binding = {"service": "math", "library": "libm.so.6", "ops": {"cos": "double(double)"}}
-    with yaia.Runtime(config={"bind": [binding, math_binding]}) as rt:
+    with yaia.Runtime(config={"bind": [binding, math_binding]}, allow=["perform"]) as rt:
         handle, execute_n, string_at, free = rt.handle, lib.yaia_execute_n, ctypes.string_at, lib.yaia_free
 
         def raw(request: bytes) -> Callable[[], bytes]:

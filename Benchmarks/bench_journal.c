@@ -181,7 +181,8 @@ int main(int argc, char **argv)
                 argv[0]);
         return 2;
     }
-    snprintf(config, sizeof config, "{\"scenes\":[\"%s\"]}", argv[1]);
+    /* The benchmark is the host: its requests may journal, replay and snapshot anywhere. */
+    snprintf(config, sizeof config, "{\"scenes\":[\"%s\"],\"allow\":{\"ops\":\"all\",\"files\":[\"/\"]}}", argv[1]);
     const char *keep = argc > 2 ? argv[2] : NULL;
     char dir[] = "/tmp/yaia-bench-XXXXXX";
     if (!mkdtemp(dir))

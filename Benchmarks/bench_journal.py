@@ -91,7 +91,7 @@ def main() -> int:
             inputs = sum(1 for _ in f) - 1
         size = os.path.getsize(path)
         scenes = [examples_pack()]
-        with yaia.Runtime(scenes=scenes) as rt:
+        with yaia.Runtime(scenes=scenes, allow=["replay"], files=[path.parent]) as rt:
             cases = [
                 ("yaia.replay(path, scenes=...)", lambda: yaia.replay(path, scenes=scenes)),
                 ("Runtime.replay(path), runtime made once", lambda: rt.replay(path)),

@@ -68,6 +68,36 @@
 ** resolve it, "queued" when it waits for earlier effects with its key. "routes" lists the navigation the reduction
 ** asked for. Events caused by an effect's outcome also carry "effect": ID.
 **
+** SECURITY -- docs/security.md has the details
+**
+** Two levels of trust. The config given to yaia_runtime_new() is the host's
+** own word: the scene packs, plugins, bindings and journal it names are
+** used as given. Requests (yaia_execute() and the functions that wrap a
+** request) are the ordinary path, for text a host may forward from a web
+** page, a socket or a file. On that path the privileged ops -- bind,
+** load_plugin, perform, journal, replay, snapshot, restore, rewind -- are
+** refused with "not_permitted" (at "/op", changing nothing) unless the
+** config grants them:
+**
+**     "allow": {"ops": ["snapshot", "journal", ...] | "all",
+**               "files": [DIR, ...]}
+**
+** Every file a request names (load_plugin's path, journal's start, replay's
+** journal) must also lie beneath one of the "files" directories once
+** symbolic links are resolved; with none granted, no request names a file.
+** Whatever a runtime grants, a bound C function runs with the process's
+** rights: binding free(), exit() or system() is the binder's decision.
+**
+** Limits bound what requests, services and files can make a runtime hold
+** ("limits" in the config; defaults in brackets): request_bytes, the size
+** of any JSON text given to the runtime [16 MiB]; depth, its nesting [512];
+** events, events waiting for yaia_receive() [65536] -- beyond it the oldest
+** is dropped, counted, and the next event received carries "dropped": N;
+** scenes, open scenes [100000]; reentry, service calls nested on one thread
+** by services calling back into the runtime [8]. Reaching one is the error
+** "limit_exceeded", whose error object names it in "limit"; the runtime
+** stays usable. {"op": "limits"} reports them with the grants and usage.
+**
 ** REQUESTS (yaia_execute) -- docs/abi.md has the details and examples
 **
 ** Scenes:
@@ -79,6 +109,7 @@
 **   {"op": "state", "scene": ID}                      state and view model
 **   {"op": "close", "scene": ID}                      close a scene
 **   {"op": "scenes"}                                  scene types, packs, open scenes, flows
+**   {"op": "limits"}                                  limits, grants, events queued and dropped
 ** Flows (docs/flows.md):
 **   {"op": "start", "flow": NAME?, "scene": NAME, "args": {...}}  a flow with a root scene
 **   {"op": "send", "flow": ID, "action": ACTION}      reduce on the flow's top scene
@@ -86,13 +117,13 @@
 **   {"op": "popped", "flow": ID, "depth": N, "version": V?}  the UI popped by itself
 **   {"op": "link", "flow": ID, "path": [...]}         a deep link
 **   {"op": "close", "flow": ID}                       close a flow and its scenes
-** Services (docs/services.md, docs/ffi.md):
+** Services (docs/services.md, docs/ffi.md); privileged but for "services":
 **   {"op": "services"}                                registered services
 **   {"op": "load_plugin", "path": PATH, "config": {...}}  load a plugin
 **   {"op": "bind", "service": NAME, "library": LIB, "ops": {...}}  C functions as a service
 **   {"op": "perform", "effect": EFFECT}               one effect outside any scene;
 **                                                     answers {"ok":true,"result":...}
-** State (docs/journal.md):
+** State (docs/journal.md); privileged:
 **   {"op": "snapshot"}                                the whole runtime as JSON
 **   {"op": "restore", "snapshot": {...}}              rebuild it
 **   {"op": "journal", "start": PATH | "stop": true | "flush": true}
@@ -108,8 +139,8 @@
 **
 ** ERROR CODES (stable)
 **
-**   invalid_json        the text is not valid JSON (syntax, encoding, nesting
-**                       deeper than 512, numbers out of double range)
+**   invalid_json        the text is not valid JSON (syntax, encoding,
+**                       numbers out of double range)
 **   not_an_object       the JSON is valid but not an object where one is needed
 **   null_argument       a required pointer argument was NULL
 **   bad_handle          the runtime handle is freed, foreign or made up
@@ -161,6 +192,9 @@
 **   duplicate_scene     two packs (or one, twice) define a scene type name;
 **                       the message names both
 **   scene_pack_error    a pack's scene answered with something unreadable
+**   not_permitted       a privileged op the config does not grant, or a file
+**                       outside the granted directories (see SECURITY)
+**   limit_exceeded      a limit was reached; "limit" names it (see SECURITY)
 **   internal            a bug in Yaia; please report it
 */
 #ifndef YAIA_H
@@ -210,7 +244,7 @@ YAIA_API void yaia_free(void *p);
 ** config_json  NULL, or a JSON object, every key optional:
 **                {"scenes": [PACK, ...], "plugins": [PLUGIN, ...], "workers": N,
 **                 "bind": [BINDING, ...], "restore": SNAPSHOT, "journal": PATH,
-**                 "inspect": BOOL}
+**                 "inspect": BOOL, "allow": GRANTS, "limits": LIMITS}
 **              PACK is the path of a scene pack (yaia_scene.h): its scene
 **              types join the runtime's catalog, which has none of its own;
 **              a pack is loaded once per process, whatever runtimes name it.
@@ -218,8 +252,9 @@ YAIA_API void yaia_free(void *p);
 **              N (1 to 256, default 4) bounds the worker pool on which
 **              blocking services run; BINDING is a bind request's object
 **              (docs/ffi.md); SNAPSHOT is restored after plugins and bindings
-**              load, and the journal starts after that. Unknown keys are
-**              refused (code "bad_config"), so typos show.
+**              load, and the journal starts after that. GRANTS and LIMITS
+**              are described under SECURITY above. Unknown keys are refused
+**              (code "bad_config", naming the nearest key), so typos show.
 ** error_json   NULL, or where to store an error envelope on failure (free it
 **              with yaia_free()). Set to NULL on success.
 **
@@ -244,7 +279,10 @@ YAIA_API void yaia_runtime_free(yaia_runtime *rt);
 ** yaia_execute -- performs one request (see REQUESTS above).
 **
 ** rt            the runtime.
-** request_json  a JSON object with "op".
+** request_json  a JSON object with "op": the untrusted path, see SECURITY
+**               (privileged ops answer "not_permitted" unless granted; a
+**               text over the "request_bytes" or "depth" limit answers
+**               "limit_exceeded").
 **
 ** Returns the response: never NULL, free it with yaia_free(). Any thread.
 */
@@ -259,7 +297,8 @@ YAIA_API char *yaia_execute(yaia_runtime *rt, const char *request_json);
 **
 ** Saves the strlen() and sees the whole text; otherwise the same as
 ** yaia_execute(). NULL request with length 0 is the empty text
-** ("invalid_json"); NULL with a non-zero length is "null_argument".
+** ("invalid_json"); NULL with a non-zero length is "null_argument"; a
+** length over the "request_bytes" limit is "limit_exceeded" and not read.
 */
 YAIA_API char *yaia_execute_n(yaia_runtime *rt, const char *request, size_t length);
 

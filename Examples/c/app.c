@@ -203,7 +203,12 @@ int main(int argc, char **argv)
     snprintf(journal, sizeof journal, "%s/session.jsonl", tmpdir);
 
     char *pack = quote(argv[1]), *auth = quote(argv[2]), *store = quote(argv[3]);
-    char *config = fmt("{\"scenes\":[%s],\"plugins\":[%s,%s]}", pack, auth, store);
+    /* This program is the host: it grants its own requests the ops it uses,
+    ** and files in its temporary folder. */
+    char *folder = quote(tmpdir);
+    char *config = fmt("{\"scenes\":[%s],\"plugins\":[%s,%s],\"allow\":{\"ops\":[\"perform\",\"journal\",\"replay\","
+                       "\"snapshot\",\"restore\"],\"files\":[%s]}}", pack, auth, store, folder);
+    free(folder);
     char *error = NULL;
     rt = yaia_runtime_new(config, &error);
     if (!rt)

@@ -179,7 +179,7 @@ def app(rt: yaia.Runtime, journal: Path, scenes: List[str], plugins: List[Any]) 
     # Snapshot, restored into a second runtime (same scene pack and plugins).
     snapshot = rt.snapshot()
     ours = {s["id"]: rt.execute({"op": "state", "scene": s["id"]})["viewModel"] for s in rt.scenes()["scenes"]}
-    with yaia.Runtime(scenes=scenes, plugins=plugins) as second:
+    with yaia.Runtime(scenes=scenes, plugins=plugins, allow=["restore"]) as second:
         restored = second.restore(snapshot)
         theirs = {s["id"]: s["viewModel"] for s in restored["scenes"]}
         same = canonical(ours) == canonical(theirs)
@@ -227,7 +227,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="yaia-demo-") as tmp:
         scenes = [str(pack)]
         plugins: List[Any] = [str(auth), {"path": str(store), "config": {"path": os.path.join(tmp, "app.db")}}]
-        with yaia.Runtime(scenes=scenes, plugins=plugins) as rt:
+        # This program is the host: it grants its own requests what it uses.
+        with yaia.Runtime(scenes=scenes, plugins=plugins, allow=["perform", "journal", "replay", "snapshot"], files=[tmp]) as rt:
             login(rt)
             feed(rt)
             print()

@@ -600,6 +600,7 @@ public final class Runtime: @unchecked Sendable {
             }
             let message = detail["message"]?.stringValue ?? "\(effect.service).\(effect.op) failed"
             var error = YaiaError(code, message).json.objectValue ?? [:]
+            if code == .limitExceeded { error["limit"] = detail["limit"] }
             error["detail"] = detail
             return ["ok": false, "error": .object(error)]
         }

@@ -61,6 +61,8 @@ let usage = """
       input; "receive [SECONDS]" prints the next event, "#" starts a comment.
       --config JSON|@FILE  the runtime config, inline or from a file, such as
                            {"scenes": ["path/libshop.so"], "plugins": [...]}
+      Requests may use every op on any file (docs/security.md), unless the
+      config has its own "allow": {"allow": {}} grants none.
 
     New scene pack
       new pack NAME  writes a Swift package that builds into the scene pack
@@ -113,6 +115,13 @@ if let first = arguments.first, let c = first.first, c.isLetter, first.allSatisf
     fail("unknown command \"\(first)\" (yaia-cli --help lists them)")
 }
 
+// The person at the terminal is the host: requests may use every op on any
+// file, unless the config says otherwise (a later "allow" key wins).
+let given = config.drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+if given.hasPrefix("{") {
+    let rest = given.dropFirst().drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+    config = #"{"allow":{"ops":"all","files":["/"]}"# + (rest.hasPrefix("}") ? "" : ",") + rest
+}
 var errorText: UnsafeMutablePointer<CChar>?
 guard let rt = yaia_runtime_new(config, &errorText) else {
     FileHandleOut.stderr((errorText.map { String(cString: $0) } ?? "cannot create the runtime") + "\n")

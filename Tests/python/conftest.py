@@ -52,9 +52,14 @@ def examples_pack() -> str:
     return str(EXAMPLES_PACK)
 
 
+# The tests play the host: their runtimes grant requests every op, on any
+# file. test_security.py checks the default, which grants none.
+HOST = {"allow": "all", "files": ["/"]}
+
+
 @pytest.fixture
 def rt(examples_pack: str) -> Iterator[yaia.Runtime]:
-    with yaia.Runtime(scenes=[examples_pack]) as runtime:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as runtime:
         yield runtime
 
 
@@ -79,7 +84,7 @@ def test_plugin() -> Callable[[str], str]:
 
 @pytest.fixture
 def auth_rt(examples_pack: str, auth_so: str) -> Iterator[yaia.Runtime]:
-    with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so]) as runtime:
+    with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so], **HOST) as runtime:
         yield runtime
 
 

@@ -25,7 +25,7 @@ import pytest
 
 import yaia
 from yaia import ffi
-from conftest import WAIT, listed, login_ready, wait_event
+from conftest import HOST, WAIT, listed, login_ready, wait_event
 
 YAIA_LOG_ERROR = 3
 COMPLETE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)
@@ -151,7 +151,7 @@ def echo(library: ctypes.CDLL, test_plugin: Callable[[str], str]) -> Iterator[Ec
 
 @pytest.fixture
 def echo_rt(echo: Echo, examples_pack: str) -> Iterator[yaia.Runtime]:
-    with yaia.Runtime(scenes=[examples_pack]) as runtime:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as runtime:
         echo.serve(runtime)
         yield runtime
 
@@ -172,7 +172,7 @@ USER = {"text": "h\u00e9llo \u2603 \U0001F600", "list": [1, 2.5, None, True, "\u
 
 
 def test_echo_plugin_loads_through_runtime(test_plugin: Callable[[str], str]) -> None:
-    with yaia.Runtime(plugins=[test_plugin("echo")]) as runtime:
+    with yaia.Runtime(plugins=[test_plugin("echo")], **HOST) as runtime:
         assert listed(runtime) == [{"name": "echo", "origin": "plugin", "plugin": "echo"}]
         description = runtime.load_plugin(test_plugin("dup_auth"))
         assert description["name"] == "dup_auth"
@@ -248,7 +248,7 @@ def test_later_then_runtime_freed(echo: Echo, examples_pack: str) -> None:
 
 @pytest.fixture
 def loaded(test_plugin: Callable[[str], str]) -> Iterator[yaia.Runtime]:
-    with yaia.Runtime(plugins=[test_plugin("echo")]) as runtime:
+    with yaia.Runtime(plugins=[test_plugin("echo")], **HOST) as runtime:
         yield runtime
 
 

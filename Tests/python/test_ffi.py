@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 import pytest
 
 import yaia
-from conftest import WAIT, wait_event
+from conftest import HOST, WAIT, wait_event
 
 INT64_MIN, INT64_MAX, UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 MIB = 1 << 20
@@ -234,7 +234,7 @@ def tl(tl_path: str) -> ctypes.CDLL:
 @pytest.fixture(scope="module")
 def srt() -> Iterator[yaia.Runtime]:
     """A runtime with libm, libc and zlib bound by the runtime config."""
-    with yaia.Runtime(config={"bind": [MATH, LIBC, ZLIB]}) as runtime:
+    with yaia.Runtime(config={"bind": [MATH, LIBC, ZLIB]}, **HOST) as runtime:
         yield runtime
 
 
@@ -747,7 +747,7 @@ def test_foreign_effect_from_a_scene(tl_path: str, examples_pack: str) -> None:
 
 
 def test_typed_plugin(test_plugin: Callable[[str], str]) -> None:
-    with yaia.Runtime(plugins=[test_plugin("typed")]) as rt:
+    with yaia.Runtime(plugins=[test_plugin("typed")], **HOST) as rt:
         services = {s["name"]: s for s in rt.services()}
         assert services["calc"]["blocking"] is False and services["calc_slow"]["blocking"] is True
         assert rt.perform("calc", "add", [1.5, 2.25]) == 3.75
@@ -768,7 +768,7 @@ def test_typed_plugin(test_plugin: Callable[[str], str]) -> None:
 
 
 def test_typed_plugin_with_a_bad_signature(test_plugin: Callable[[str], str]) -> None:
-    with yaia.Runtime() as rt:
+    with yaia.Runtime(**HOST) as rt:
         before = rt.services()
         with pytest.raises(yaia.YaiaError) as info:
             rt.load_plugin(test_plugin("typed_bad"))

@@ -13,7 +13,7 @@ from typing import Any, Iterator, List
 import pytest
 
 import yaia
-from conftest import WAIT, wait_event
+from conftest import HOST, WAIT, wait_event
 from example_app import ITEMS, USER, MemoryStore, drain, loaded_payload, names, shape, start_home
 
 LOGIN = "example/login"
@@ -30,7 +30,7 @@ def store() -> MemoryStore:
 @pytest.fixture
 def app(store: MemoryStore, examples_pack: str) -> Iterator[yaia.Runtime]:
     """A runtime whose "store" is a Python function (synchronous)."""
-    with yaia.Runtime(scenes=[examples_pack]) as runtime:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as runtime:
         runtime.add_service("store", store)
         yield runtime
 
@@ -530,7 +530,7 @@ def test_example_app_with_plugins(examples_pack: str, auth_so: str, tmp_path: An
     if not store_so.is_file():
         pytest.skip(f"{store_so} is not built; `make plugins` builds it")
     plugins: List[Any] = [auth_so, {"path": str(store_so), "config": {"path": str(tmp_path / "app.db")}}]
-    with yaia.Runtime(scenes=[examples_pack], plugins=plugins) as runtime:
+    with yaia.Runtime(scenes=[examples_pack], plugins=plugins, **HOST) as runtime:
         for key, value in ITEMS.items():
             runtime.perform("store", "put", {"key": key, "value": value})
         flow = runtime.start(LOGIN, name="main")

@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Iterator, List, Tuple
 import pytest
 
 import yaia
-from conftest import wait_event
+from conftest import HOST, wait_event
 from example_app import USER, MemoryStore, canonical, drain, names, start_home, view_models
 
 LOGIN = "example/login"
@@ -83,7 +83,7 @@ SESSION_KINDS += ["send"] * 3 + ["outcome"] + ["send"] * 3 + ["popped", "link", 
 
 @pytest.fixture
 def recorded(journal: Path, examples_pack: str) -> Iterator[Tuple[Path, Dict[int, Dict[int, Tuple[str, str]]]]]:
-    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal, **HOST) as rt:
         rt.add_service("store", MemoryStore())
         seen = session(rt)
         assert rt.journal(stop=True) == {"journal": str(journal), "inputs": 24}
@@ -148,7 +148,7 @@ def test_journal_request_errors(rt: yaia.Runtime, tmp_path: Path) -> None:
 
 
 def test_journal_is_written_when_the_runtime_is_freed(journal: Path, examples_pack: str) -> None:
-    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal, **HOST) as rt:
         rt.open(LOGIN).send("emailChanged", "a@b.c")
     assert [r["kind"] for r in lines(journal)] == ["begin", "open", "send"]
 
@@ -156,7 +156,7 @@ def test_journal_is_written_when_the_runtime_is_freed(journal: Path, examples_pa
 def test_a_journal_that_cannot_be_written_says_so(examples_pack: str) -> None:
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full on this system")
-    with yaia.Runtime(scenes=[examples_pack], journal="/dev/full") as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal="/dev/full", **HOST) as rt:
         scene = rt.open(LOGIN)
         assert scene.send("emailChanged", "a@b.c").view_model["email"] == "a@b.c"  # sends go on
         with pytest.raises(yaia.YaiaError) as info:
@@ -221,7 +221,7 @@ def test_digests_are_yaia_digest_1_of_what_sends_produced(journal: Path, example
     requests, view models shorter and longer than the hash's 48-byte blocks,
     non-ASCII text, a flow's stack."""
     expected: List[str] = []
-    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal, **HOST) as rt:
         scene = rt.open(LOGIN)
         expected.append(digested({"viewModel": scene.view_model}))
         for text in ["", "a@b.c", "x" * 40, "h\u00e9l\u00e8ne@example.com" * 3, "y" * 300]:
@@ -246,13 +246,13 @@ def test_recorded_session_replays_identically(recorded: Tuple[Path, Any], exampl
     path, _ = recorded
     result = yaia.replay(path, scenes=[examples_pack])
     assert result == yaia.ReplayResult(identical=True, inputs=24)
-    with yaia.Runtime(scenes=[examples_pack]) as rt:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as rt:
         assert rt.replay(path) == result
 
 
 def test_session_with_plugins_replays_identically(auth_so: str, journal: Path, examples_pack: str) -> None:
     """Outcomes from the auth plugin's own thread are journaled too."""
-    with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so], journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so], journal=journal, **HOST) as rt:
         rt.add_service("store", MemoryStore())
         flow = rt.start(LOGIN)
         flow.send("emailChanged", "a@b.c")
@@ -277,7 +277,7 @@ def test_replay_to(recorded: Tuple[Path, Dict[int, Dict[int, Tuple[str, str]]]],
         result = yaia.replay(path, to=seq, scenes=[examples_pack])
         assert (result.identical, result.inputs) == (True, seq)
         assert result.snapshot is not None
-        with yaia.Runtime(scenes=[examples_pack], restore=result.snapshot) as rt:
+        with yaia.Runtime(scenes=[examples_pack], restore=result.snapshot, **HOST) as rt:
             assert view_models(rt) == expected, seq
     assert yaia.replay(path, scenes=[examples_pack]).snapshot is None
 
@@ -370,7 +370,7 @@ def test_bad_journals(tmp_path: Path, recorded: Tuple[Path, Any], examples_pack:
 
 
 def test_rewind(journal: Path, examples_pack: str) -> None:
-    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal, **HOST) as rt:
         rt.add_service("store", MemoryStore())
         seen = session(rt)
         after = view_models(rt)
@@ -393,7 +393,7 @@ def test_rewind(journal: Path, examples_pack: str) -> None:
 
 
 def test_rewind_to_zero_is_the_beginning(journal: Path, examples_pack: str) -> None:
-    with yaia.Runtime(scenes=[examples_pack]) as rt:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as rt:
         start_home(rt)
         before = view_models(rt)
         rt.journal(start=journal)
@@ -417,7 +417,7 @@ def test_rewind_follows_restore_policies(journal: Path, examples_pack: str) -> N
     """Rewinding to a point with an effect in flight: home's load (reissue) is
     performed again; with the store service, it completes."""
     store = MemoryStore()
-    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal, **HOST) as rt:
         flow = rt.start(LOGIN)
         flow.send("loginSucceeded", {"user": USER})
         flow.send("load")  # seq 3: no store yet: pending
@@ -434,7 +434,7 @@ def test_rewind_follows_restore_policies(journal: Path, examples_pack: str) -> N
 
 
 def test_refused_link_then_link_replays_identically(journal: Path, examples_pack: str) -> None:
-    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal, **HOST) as rt:
         flow = rt.start(LOGIN)
         with pytest.raises(yaia.YaiaError):
             flow.link([HOME, {"scene": "example/nope"}])
@@ -444,7 +444,7 @@ def test_refused_link_then_link_replays_identically(journal: Path, examples_pack
 
 
 def test_perform_while_journaling_replays_identically(journal: Path, examples_pack: str) -> None:
-    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal, **HOST) as rt:
         store = MemoryStore()
         rt.add_service("store", store)
         rt.perform("store", "put", {"key": "item/4", "value": {"title": "Four"}})
@@ -461,7 +461,7 @@ def test_perform_while_journaling_replays_identically(journal: Path, examples_pa
 def test_hundred_thousand_inputs(journal: Path, examples_pack: str) -> None:
     n = 100_000
     started = time.monotonic()
-    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal, **HOST) as rt:
         scene = rt.open(LOGIN)
         send = scene.send
         for i in range(n):
@@ -518,7 +518,7 @@ def test_inspection_events(rt: yaia.Runtime) -> None:
 
 
 def test_receive_keeps_inspections_for_receive_event(auth_so: str, examples_pack: str) -> None:
-    with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so], inspect=True) as rt:
+    with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so], inspect=True, **HOST) as rt:
         flow = rt.start(LOGIN)
         flow.send("emailChanged", "a@b.c")
         flow.send("passwordChanged", "hunter2")

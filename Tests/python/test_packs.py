@@ -15,6 +15,8 @@ import pytest
 
 import yaia
 
+from conftest import HOST
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = Path(os.environ.get("YAIA_EXAMPLES_PACK") or REPO / ".build" / "release" / "libyaia-examples.so")
 TEST_PACK_DIR = Path(os.environ.get("YAIA_TEST_PACK_DIR") or REPO / ".build" / "yaia" / "test-packs")
@@ -39,7 +41,7 @@ def pack() -> Callable[[str], str]:
 
 @pytest.fixture
 def two(examples: str, pack: Callable[[str], str]) -> Iterator[yaia.Runtime]:
-    with yaia.Runtime(config={"scenes": [examples, pack("counter")]}) as runtime:
+    with yaia.Runtime(config={"scenes": [examples, pack("counter")]}, **HOST) as runtime:
         yield runtime
 
 
@@ -53,7 +55,7 @@ def refusal(config: Dict[str, Any]) -> yaia.YaiaError:
 
 
 def test_a_pack_written_in_c_runs_its_scene(pack: Callable[[str], str]) -> None:
-    with yaia.Runtime(config={"scenes": [pack("counter")]}) as rt:
+    with yaia.Runtime(config={"scenes": [pack("counter")]}, **HOST) as rt:
         scene = rt.open("test/counter", {"start": 40, "step": 2})
         assert scene.view_model == {"count": 40, "even": True}
         assert scene.send("increment").view_model == {"count": 42, "even": True}
@@ -84,7 +86,7 @@ def test_the_catalog_lists_both_packs(two: yaia.Runtime, examples: str) -> None:
 
 
 def test_a_runtime_without_packs_has_no_scenes() -> None:
-    with yaia.Runtime() as rt:
+    with yaia.Runtime(**HOST) as rt:
         assert rt.scenes()["types"] == []
         with pytest.raises(yaia.YaiaError) as info:
             rt.open("example/login")
@@ -134,15 +136,15 @@ def test_a_failed_load_leaves_nothing_behind(examples: str, pack: Callable[[str]
     # The good pack is loaded (once per process) before the bad one fails;
     # the runtime that asked is not made, and the next one starts clean.
     refusal({"scenes": [pack("counter"), pack("future_abi")]})
-    with yaia.Runtime(config={"scenes": [examples]}) as rt:
+    with yaia.Runtime(config={"scenes": [examples]}, **HOST) as rt:
         assert "test/counter" not in rt.scenes()["types"]
         assert [p["name"] for p in rt.scenes()["packs"]] == ["examples"]
-    with yaia.Runtime(config={"scenes": [pack("counter")]}) as rt:
+    with yaia.Runtime(config={"scenes": [pack("counter")]}, **HOST) as rt:
         assert rt.open("test/counter").send("increment").view_model["count"] == 1
 
 
 def test_an_unreadable_answer_is_an_error_not_a_crash(pack: Callable[[str], str]) -> None:
-    with yaia.Runtime(config={"scenes": [pack("garbage")]}) as rt:
+    with yaia.Runtime(config={"scenes": [pack("garbage")]}, **HOST) as rt:
         scene = rt.open("test/counter")
         with pytest.raises(yaia.YaiaError) as info:
             scene.send("increment")
@@ -153,7 +155,7 @@ def test_an_unreadable_answer_is_an_error_not_a_crash(pack: Callable[[str], str]
 
 
 def test_a_pack_is_shared_by_runtimes_and_their_states_are_not(pack: Callable[[str], str]) -> None:
-    with yaia.Runtime(config={"scenes": [pack("counter")]}) as a, yaia.Runtime(config={"scenes": [pack("counter")]}) as b:
+    with yaia.Runtime(config={"scenes": [pack("counter")]}, **HOST) as a, yaia.Runtime(config={"scenes": [pack("counter")]}) as b:
         x = a.open("test/counter")
         y = b.open("test/counter", {"start": 10})
         x.send("increment")
@@ -193,13 +195,13 @@ def test_snapshot_and_restore_across_packs(two: yaia.Runtime, examples: str, pac
     snapshot = two.snapshot()
     names = sorted(s["name"] for s in snapshot["scenes"])
     assert names == ["example/login", "example/login", "test/counter"]
-    with yaia.Runtime(config={"scenes": [examples, pack("counter")]}) as other:
+    with yaia.Runtime(config={"scenes": [examples, pack("counter")]}, **HOST) as other:
         other.restore(snapshot)
         assert other.snapshot() == snapshot
         assert other.flow(flow.id).top.scene == "example/login"
         assert other.execute({"op": "state", "scene": login.id})["state"]["email"] == "solo@x.y"
     # A runtime without the counter pack refuses the snapshot whole.
-    with yaia.Runtime(config={"scenes": [examples]}) as partial:
+    with yaia.Runtime(config={"scenes": [examples]}, **HOST) as partial:
         with pytest.raises(yaia.YaiaError) as info:
             partial.restore(snapshot)
         assert info.value.code == "bad_snapshot"
@@ -210,7 +212,7 @@ def test_journal_and_replay_across_packs(examples: str, pack: Callable[[str], st
     echo = _need(TEST_PLUGIN_DIR / "echo.so", "`make test` builds Tests/plugins/echo.c")
     path = tmp_path / "two.jsonl"
     config = {"scenes": [examples, pack("counter")], "plugins": [echo], "journal": str(path)}
-    with yaia.Runtime(config=config) as rt:
+    with yaia.Runtime(config=config, **HOST) as rt:
         flow = rt.start("test/counter", {"start": 3})
         flow.send("increment")
         flow.send("fetch")  # echo answers inside perform: "fetched" follows as an event
@@ -219,12 +221,12 @@ def test_journal_and_replay_across_packs(examples: str, pack: Callable[[str], st
         flow.send("login", "j@k.l")
         flow.send("passwordChanged", "pw")
         rt.journal(stop=True)
-    with yaia.Runtime(config={"scenes": [examples, pack("counter")]}) as rt:
+    with yaia.Runtime(config={"scenes": [examples, pack("counter")]}, **HOST) as rt:
         result = rt.replay(path)
         assert result.identical, result
         assert result.inputs >= 6
     # Without the pack that defines the flow's root, replay diverges at once.
-    with yaia.Runtime(config={"scenes": [examples]}) as rt:
+    with yaia.Runtime(config={"scenes": [examples]}, **HOST) as rt:
         result = rt.replay(path)
         assert not result.identical
         assert result.divergence is not None and result.divergence["seq"] == 1

@@ -12,6 +12,8 @@ import pytest
 
 import yaia
 
+from conftest import HOST
+
 LOGIN = "example/login"
 EXAMPLE_TYPES = [
     "example/about",
@@ -33,7 +35,7 @@ def refusal(**kwargs: Any) -> yaia.YaiaError:
 
 def works(examples_pack: str) -> None:
     """A runtime with the right config, made after a refused one, works."""
-    with yaia.Runtime(scenes=[examples_pack]) as rt:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as rt:
         assert rt.scenes()["types"] == EXAMPLE_TYPES
         assert [p["name"] for p in rt.scenes()["packs"]] == ["examples"]
         assert rt.open(LOGIN).send("emailChanged", "a@b.c").view_model["email"] == "a@b.c"
@@ -43,7 +45,7 @@ def works(examples_pack: str) -> None:
 
 
 def test_scenes_keyword_loads_the_pack(examples_pack: str) -> None:
-    with yaia.Runtime(scenes=[examples_pack]) as rt:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as rt:
         listing = rt.scenes()
         assert listing["types"] == EXAMPLE_TYPES
         (pack,) = listing["packs"]
@@ -64,7 +66,7 @@ def test_scenes_keyword_joins_the_config(examples_pack: str, auth_so: str) -> No
     error = refusal(config={"scenes": [examples_pack]}, scenes=[examples_pack])
     assert (error.code, error.at) == ("duplicate_scene", "/scenes/1")
     # With the other keys: plugins, and config's keys of their own.
-    with yaia.Runtime(config={"workers": 2}, scenes=[examples_pack], plugins=[auth_so]) as rt:
+    with yaia.Runtime(config={"workers": 2}, scenes=[examples_pack], plugins=[auth_so], **HOST) as rt:
         scene = rt.open(LOGIN)
         scene.send("emailChanged", "a@b.c")
         scene.send("passwordChanged", "hunter2")
@@ -84,19 +86,19 @@ def test_scenes_keyword_refuses_a_lone_path(examples_pack: str) -> None:
 
 
 def test_no_scenes_no_example_scenes() -> None:
-    with yaia.Runtime() as rt:
+    with yaia.Runtime(**HOST) as rt:
         listing = rt.scenes()
         assert (listing["types"], listing["packs"]) == ([], [])
         with pytest.raises(yaia.YaiaError) as info:
             rt.open(LOGIN)
         assert info.value.code == "unknown_scene"
-    with yaia.Runtime(scenes=[]) as rt:
+    with yaia.Runtime(scenes=[], **HOST) as rt:
         assert rt.scenes()["packs"] == []
 
 
 def test_replay_with_scenes(examples_pack: str, tmp_path: Path) -> None:
     journal = tmp_path / "j.jsonl"
-    with yaia.Runtime(scenes=[examples_pack], journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], journal=journal, **HOST) as rt:
         rt.open(LOGIN).send("emailChanged", "a@b.c")
     assert yaia.replay(journal, scenes=[examples_pack]) == yaia.ReplayResult(identical=True, inputs=2)
     # Without the pack, the first input (its open) cannot be replayed.
@@ -139,7 +141,7 @@ def test_a_plugin_is_no_pack(examples_pack: str, auth_so: str) -> None:
     assert (error.code, error.at) == ("scene_pack_no_entry", "/scenes/0")
     assert "yaia_scene_pack_init" in error.message
     # The same file is a good plugin.
-    with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so]) as rt:
+    with yaia.Runtime(scenes=[examples_pack], plugins=[auth_so], **HOST) as rt:
         assert [s["name"] for s in rt.services()] == ["auth"]
     works(examples_pack)
 

@@ -12,6 +12,8 @@ import pytest
 import yaia
 from example_app import ITEMS, USER, MemoryStore, canonical, drain, loaded_payload, names, start_home, view_models
 
+from conftest import HOST
+
 LOGIN = "example/login"
 HOME = "example/home"
 DETAIL = "example/detail"
@@ -49,7 +51,7 @@ class Source:
 
 @pytest.fixture
 def source(examples_pack: str) -> Iterator[Source]:
-    with yaia.Runtime(scenes=[examples_pack]) as rt:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as rt:
         yield Source(rt)
 
 
@@ -101,7 +103,7 @@ def test_snapshot_is_stable(source: Source) -> None:
 def test_restore_response_view_models_match(source: Source, examples_pack: str) -> None:
     expected = view_models(source.rt)
     snap = source.rt.snapshot()
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         restored = target.restore(snap)
         got = {s["id"]: (s["name"], canonical(s["viewModel"])) for s in restored["scenes"]}
         assert got == expected
@@ -123,7 +125,7 @@ def test_restore_response_view_models_match(source: Source, examples_pack: str) 
 def test_restore_in_config_view_models_match(source: Source, examples_pack: str) -> None:
     expected = view_models(source.rt)
     del expected[5]  # detail: its interrupted save is delivered during restore
-    with yaia.Runtime(scenes=[examples_pack], restore=source.rt.snapshot()) as target:
+    with yaia.Runtime(scenes=[examples_pack], restore=source.rt.snapshot(), **HOST) as target:
         got = view_models(target)
         assert got.pop(5)[0] == DETAIL
         assert got == expected
@@ -131,7 +133,7 @@ def test_restore_in_config_view_models_match(source: Source, examples_pack: str)
 
 def test_states_and_seqs_match(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         target.restore(snap)
         for s in snap["scenes"]:
             if s["name"] == DETAIL:
@@ -144,13 +146,13 @@ def test_round_trip_without_effects_is_exact(rt: yaia.Runtime, examples_pack: st
     start_home(rt, name="main").send("select", "item/3")
     rt.open(LOGIN, {"email": "x@y.z"})
     snap = rt.snapshot()
-    with yaia.Runtime(scenes=[examples_pack], restore=snap) as target:
+    with yaia.Runtime(scenes=[examples_pack], restore=snap, **HOST) as target:
         assert canonical(target.snapshot()) == canonical(snap)
 
 
 def test_restored_runtime_goes_on(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         target.restore(snap)
         flow = target.flow(source.editing.id)
         assert names(flow.stack) == [LOGIN, HOME, DETAIL]
@@ -168,7 +170,7 @@ def test_restored_runtime_goes_on(source: Source, examples_pack: str) -> None:
 def test_reissue(source: Source, examples_pack: str) -> None:
     store = MemoryStore()
     snap = source.rt.snapshot()
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         target.add_service("store", store)
         restored = target.restore(snap)
         assert restored["effects"]["reissued"] == [source.load.id]
@@ -188,7 +190,7 @@ def test_reissue(source: Source, examples_pack: str) -> None:
 
 def test_restore_response_is_as_restored_with_a_synchronous_service(source: Source, examples_pack: str) -> None:
     expected = view_models(source.rt)
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         target.add_service("store", MemoryStore())  # answers on the restoring thread
         restored = target.restore(source.rt.snapshot())
         got = {s["id"]: (s["name"], canonical(s["viewModel"])) for s in restored["scenes"]}
@@ -197,7 +199,7 @@ def test_restore_response_is_as_restored_with_a_synchronous_service(source: Sour
 
 def test_reissue_without_a_service_waits_for_the_host(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         target.restore(snap)
         resolved = target.resolve(source.load.id, result=loaded_payload({"item/9": {"title": "Nine"}}))
         assert resolved.view_model["items"] == [{"key": "item/9", "title": "Nine"}]
@@ -205,7 +207,7 @@ def test_reissue_without_a_service_waits_for_the_host(source: Source, examples_p
 
 def test_cancel_delivers_interrupted(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         restored = target.restore(snap)
         (detail,) = [s for s in restored["scenes"] if s["name"] == DETAIL]
         # As restored: still saving.
@@ -226,7 +228,7 @@ def test_cancel_delivers_interrupted(source: Source, examples_pack: str) -> None
 def test_cancel_payload_is_interrupted(rt: yaia.Runtime, examples_pack: str) -> None:
     jobs = rt.open("example/jobs")
     (effect,) = jobs.send("run", {"service": "clock", "op": "now"}).effects
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         target.restore(rt.snapshot())
         assert drain(target)[0].effect == effect.id
         (entry,) = target.execute({"op": "state", "scene": jobs.id})["state"]["log"]
@@ -235,7 +237,7 @@ def test_cancel_payload_is_interrupted(rt: yaia.Runtime, examples_pack: str) -> 
 
 def test_await_is_resolvable(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         target.restore(snap)
         drain(target)
         update = target.resolve(source.job.id, result={"now": "12:00"})
@@ -247,7 +249,7 @@ def test_await_is_resolvable(source: Source, examples_pack: str) -> None:
 
 def test_await_stays_pending_even_with_a_service(source: Source, examples_pack: str) -> None:
     calls: List[Any] = []
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         target.add_service("clock", lambda op, args: calls.append((op, args)))
         target.restore(source.rt.snapshot())
         assert calls == []
@@ -257,7 +259,7 @@ def test_await_stays_pending_even_with_a_service(source: Source, examples_pack: 
 
 def test_restore_replaces_what_is_open(source: Source, examples_pack: str) -> None:
     snap = source.rt.snapshot()
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         other = target.start(LOGIN)
         other.send("loginSucceeded", {"user": {"email": "other@x"}})
         (load,) = other.send("load").effects
@@ -351,7 +353,7 @@ def test_snapshot_of_a_thousand_scenes(rt: yaia.Runtime, examples_pack: str) -> 
         rt.open(LOGIN, {"email": f"u{i}@x"})
     snap = rt.snapshot()
     assert len(snap["scenes"]) == 1000 and len(snap["flows"]) == 100
-    with yaia.Runtime(scenes=[examples_pack]) as target:
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as target:
         restored = target.restore(snap)
         assert len(restored["scenes"]) == 1000
         expected = view_models(rt)
@@ -364,7 +366,7 @@ def test_snapshot_of_a_thousand_scenes(rt: yaia.Runtime, examples_pack: str) -> 
 def test_config_keywords(tmp_path: Any, examples_pack: str) -> None:
     journal = tmp_path / "j.jsonl"
     math = {"service": "math", "library": "libm.so.6", "ops": {"cos": "double(double)"}}
-    with yaia.Runtime(scenes=[examples_pack], workers=2, bind=[math], inspect=True, journal=journal) as rt:
+    with yaia.Runtime(scenes=[examples_pack], workers=2, bind=[math], inspect=True, journal=journal, **HOST) as rt:
         assert rt.perform("math", "cos", [0.0]) == 1.0
         rt.open(LOGIN)
         event = rt.receive_event()
@@ -376,6 +378,6 @@ def test_config_keywords(tmp_path: Any, examples_pack: str) -> None:
     assert (info.value.code, info.value.at) == ("bad_config", "/workers")
     # bind= is appended to config's bindings.
     sine = dict(math, service="sine", ops={"sin": "double(double)"})
-    with yaia.Runtime(config={"bind": [math]}, bind=[sine]) as rt:
+    with yaia.Runtime(config={"bind": [math]}, bind=[sine], **HOST) as rt:
         assert [s["name"] for s in rt.services()] == ["math", "sine"]
         assert rt.perform("sine", "sin", [0.0]) == 0.0

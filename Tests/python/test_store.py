@@ -8,7 +8,7 @@ from typing import Iterator
 import pytest
 
 import yaia
-from conftest import PLUGIN_DIR, wait_event
+from conftest import HOST, PLUGIN_DIR, wait_event
 
 
 @pytest.fixture(scope="session")
@@ -21,7 +21,7 @@ def store_so() -> str:
 
 @pytest.fixture
 def store(store_so: str, examples_pack: str) -> Iterator[yaia.Runtime]:
-    with yaia.Runtime(scenes=[examples_pack], plugins=[store_so]) as runtime:
+    with yaia.Runtime(scenes=[examples_pack], plugins=[store_so], **HOST) as runtime:
         yield runtime
 
 
@@ -63,7 +63,7 @@ def test_from_a_scene(store: yaia.Runtime) -> None:
 
 def test_file_database_outlives_runtime(store_so: str, tmp_path: Path) -> None:
     plugin = {"path": store_so, "config": {"path": str(tmp_path / "app.db")}}
-    with yaia.Runtime(plugins=[plugin]) as first:
+    with yaia.Runtime(plugins=[plugin], **HOST) as first:
         first.perform("store", "put", {"key": "kept", "value": {"v": 1}})
-    with yaia.Runtime(plugins=[plugin]) as second:
+    with yaia.Runtime(plugins=[plugin], **HOST) as second:
         assert second.perform("store", "get", {"key": "kept"}) == {"key": "kept", "value": {"v": 1}}

@@ -20,7 +20,7 @@ import pytest
 import yaia
 from yaia.testing import ABSENT, EmittedEffect, SceneTest, json_diff
 
-from conftest import EXAMPLES_PACK, REPO
+from conftest import HOST, EXAMPLES_PACK, REPO
 
 NOTES_PACK = Path(os.environ.get("YAIA_NOTES_PACK") or REPO / "Examples" / "notes" / ".build" / "release" / "libnotes.so")
 DOC = REPO / "docs" / "testing.md"
@@ -190,7 +190,7 @@ def test_queued_effects_start_in_order(pack: str) -> None:
 
 
 def test_reusing_a_runtime(pack: str) -> None:
-    with yaia.Runtime(scenes=[pack]) as rt:
+    with yaia.Runtime(scenes=[pack], **HOST) as rt:
         with SceneTest("example/login", runtime=rt) as t:
             t.send("emailChanged", "a@b.c", state={"email": "a@b.c"})
             scene = t.scene.id
@@ -203,7 +203,7 @@ def test_reusing_a_runtime(pack: str) -> None:
 
 
 def test_misuse_is_a_type_error(pack: str) -> None:
-    with yaia.Runtime(scenes=[pack]) as rt:
+    with yaia.Runtime(scenes=[pack], **HOST) as rt:
         with pytest.raises(TypeError):
             SceneTest("example/login", runtime=rt, scenes=[pack])
     with pytest.raises(TypeError):
@@ -343,7 +343,7 @@ def test_wrong_view_model(pack: str) -> None:
 
 
 def test_a_service_in_the_runtime_is_refused(pack: str) -> None:
-    with yaia.Runtime(scenes=[pack]) as rt:
+    with yaia.Runtime(scenes=[pack], **HOST) as rt:
         rt.add_service("auth", lambda op, args: {"user": "ada"})
         with SceneTest("example/login", state=LOGIN_READY, runtime=rt, exhaustive=False) as t:
             with fails("send submit: effect #0 auth.login is running: the runtime has a service named 'auth'"):

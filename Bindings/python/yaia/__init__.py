@@ -104,5 +104,7 @@ def replay(
     reached). Raises YaiaError "bad_journal" when the file cannot be read or
     is not a journal.
     """
-    with Runtime(workers=1, scenes=scenes) as runtime:
+    # The caller names the file itself: the scratch runtime may read its directory.
+    folder = os.path.dirname(os.path.abspath(os.fspath(journal)))
+    with Runtime(workers=1, scenes=scenes, allow=["replay"], files=[folder]) as runtime:
         return runtime.replay(journal, to)

@@ -341,7 +341,9 @@ class SceneTest:
     ``scene`` is the scene type ("example/login"). The test opens it in
     ``runtime``, or in a runtime of its own made with the scene packs
     ``scenes`` (and no services, so that every effect stays pending for the
-    test to resolve; closed with the test). ``args`` are its open arguments;
+    test to resolve; closed with the test). A ``runtime`` given must allow
+    the ``snapshot`` op (``Runtime(allow=["snapshot"])``): the test reads the
+    effects in flight from it. ``args`` are its open arguments;
     ``state`` opens it in that state instead, so that any starting point is
     one call. ``exhaustive``: see the module's documentation.
 
@@ -370,7 +372,7 @@ class SceneTest:
         #: With False, only what the test states is checked (see the module).
         self.exhaustive = exhaustive
         self._owns_runtime = runtime is None
-        self._runtime = Runtime(scenes=scenes) if runtime is None else runtime
+        self._runtime = Runtime(scenes=scenes, allow=["snapshot"]) if runtime is None else runtime
         self._records: List[_Record] = []
         self._routes: List[Any] = []
         self._closed = False
