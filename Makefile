@@ -407,7 +407,7 @@ fuzz-short: $(FUZZ_TARGET) $(FUZZ_SEEDS)/.done
 # The C suites and pytest against the address-sanitized library. Python is
 # not built with ASan: its runtime comes in by LD_PRELOAD, and CPython's own
 # allocations, kept until exit by design, would read as leaks.
-ASAN_TESTS := test_abi test_services stress test_ffi test_flows
+ASAN_TESTS := test_abi test_services test_security stress test_ffi test_flows
 ASAN_ENV   := YAIA_LIBRARY=$(abspath $(ASAN_LIB)) YAIA_EXAMPLES_PACK=$(abspath $(ASAN_PACK))
 
 $(ASAN_BIN)/%: Tests/c/%.c Tests/c/harness.h Include/yaia.h Include/yaia_plugin.h $(FUZZ_SCRATCH)/.built
@@ -417,6 +417,7 @@ $(ASAN_BIN)/%: Tests/c/%.c Tests/c/harness.h Include/yaia.h Include/yaia_plugin.
 asan: $(addprefix $(ASAN_BIN)/,$(ASAN_TESTS)) plugins $(TEST_PLUGINS) test-packs $(TESTLIB)/libyaiatypes.so $(CLI) $(NOTES_PACK)
 	$(ASAN_ENV) $(ASAN_BIN)/test_abi
 	$(ASAN_ENV) $(ASAN_BIN)/test_services
+	$(ASAN_ENV) $(ASAN_BIN)/test_security
 	$(ASAN_ENV) $(ASAN_BIN)/stress
 	$(ASAN_ENV) STRESS_JOURNAL=$(abspath $(ASAN_BIN))/stress.jsonl $(ASAN_BIN)/stress
 	$(ASAN_ENV) $(ASAN_BIN)/test_ffi
