@@ -1,9 +1,11 @@
 # Yaia -- build, demo, test, bench, install.
 #
 #   make demo      build libyaia.so and the example plugins, run the example scenes
-#   make test      build and run every test suite (Swift, C, Python)
+#   make test      build and run every test suite (Swift, C, Python) and a short fuzzing pass
 #   make bench     benchmarks (medians, with ratios against baselines of the same run)
 #   make tsan      stress test against a thread-sanitized libyaia (debug build)
+#   make fuzz      fuzz yaia_execute for FUZZ_SECONDS (600); `make test` runs a short pass
+#   make asan      the C and Python suites against an address-sanitized libyaia
 #   make install PREFIX=/usr/local   library, headers and pkg-config file
 #
 # Missing system packages are installed with apt-get, missing Python packages
@@ -265,7 +267,7 @@ demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
 
 # ---------------------------------------------------------------- tests
 
-test: test-swift test-c test-python test-notes
+test: test-swift test-c test-python test-notes fuzz-short
 
 test-swift: $(BUILD)/.deps
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
@@ -330,6 +332,105 @@ tsan: $(TSAN_BIN)/stress $(EXAMPLES_PACK) test-packs
 	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" $(TSAN_STRESS) $(TSAN_BIN)/stress
 	TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" $(TSAN_STRESS) STRESS_JOURNAL=$(abspath $(OUT))/tsan/stress.jsonl $(TSAN_BIN)/stress
 
+# ---------------------------------------------------------------- fuzzing and the address sanitizer
+
+# One address-sanitized release build of libyaia.so and the examples pack, in
+# a scratch path of its own (the release build is untouched), serves both
+# the fuzzer and `make asan`: its Swift code also carries the coverage
+# counters libFuzzer steers by, which cost little where no fuzzer reads them.
+# Programs are built with the Swift toolchain's clang, whose ASan and
+# libFuzzer runtimes match the library's. docs/fuzzing.md.
+FUZZ_SCRATCH := .build-fuzz
+FUZZ_REL     := $(FUZZ_SCRATCH)/release
+ASAN_LIB     := $(FUZZ_REL)/libyaia.so
+ASAN_PACK    := $(FUZZ_REL)/libyaia-examples.so
+ASAN_CC      ?= /opt/swift/usr/bin/clang
+ASAN_RT      := $(shell $(ASAN_CC) -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null)
+ASAN_BIN     := $(OUT)/asan
+ASAN_CLINK   := -fuse-ld=lld -L$(FUZZ_REL) -lyaia -Wl,-rpath,$(abspath $(FUZZ_REL)) -lpthread
+SWIFT_ASAN   := $(SWIFT) build -c release --scratch-path $(FUZZ_SCRATCH) --sanitize=address \
+                -Xswiftc -static-stdlib -Xswiftc -enforce-exclusivity=unchecked -Xswiftc -warnings-as-errors \
+                -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
+
+FUZZ_SECONDS ?= 600
+FUZZ_SHORT   ?= 45
+FUZZ_TARGET  := $(FUZZ_SCRATCH)/bin/fuzz_execute
+# The corpus libFuzzer grows (the first folder it is given: it writes there),
+# the seeds derived from the JSON conformance suite, crash reproducers.
+FUZZ_WORK    := $(FUZZ_SCRATCH)/corpus
+FUZZ_SEEDS   := $(FUZZ_SCRATCH)/seeds
+FUZZ_CRASHES := $(FUZZ_SCRATCH)/artifacts
+YAIA_CONFORMANCE_DIR ?= ../shared/conformance/json-parsing
+FUZZ_FLAGS   := -dict=Tests/fuzz/yaia.dict -max_len=16384 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
+                -artifact_prefix=$(abspath $(FUZZ_CRASHES))/
+FUZZ_DIRS    := $(abspath $(FUZZ_WORK) Tests/fuzz/corpus Tests/fuzz/regressions $(FUZZ_SEEDS))
+# Each new corpus entry and newly covered function prints a line: keep the
+# progress lines and the reports.
+FUZZ_QUIET   := grep --line-buffered -v -E '^(\#[0-9]+[[:space:]]+(NEW|REDUCE) |[[:space:]]+NEW_FUNC)'
+
+.PHONY: fuzz fuzz-short asan
+
+# The example scenes see YaiaCore through YaiaKit's @_exported import: when a
+# change to YaiaCore leaves YaiaKit's interface as it was, SwiftPM does not
+# recompile them, and they keep YaiaCore's old layouts (a stack overflow
+# under ASan). Their modules are small: always build them afresh.
+$(FUZZ_SCRATCH)/.built: $(BUILD)/.deps $(SWIFT_SOURCES)
+	$(SWIFT_ASAN) --product yaia
+	rm -f $(FUZZ_REL)/YaiaExamples.build/*.o $(FUZZ_REL)/YaiaExamplesPack.build/*.o
+	$(SWIFT_ASAN) --product yaia-examples
+	@ln -sf libyaia.so $(FUZZ_REL)/libyaia.so.$(ABI_MAJOR)
+	@touch $@
+
+$(FUZZ_TARGET): Tests/fuzz/fuzz_execute.c Include/yaia.h $(FUZZ_SCRATCH)/.built
+	@mkdir -p $(dir $@)
+	$(ASAN_CC) -fsanitize=fuzzer,address $(CWARN) -O1 -g $(CINC) -o $@ $< $(ASAN_CLINK)
+
+$(FUZZ_SEEDS)/.done: Tests/fuzz/seeds.py
+	$(PYTHON) Tests/fuzz/seeds.py $(FUZZ_SEEDS) $(YAIA_CONFORMANCE_DIR)
+	@touch $@
+
+# $(call fuzz_for,SECONDS): every committed input and regression, then that
+# long fuzzing, one job (the machine is shared). Fails on a crash, a leak or
+# an input that runs longer than 20 s.
+define fuzz_for
+	@mkdir -p $(FUZZ_WORK) $(FUZZ_CRASHES)
+	set -o pipefail; YAIA_FUZZ_PACK=$(abspath $(ASAN_PACK)) $(FUZZ_TARGET) $(FUZZ_FLAGS) \
+	  -max_total_time=$(1) $(FUZZ_DIRS) 2>&1 | $(FUZZ_QUIET)
+endef
+
+fuzz: $(FUZZ_TARGET) $(FUZZ_SEEDS)/.done
+	$(call fuzz_for,$(FUZZ_SECONDS))
+
+# The short pass `make test` runs.
+fuzz-short: $(FUZZ_TARGET) $(FUZZ_SEEDS)/.done
+	$(call fuzz_for,$(FUZZ_SHORT))
+
+# The C suites and pytest against the address-sanitized library. Python is
+# not built with ASan: its runtime comes in by LD_PRELOAD, and CPython's own
+# allocations, kept until exit by design, would read as leaks. test_security
+# checks that memory stays flat under a flood of events: ASan's quarantine of
+# freed blocks (256 MB) would grow it, a small one does not.
+# docs/scenes.md's walk runs swift build in subprocesses, which inherit the
+# preloaded runtime and refuse it (they dlopen with RTLD_DEEPBIND).
+ASAN_PYTEST_SKIP := --deselect Tests/python/test_scenes_doc.py::test_the_page_runs
+ASAN_TESTS := test_abi test_services test_security stress test_ffi test_flows
+ASAN_ENV   := YAIA_LIBRARY=$(abspath $(ASAN_LIB)) YAIA_EXAMPLES_PACK=$(abspath $(ASAN_PACK))
+
+$(ASAN_BIN)/%: Tests/c/%.c Tests/c/harness.h Include/yaia.h Include/yaia_plugin.h $(FUZZ_SCRATCH)/.built
+	@mkdir -p $(ASAN_BIN)
+	$(ASAN_CC) -fsanitize=address $(CWARN) -O1 -g $(CINC) -o $@ $< $(ASAN_CLINK) -lz -lm -ldl
+
+asan: $(addprefix $(ASAN_BIN)/,$(ASAN_TESTS)) plugins $(TEST_PLUGINS) test-packs $(TESTLIB)/libyaiatypes.so $(CLI) $(NOTES_PACK)
+	$(ASAN_ENV) $(ASAN_BIN)/test_abi
+	$(ASAN_ENV) $(ASAN_BIN)/test_services
+	$(ASAN_ENV) ASAN_OPTIONS=quarantine_size_mb=8 $(ASAN_BIN)/test_security
+	$(ASAN_ENV) $(ASAN_BIN)/stress
+	$(ASAN_ENV) STRESS_JOURNAL=$(abspath $(ASAN_BIN))/stress.jsonl $(ASAN_BIN)/stress
+	$(ASAN_ENV) $(ASAN_BIN)/test_ffi
+	$(ASAN_ENV) $(ASAN_BIN)/test_flows
+	$(ASAN_ENV) LD_PRELOAD=$(ASAN_RT) ASAN_OPTIONS=detect_leaks=0 \
+	  PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python $(ASAN_PYTEST_SKIP)
+
 # ---------------------------------------------------------------- install
 
 install: lib
@@ -342,4 +443,4 @@ install: lib
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/yaia.pc
 
 clean:
-	rm -rf $(BUILD) $(TSAN_SCRATCH)
+	rm -rf $(BUILD) $(TSAN_SCRATCH) $(FUZZ_SCRATCH)

@@ -476,7 +476,12 @@ func bindLibrary(_ request: JSONObject, at pointer: String) throws(YaiaError) ->
         }
         var free: ForeignFunction.Free?
         if signature.returns == .ownedString {
-            let p = try symbol(freeName ?? "free", at: at)
+            // Found as the library's own calls find it: in the process first,
+            // whose allocator may replace libc's (jemalloc, a sanitizer), then
+            // in the library. dlsym(handle, "free") alone would find libc's.
+            let name = freeName ?? "free"
+            let p: UnsafeMutableRawPointer
+            if let global = dlsym(nil, name) { p = global } else { p = try symbol(name, at: at) }
             free = unsafeBitCast(p, to: ForeignFunction.Free.self)
         }
         functions.append(try ForeignFunction(op: op, signature: signature, function: try symbol(symbolName, at: at), free: free))

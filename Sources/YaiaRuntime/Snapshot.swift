@@ -73,23 +73,29 @@ extension Runtime {
         var newFlows: [Int64: FlowSlot] = [:]
         for f in image.flows { newFlows[f.id] = FlowSlot(id: f.id, name: f.name, flow: f.flow) }
         var newScenes: [Int64: SceneSlot] = [:]
-        for s in image.scenes {
-            let flow = try s.flow.map { (id) throws(YaiaError) -> FlowSlot in
-                guard let f = newFlows[id] else { throw YaiaError(.badSnapshot, "scene \(s.id) names flow \(id), which the snapshot lacks") }
-                return f
+        do throws(YaiaError) {
+            for s in image.scenes {
+                let flow = try s.flow.map { (id) throws(YaiaError) -> FlowSlot in
+                    guard let f = newFlows[id] else { throw YaiaError(.badSnapshot, "scene \(s.id) names flow \(id), which the snapshot lacks") }
+                    return f
+                }
+                let slot = SceneSlot(id: s.id, value: s.value, flow: flow)
+                slot.seq = s.seq
+                newScenes[s.id] = slot
+                flow?.members[s.id] = slot
             }
-            let slot = SceneSlot(id: s.id, value: s.value, flow: flow)
-            slot.seq = s.seq
-            newScenes[s.id] = slot
-            flow?.members[s.id] = slot
-        }
-        for f in newFlows.values {
-            for e in f.flow.entries where f.members[e.scene] == nil {
-                throw YaiaError(.badSnapshot, "flow \(f.id) stacks scene \(e.scene), which the snapshot lacks")
+            for f in newFlows.values {
+                for e in f.flow.entries where f.members[e.scene] == nil {
+                    throw YaiaError(.badSnapshot, "flow \(f.id) stacks scene \(e.scene), which the snapshot lacks")
+                }
             }
-        }
-        for e in image.effects where newScenes[e.scene] == nil {
-            throw YaiaError(.badSnapshot, "effect \(e.id) belongs to scene \(e.scene), which the snapshot lacks")
+            for e in image.effects where newScenes[e.scene] == nil {
+                throw YaiaError(.badSnapshot, "effect \(e.id) belongs to scene \(e.scene), which the snapshot lacks")
+            }
+        } catch {
+            // A flow and its scenes hold each other: unlink them, or a refused snapshot leaks them.
+            for f in newFlows.values { f.dissolve() }
+            throw error
         }
 
         // Take down what is open now.

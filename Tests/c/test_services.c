@@ -670,6 +670,8 @@ static void test_queue(void)
     check(get_int(&s, &s.performs) == 5, "queue: d and e performed (performs %d)", s.performs);
 
     yaia_runtime_free(rt);
+    /* c's perform() may still be returning on its pool thread; release() follows it. */
+    check(wait_for(&s, &s.releases, 1, 5) == 1, "queue: released once, after the last perform() returned");
     host_svc_destroy(&s);
 }
 

@@ -1,0 +1,194 @@
+/*
+** fuzz_execute.c -- a libFuzzer target over yaia_execute_n (docs/fuzzing.md).
+**
+** An input is a sequence of requests, one per line. Each input runs against
+** a fresh runtime, so that a crash reproduces from its input alone; the
+** requests of one input share that runtime, so sequences (open, send,
+** snapshot, restore, journal, replay...) are explored. After each request the
+** event queue is drained.
+**
+** The runtime has the example scenes (YAIA_FUZZ_PACK) and a few C functions
+** bound in its config, safe for any arguments their signatures admit (no
+** plugin: one with a thread of its own costs more than the rest of a run).
+** Its config grants perform and the state ops, with files confined to a
+** private temporary directory, the process's working directory while it
+** runs: requests name files there with relative paths. It does not grant
+** "bind" or "load_plugin": binding an arbitrary C function with a wrong
+** signature can crash legitimately. The directory is emptied after every
+** input, and removed at exit. A line "#NAME TEXT" is no request: it appends
+** TEXT to the file NAME there, so that an input can write a journal to replay.
+**
+** Because the working directory changes, relative paths on the command line
+** (corpus folders, inputs to reproduce, -artifact_prefix, -dict...) are made
+** absolute first, and crash artifacts go to the directory the fuzzer was
+** started in unless -artifact_prefix says otherwise.
+*/
+#define _GNU_SOURCE
+
+#include <dirent.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "yaia.h"
+
+static char work_dir[PATH_MAX];
+static char *config;
+static int verbose;
+
+static void die(const char *what)
+{
+    fprintf(stderr, "fuzz_execute: %s\n", what);
+    exit(2);
+}
+
+/* Rewrites the command line so that it means the same from work_dir. */
+static void absolutize_arguments(int *argc, char ***argv)
+{
+    static const char *path_flags[] = {"", "-artifact_prefix=", "-exact_artifact_path=", "-dict=",
+                                       "-features_dir=", "-merge_control_file=", NULL};
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd))
+        die("getcwd failed");
+    char **args = calloc((size_t)*argc + 2, sizeof *args);
+    if (!args)
+        die("out of memory");
+    int n = 0, has_prefix = 0;
+    for (int i = 0; i < *argc; i++) {
+        char *a = (*argv)[i];
+        args[n++] = a;
+        /* Positional arguments (corpus folders, inputs) match "". */
+        for (const char **f = path_flags; *f && i > 0; f++) {
+            size_t len = strlen(*f);
+            if (len == 0 ? a[0] == '-' : strncmp(a, *f, len) != 0)
+                continue;
+            if (strcmp(*f, "-artifact_prefix=") == 0)
+                has_prefix = 1;
+            char *flag;
+            if (a[len] != '/' && asprintf(&flag, "%.*s%s/%s", (int)len, a, cwd, a + len) >= 0)
+                args[n - 1] = flag;
+        }
+    }
+    if (!has_prefix && asprintf(&args[n], "-artifact_prefix=%s/", cwd) >= 0)
+        n++;
+    args[n] = NULL;
+    *argc = n;
+    *argv = args;
+}
+
+static void empty_work_dir(void)
+{
+    DIR *d = opendir(".");
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            unlink(e->d_name);
+    closedir(d);
+}
+
+static void remove_work_dir(void)
+{
+    if (chdir(work_dir) == 0) {
+        empty_work_dir();
+        if (chdir("/") == 0)
+            rmdir(work_dir);
+    }
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    absolutize_arguments(argc, argv);
+    verbose = getenv("YAIA_FUZZ_VERBOSE") != NULL;
+    /* Refused outcomes and the like are logged as warnings: thousands a second. */
+    setenv("YAIA_LOG", "off", 0);
+
+    const char *pack = getenv("YAIA_FUZZ_PACK");
+    if (!pack || !*pack)
+        die("set YAIA_FUZZ_PACK to the examples pack (libyaia-examples.so)");
+
+    const char *tmp = getenv("TMPDIR");
+    snprintf(work_dir, sizeof work_dir, "%s/yaia-fuzz-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(work_dir) || chdir(work_dir) != 0)
+        die("cannot make a private temporary directory");
+    atexit(remove_work_dir);
+
+    if (asprintf(&config,
+                 "{\"scenes\":[\"%s\"],\"workers\":2,"
+                 "\"allow\":{\"ops\":[\"perform\",\"journal\",\"replay\",\"snapshot\",\"restore\",\"rewind\"],"
+                 "\"files\":[\"%s\"]},"
+                 "\"bind\":["
+                 "{\"service\":\"math\",\"library\":\"libm.so.6\",\"ops\":{"
+                 "\"pow\":\"double(double,double)\",\"frexp\":\"double(double, out int32)\","
+                 "\"ldexp\":\"double(double,int32)\"}},"
+                 "{\"service\":\"libc\",\"library\":\"libc.so.6\",\"ops\":{"
+                 "\"strlen\":\"size_t(string)\",\"ffsll\":\"int32(int64)\",\"toupper\":\"int32(int32)\"}}]}",
+                 pack, work_dir) < 0)
+        die("out of memory");
+
+    /* A config the runtime refuses would make every input a no-op. */
+    char *error = NULL;
+    yaia_runtime *rt = yaia_runtime_new(config, &error);
+    if (!rt) {
+        fprintf(stderr, "fuzz_execute: the runtime refuses its config: %s\n", error ? error : "?");
+        exit(2);
+    }
+    yaia_runtime_free(rt);
+    return 0;
+}
+
+/* "#NAME TEXT" appends TEXT and a line break to the file NAME of the working
+** directory, so that journals to replay can be written line by line. */
+static void append_line(const char *p, size_t len)
+{
+    char name[33];
+    size_t n = 0;
+    while (n + 1 < len && n < sizeof name - 1 && p[n + 1] != ' ' && p[n + 1] != '\0') {
+        name[n] = p[n + 1];
+        n++;
+    }
+    name[n] = '\0';
+    if (n == 0 || name[0] == '.' || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
+        return;
+    FILE *f = fopen(name, "a");
+    if (!f)
+        return;
+    size_t skip = n + 1 < len ? n + 2 : len;
+    fwrite(p + skip, 1, len - skip, f);
+    fputc('\n', f);
+    fclose(f);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    yaia_runtime *rt = yaia_runtime_new(config, NULL);
+    if (!rt)
+        abort();
+    const char *p = (const char *)data, *end = p + size;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = (size_t)((nl ? nl : end) - p);
+        if (len > 0 && p[0] == '#') {
+            append_line(p, len);
+        } else {
+            char *response = yaia_execute_n(rt, p, len);
+            if (verbose)
+                fprintf(stderr, "> %.*s\n< %s\n", (int)len, p, response);
+            yaia_free(response);
+        }
+        char *event;
+        while ((event = yaia_receive(rt, 0))) {
+            if (verbose)
+                fprintf(stderr, "< %s\n", event);
+            yaia_free(event);
+        }
+        p += len + 1;
+    }
+    yaia_runtime_free(rt);
+    empty_work_dir();
+    return 0;
+}
