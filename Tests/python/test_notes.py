@@ -43,7 +43,9 @@ def db(tmp_path: Path) -> Path:
 
 
 def runtime(pack: str, auth_so: str, store_so: str, db: Path, **keywords: Any) -> yaia.Runtime:
-    return yaia.Runtime(scenes=[pack], plugins=[auth_so, {"path": store_so, "config": {"path": str(db)}}], **keywords)
+    """The notes runtime; the tests' own requests may also perform and snapshot."""
+    return yaia.Runtime(scenes=[pack], plugins=[auth_so, {"path": store_so, "config": {"path": str(db)}}],
+                        allow=["perform", "snapshot"], **keywords)
 
 
 @pytest.fixture
