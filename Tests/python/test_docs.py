@@ -228,9 +228,9 @@ MENTION = re.compile(r"(?<![\w./$-])((?:docs|Include|Sources|Examples|Tests|Bind
 
 @pytest.mark.parametrize("page", [p for p in PAGES if p.name != "scenes.md"], ids=lambda p: p.name)
 def test_the_files_a_page_names_are_in_the_repository(page: Path) -> None:
-    """Paths of the repository a page names in its text, not only in links, build outputs aside.
-    (docs/scenes.md names the files of the package it generates.)"""
-    named = {m.group(1).rstrip(".") for m in MENTION.finditer(page.read_text())}
+    """Paths of the repository a page names in its prose, not only in links, build outputs aside.
+    Code blocks may name files a reader makes; docs/scenes.md names those of the package it generates."""
+    named = {m.group(1).rstrip(".") for m in MENTION.finditer(FENCE.sub("", page.read_text()))}
     missing = sorted(path for path in named if "/.build/" not in path and not (REPO / path).exists())
     assert not missing, f"{page.relative_to(REPO)} names what the repository does not have: {missing}"
 
