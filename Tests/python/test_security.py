@@ -52,10 +52,31 @@ def test_load_plugin_is_refused(plain: yaia.Runtime, auth_so: str) -> None:
     assert plain.services() == []
 
 
-def test_journal_cannot_write_a_file(plain: yaia.Runtime, tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+def test_plugins_and_packs_must_be_regular_files(examples_pack: str, tmp_path: Path, kind: str) -> None:
+    """dlopen of a FIFO blocks for ever: it is refused before, with a code."""
+    path = tmp_path / "thing.so"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path = Path("/dev/zero")
+    with yaia.Runtime(scenes=[examples_pack], allow=["load_plugin"], files=[tmp_path, "/dev"]) as rt:
+        with pytest.raises(yaia.YaiaError) as info:
+            rt.load_plugin(path)
+        assert info.value.code == "plugin_not_loadable"
+        assert rt.services() == []
+    for config, code in (({"plugins": [str(path)]}, "plugin_not_loadable"), ({"scenes": [str(path)]}, "scene_pack_not_loadable")):
+        with pytest.raises(yaia.YaiaError) as info:
+            yaia.Runtime(config=config)
+        assert info.value.code == code
+
+
+def test_journal_cannot_write_a_file(plain: yaia.Runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     victim = tmp_path / "victim.txt"
     victim.write_text("precious")
-    os.chdir(tmp_path / ".")
+    monkeypatch.chdir(tmp_path)
     refused(lambda: plain.execute({"op": "journal", "start": "victim.txt"}))
     refused(lambda: plain.execute({"op": "journal", "start": "../x"}))
     assert victim.read_text() == "precious"
