@@ -83,7 +83,8 @@
 **               "files": [DIR, ...]}
 **
 ** Every file a request names (load_plugin's path, journal's start, replay's
-** journal) must also lie beneath one of the "files" directories once
+** journal, bind's library when it is a path rather than a soname) must also
+** lie beneath one of the "files" directories once
 ** symbolic links are resolved; with none granted, no request names a file.
 ** Whatever a runtime grants, a bound C function runs with the process's
 ** rights: binding free(), exit() or system() is the binder's decision.

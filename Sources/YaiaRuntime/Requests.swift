@@ -158,7 +158,12 @@ extension Runtime {
             setInspecting(on)
             return ["ok": true, "inspect": .bool(on)]
         case "bind":
-            return try bind(o)
+            // A library named by its path is a file like any other; a soname is the system's.
+            var binding = o
+            if case .string(let library)? = o["library"], library.contains("/") {
+                binding["library"] = .string(try grants.confine(library, at: "/library"))
+            }
+            return try bind(binding)
         case "perform":
             guard let value = o["effect"] else { throw YaiaError(.badRequest, "perform needs an \"effect\"", at: "/effect") }
             return try perform(try Effect(json: value, at: "/effect"))

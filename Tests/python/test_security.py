@@ -106,6 +106,22 @@ def test_grants_are_explicit(examples_pack: str, tmp_path: Path) -> None:
         assert rt.limits()["allow"] == {"ops": ["journal"], "files": [str(tmp_path.resolve())]}
 
 
+def test_bind_by_path_is_confined(examples_pack: str, tmp_path: Path) -> None:
+    libm = "/lib/x86_64-linux-gnu/libm.so.6" if Path("/lib/x86_64-linux-gnu/libm.so.6").exists() else "/usr/lib/libm.so.6"
+    with yaia.Runtime(scenes=[examples_pack], allow=["bind"], files=[tmp_path]) as rt:
+        with pytest.raises(yaia.YaiaError) as info:
+            rt.bind("m", libm, {"floor": "double(double)"})
+        assert info.value.code == "not_permitted"
+        assert info.value.at == "/library"
+        os.mkfifo(tmp_path / "lib.so")
+        with pytest.raises(yaia.YaiaError) as info:
+            rt.bind("m", str(tmp_path / "lib.so"), {"floor": "double(double)"})
+        assert info.value.code == "library_not_found"
+        # A soname is the system's library, not a file the request names.
+        rt.bind("m", "libm.so.6", {"floor": "double(double)"})
+        assert [s["name"] for s in rt.services()] == ["m"]
+
+
 def test_files_must_be_a_list(examples_pack: str, tmp_path: Path) -> None:
     with pytest.raises(TypeError):
         yaia.Runtime(scenes=[examples_pack], files=tmp_path)  # type: ignore[arg-type]
