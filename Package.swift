@@ -64,7 +64,7 @@ let package = Package(
         ),
         .target(name: "YaiaActions", dependencies: ["YaiaKit", "YaiaMacros"]),
         // YaiaCore directly too: seen only through YaiaKit's re-export, a change to
-        // its layouts would not rebuild this module (swiftlang/swift#89636).
+        // its layouts would not rebuild this module (an incremental-build gap of SwiftPM).
         .target(name: "YaiaExamples", dependencies: ["YaiaKit", "YaiaCore"]),
         .target(name: "YaiaExamplesPack", dependencies: ["YaiaExamples"], exclude: ["pack.map"], linkerSettings: packFlags),
         .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "CYaia", "CYaiaScene"], swiftSettings: unchecked),
