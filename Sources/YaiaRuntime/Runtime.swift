@@ -770,6 +770,9 @@ public final class Runtime: @unchecked Sendable {
         events.pop(timeout: timeout.isNaN ? 0 : timeout)
     }
 
+    /// Threads blocked in receive() now.
+    var receiversBlocked: Int { events.receiversBlocked }
+
     public func setInspecting(_ on: Bool) {
         inspecting.store(on, ordering: .relaxed)
     }

@@ -36,6 +36,8 @@ final class EventQueue: @unchecked Sendable {
     /// Events dropped since the runtime started, and since the last pop.
     private(set) var dropped = 0
     private var droppedSincePop = 0
+    /// Threads blocked in pop(), for tests that must know one is.
+    private var blocked = 0
 
     init(capacity: Int = Int.max) {
         self.capacity = capacity
@@ -54,6 +56,8 @@ final class EventQueue: @unchecked Sendable {
         }
         monitor.signal()
     }
+
+    var receiversBlocked: Int { monitor.lock.withLock { blocked } }
 
     /// Events waiting, and events dropped so far.
     var counts: (queued: Int, dropped: Int) {
@@ -86,7 +90,10 @@ final class EventQueue: @unchecked Sendable {
         let deadline = timeout < 0 ? Double.infinity : monotonicNow() + timeout
         return monitor.lock.withLock {
             while head == items.count && !closed && timeout != 0 {
-                if !monitor.wait(until: deadline) { break }
+                blocked += 1
+                let woken = monitor.wait(until: deadline)
+                blocked -= 1
+                if !woken { break }
             }
             guard head < items.count else { return nil }
             var event = items[head]

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import YaiaCore
 import YaiaExamples
-import YaiaRuntime
+@testable import YaiaRuntime
 
 /// Opens a login scene, fills it in and submits it: effect 1 goes to the auth service.
 func submitLogin(_ rt: Runtime) throws -> JSON {
@@ -284,8 +284,8 @@ struct ShutDownTests {
         let started = DispatchSemaphore(value: 0)
         let receiver = receiveOnThread(rt, timeout: timeout, started: started)
         started.wait()
-        // Give the receiver a moment to block; the test is correct either way.
-        usleep(50_000)
+        // Shut down only once the receiver is blocked: that is the case under test.
+        while rt.receiversBlocked == 0 { sched_yield() }
         rt.shutDown()
         #expect(receiver() == .some(nil), "receive did not return nil after shutDown")
         // Later receives return at once, even those without limit.

@@ -56,7 +56,7 @@ def test_a_host_that_dlcloses_the_library_does_not_crash(examples_pack: str) -> 
         pytest.skip(f"{plugin} is not built (make plugins)")
     script = textwrap.dedent(
         f"""
-        import ctypes, json, time, _ctypes
+        import ctypes, json, _ctypes
         lib = ctypes.CDLL({str(library())!r})
         lib.yaia_runtime_new.restype = ctypes.c_void_p
         lib.yaia_runtime_new.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
@@ -75,9 +75,13 @@ def test_a_host_that_dlcloses_the_library_does_not_crash(examples_pack: str) -> 
             answer = lib.yaia_execute(rt, json.dumps(request).encode())
             assert b'"ok":true' in ctypes.string_at(answer), ctypes.string_at(answer)
             lib.yaia_free(answer)
-        # The auth plugin answers from its own thread; unload while it may be running.
+        # The auth plugin answers from its own thread; unload while it may be running,
+        # then take its answer: the library's code is still there.
         _ctypes.dlclose(lib._handle)
-        time.sleep(0.3)
+        lib.yaia_receive.restype = ctypes.c_void_p
+        lib.yaia_receive.argtypes = [ctypes.c_void_p, ctypes.c_double]
+        event = lib.yaia_receive(rt, 30.0)
+        assert event and b'"event":"update"' in ctypes.string_at(event), event
         print("survived")
         """
     )
