@@ -25,16 +25,29 @@ func openRegularFile(_ path: String, flags: Int32, mode: mode_t = 0o644, followS
     let type = info.st_mode & S_IFMT
     guard type == S_IFREG else {
         Glibc.close(fd)
-        let kind = switch type {
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR, S_IFBLK: "a device"
-        case S_IFSOCK: "a socket"
-        default: "a special file"
-        }
-        throw YaiaError(code, "cannot open \(path): it is \(kind), not a regular file")
+        throw YaiaError(code, "cannot open \(path): it is \(kindName(type)), not a regular file")
     }
     let status = fcntl(fd, F_GETFL)
     if status >= 0 { _ = fcntl(fd, F_SETFL, status & ~O_NONBLOCK) }
     return fd
+}
+
+/// The type bits (`S_IFREG`, `S_IFDIR`, ...) of what `path` names, links
+/// followed, or nil when there is nothing. Checked before a `dlopen`, which
+/// would block on a FIFO.
+func fileType(_ path: String) -> mode_t? {
+    var info = stat()
+    return stat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
+}
+
+/// "a directory", "a FIFO", ... for messages.
+func kindName(_ type: mode_t) -> String {
+    switch type {
+    case S_IFREG: "a regular file"
+    case S_IFDIR: "a directory"
+    case S_IFIFO: "a FIFO"
+    case S_IFCHR, S_IFBLK: "a device"
+    case S_IFSOCK: "a socket"
+    default: "a special file"
+    }
 }

@@ -427,10 +427,9 @@ func bindLibrary(_ request: JSONObject, at pointer: String) throws(YaiaError) ->
         guard case .string(let s) = v else { throw YaiaError(.badBinding, "\"free\" must be a symbol name", at: pointer + "/free") }
         return s
     }
-    // A path (a soname has no slash) must be a regular file: dlopen of a FIFO blocks.
-    var st = stat()
-    if library.contains("/"), stat(library, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
-        throw YaiaError(.libraryNotFound, "cannot load library \(library): not a regular file", at: pointer + "/library")
+    // A path (a soname has no slash) must be a regular file.
+    if library.contains("/"), let type = fileType(library), type != S_IFREG {
+        throw YaiaError(.libraryNotFound, "cannot load library \(library): it is \(kindName(type))", at: pointer + "/library")
     }
     // Never dlclose: bound functions stay callable for the life of the process.
     guard let handle = dlopen(library, RTLD_NOW | RTLD_LOCAL) else {

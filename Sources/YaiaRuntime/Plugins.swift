@@ -179,10 +179,8 @@ func loadPlugin(path named: String, config: JSON, taken: Set<String>) throws(Yai
     guard let path = resolveLibraryPath(named) else {
         throw YaiaError(.pluginNotFound, "no plugin file at \(searchedPlaces(named))")
     }
-    // dlopen of a FIFO would block until someone writes to it.
-    var st = stat()
-    guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-        throw YaiaError(.pluginNotLoadable, "\(path) is not a regular file, so not a plugin")
+    if let type = fileType(path), type != S_IFREG {
+        throw YaiaError(.pluginNotLoadable, "\(path) is \(kindName(type)), not a plugin")
     }
     // Never dlclose: the image may hold threads and code still referenced.
     guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {

@@ -243,11 +243,8 @@ public func loadScenePack(path named: String) throws(YaiaError) -> LoadedScenePa
     guard let path = resolveLibraryPath(named) else {
         throw YaiaError(.scenePackNotFound, "no scene pack at \(searchedPlaces(named))")
     }
-    var st = stat()
-    guard stat(path, &st) == 0 else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
-    guard (st.st_mode & S_IFMT) == S_IFREG else {
-        throw YaiaError(.scenePackNotLoadable, "\(path) is not a regular file, so not a scene pack")
-    }
+    guard let type = fileType(path) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
+    guard type == S_IFREG else { throw YaiaError(.scenePackNotLoadable, "\(path) is \(kindName(type)), not a scene pack") }
     guard let resolved = realpath(path, nil) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
     let real = String(cString: resolved)
     free(resolved)

@@ -57,7 +57,7 @@ public struct Grants: Sendable, Equatable {
             for (i, item) in items.enumerated() {
                 let at = JSONPointer.appending(pointer + "/files", i)
                 guard case .string(let dir) = item, !dir.isEmpty else { throw YaiaError(.badConfig, "a directory is a non-empty path", at: at) }
-                guard let real = canonicalPath(dir), isDirectory(real) else {
+                guard let real = canonicalPath(dir), fileType(real) == S_IFDIR else {
                     throw YaiaError(.badConfig, "\(dir) is not an existing directory", at: at)
                 }
                 directories.append(real)
@@ -118,11 +118,6 @@ func canonicalPath(_ path: String) -> String? {
     guard let p = realpath(path, nil) else { return nil }
     defer { free(p) }
     return String(cString: p)
-}
-
-func isDirectory(_ path: String) -> Bool {
-    var info = stat()
-    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
 }
 
 /// Whether canonical `path` lies beneath canonical `dir`.
