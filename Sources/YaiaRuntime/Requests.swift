@@ -121,6 +121,11 @@ extension Runtime {
             return sceneList()
         case "limits":
             return limitReport()
+        case "advance":
+            guard let seconds = o["seconds"]?.doubleValue else {
+                throw YaiaError(.badRequest, "advance takes {\"seconds\": N}", at: "/seconds")
+            }
+            return try advance(by: seconds)
         case "services":
             return serviceList()
         case "load_plugin":

@@ -14,9 +14,11 @@ public final class Runtime: @unchecked Sendable {
     /// What requests may do beyond the ordinary ops (the config's "allow").
     public let grants: Grants
     public let limits: Limits
+    /// The time deadlines run on.
+    public let clock: RuntimeClock
     let events: EventQueue
     private let pool: WorkerPool
-    private var timers: Timers?
+    private var timerTable: Timers?
 
     let lock = Lock()
     var scenes: [Int64: SceneSlot] = [:]
@@ -61,19 +63,22 @@ public final class Runtime: @unchecked Sendable {
 
     public static let defaultWorkers = 4
 
-    public init(catalog: Catalog, workers: Int = Runtime.defaultWorkers, grants: Grants = Grants(), limits: Limits = Limits()) {
+    public init(catalog: Catalog, workers: Int = Runtime.defaultWorkers, grants: Grants = Grants(), limits: Limits = Limits(),
+                clock: RuntimeClock = .system) {
         self.catalog = catalog
         self.grants = grants
         self.limits = limits
+        self.clock = clock
         self.events = EventQueue(capacity: limits.events)
         self.pool = WorkerPool(size: workers)
     }
 
-    public convenience init(catalog: SceneCatalog, workers: Int = Runtime.defaultWorkers, grants: Grants = Grants(), limits: Limits = Limits()) {
-        self.init(catalog: Catalog(catalog), workers: workers, grants: grants, limits: limits)
+    public convenience init(catalog: SceneCatalog, workers: Int = Runtime.defaultWorkers, grants: Grants = Grants(), limits: Limits = Limits(),
+                            clock: RuntimeClock = .system) {
+        self.init(catalog: Catalog(catalog), workers: workers, grants: grants, limits: limits, clock: clock)
     }
 
-    static let configKeys = ["scenes", "plugins", "workers", "bind", "restore", "journal", "inspect", "allow", "limits"]
+    static let configKeys = ["scenes", "plugins", "workers", "bind", "restore", "journal", "inspect", "allow", "limits", "clock"]
 
     public convenience init(catalog: SceneCatalog, config: JSON) throws(YaiaError) {
         try self.init(catalog: Catalog(catalog), config: config)
@@ -91,6 +96,7 @@ public final class Runtime: @unchecked Sendable {
         }
         let grants = try o["allow"].map { (v) throws(YaiaError) in try Grants(config: v, at: "/allow") } ?? Grants()
         let limits = try o["limits"].map { (v) throws(YaiaError) in try Limits(config: v, at: "/limits") } ?? Limits()
+        let clock = try o["clock"].map { (v) throws(YaiaError) in try RuntimeClock(config: v, at: "/clock") } ?? .system
         var workers = Runtime.defaultWorkers
         if let w = o["workers"] {
             guard let n = w.int64Value, n >= 1, n <= 256 else {
@@ -113,7 +119,7 @@ public final class Runtime: @unchecked Sendable {
                 }
             }
         }
-        self.init(catalog: catalog, workers: workers, grants: grants, limits: limits)
+        self.init(catalog: catalog, workers: workers, grants: grants, limits: limits, clock: clock)
         do throws(YaiaError) {
             if let list = o["plugins"] {
                 guard case .array(let items) = list else {
@@ -441,7 +447,7 @@ public final class Runtime: @unchecked Sendable {
     func activate(_ record: EffectRecord, work: inout Work) {
         record.status = record.service == nil ? .pending : .running
         if let seconds = record.effect.timeout {
-            work.deadlines.append((record.id, monotonicNow() + seconds))
+            work.deadlines.append((record.id, clock.now + seconds))
         }
         if record.service != nil { work.launches.append(record) }
     }
@@ -572,6 +578,11 @@ public final class Runtime: @unchecked Sendable {
     func timedOut(_ effectID: Int64) {
         guard let record = lock.withLock({ effects[effectID] }), record.status != .queued else { return }
         cancelCalls([record])
+        if let waiter = record.waiter {
+            lock.withLock { if effects[effectID] === record { effects[effectID] = nil } }
+            waiter.expire()
+            return
+        }
         finish(effectID: effectID, outcome: .failure(["code": .string(ErrorCode.timeout.rawValue),
                                                       "message": .string("effect \(effectID) (\(record.effect.service).\(record.effect.op)) timed out")]))
     }
@@ -595,12 +606,12 @@ public final class Runtime: @unchecked Sendable {
             record.status = .running
             return record
         }
+        let seconds = effect.timeout ?? Runtime.directTimeout
+        timers().schedule(record.id, at: clock.now + seconds)
         var work = Work()
         work.launches.append(record)
         run(work)
-        let seconds = effect.timeout ?? Runtime.directTimeout
-        guard let outcome = waiter.wait(until: monotonicNow() + seconds) else {
-            timedOut(record.id)
+        guard let outcome = waiter.wait() else {
             throw YaiaError(.timeout, "\(effect.service).\(effect.op) did not complete within \(seconds) s")
         }
         switch outcome {
@@ -655,17 +666,37 @@ public final class Runtime: @unchecked Sendable {
 
     func run(_ work: Work) {
         if !work.deadlines.isEmpty && !replaying {
-            let timers = lock.withLock { () -> Timers in
-                if let t = self.timers { return t }
-                let t = Timers { [weak self] id in self?.timedOut(id) }
-                self.timers = t
-                return t
-            }
+            let timers = timers()
             for (id, deadline) in work.deadlines { timers.schedule(id, at: deadline) }
         }
         cancelCalls(work.cancels)
         for record in work.launches { launch(record, offThread: work.offThread) }
         if work.notify { notify() }
+    }
+
+    private func timers() -> Timers {
+        lock.withLock { () -> Timers in
+            if let t = timerTable { return t }
+            let t = Timers(threaded: !clock.isManual) { [weak self] id in self?.timedOut(id) }
+            timerTable = t
+            return t
+        }
+    }
+
+    /// Moves a manual clock forward by `seconds`; the deadlines it passes
+    /// fire, earliest first, before this returns. `not_permitted` on the
+    /// system clock.
+    public func advance(by seconds: Double) throws(YaiaError) -> JSON {
+        guard case .manual(let manual) = clock else {
+            throw YaiaError(.notPermitted, "advance moves a manual clock; this runtime runs on the system clock (config \"clock\": \"manual\")", at: "/op")
+        }
+        guard seconds.isFinite, seconds >= 0 else {
+            throw YaiaError(.badRequest, "\"seconds\" must be a finite number, 0 or more", at: "/seconds")
+        }
+        let now = manual.advance(by: seconds)
+        let due = lock.withLock { timerTable }?.due(at: now) ?? []
+        for id in due { timedOut(id) }
+        return ["ok": true, "now": .double(now), "fired": .int(Int64(due.count))]
     }
 
     /// Hands a running effect to its service: inline, or on the pool if it blocks.
@@ -805,7 +836,7 @@ public final class Runtime: @unchecked Sendable {
         for slot in slots { slot.lock.withLock { slot.closed = true } }
         for flow in oldFlows { flow.dissolve() }
         pool.stop()
-        lock.withLock { timers }?.stop()
+        lock.withLock { timerTable }?.stop()
         cancelCalls(dropped)
         for record in dropped {
             record.waiter?.deliver(.failure(["code": "cancelled", "message": "the runtime was freed"]))

@@ -132,7 +132,7 @@ extension Runtime {
                 case .await:
                     record.status = e.status == .queued ? .queued : .pending
                     if record.status == .pending, mode == .live, let seconds = e.effect.timeout {
-                        work.deadlines.append((record.id, monotonicNow() + seconds))
+                        work.deadlines.append((record.id, clock.now + seconds))
                     }
                     awaiting.append(.int(record.id))
                 case .reissue:

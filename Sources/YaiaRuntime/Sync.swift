@@ -275,16 +275,21 @@ final class WorkerPool: @unchecked Sendable {
     }
 }
 
-/// Deadlines, fired on one thread of their own, started on demand.
+/// Deadlines. On the system clock they fire on one thread of their own,
+/// started on demand; on a manual clock, when `due(at:)` is asked.
 final class Timers: @unchecked Sendable {
     private let monitor = Monitor()
     /// Sorted by deadline, latest first, so the next one is popped from the end.
     private var entries: [(deadline: Double, id: Int64)] = []
     private var running = false
     private var stopped = false
+    private let threaded: Bool
     private let fire: @Sendable (Int64) -> Void
 
-    init(fire: @escaping @Sendable (Int64) -> Void) { self.fire = fire }
+    init(threaded: Bool, fire: @escaping @Sendable (Int64) -> Void) {
+        self.threaded = threaded
+        self.fire = fire
+    }
 
     func schedule(_ id: Int64, at deadline: Double) {
         let start = monitor.lock.withLock { () -> Bool in
@@ -296,7 +301,7 @@ final class Timers: @unchecked Sendable {
                 if entries[mid].deadline > deadline { low = mid + 1 } else { high = mid }
             }
             entries.insert((deadline, id), at: low)
-            if running { return false }
+            if running || !threaded { return false }
             running = true
             return true
         }
@@ -304,6 +309,18 @@ final class Timers: @unchecked Sendable {
             Log.write(.error, "runtime", "could not start the timer thread; time-outs will not fire")
         }
         monitor.signal()
+    }
+
+    /// Removes and returns the ids whose deadline is at or before `now`, earliest first.
+    func due(at now: Double) -> [Int64] {
+        monitor.lock.withLock {
+            var ids: [Int64] = []
+            while let last = entries.last, last.deadline <= now {
+                entries.removeLast()
+                ids.append(last.id)
+            }
+            return ids
+        }
     }
 
     func stop() {
@@ -340,18 +357,23 @@ final class Timers: @unchecked Sendable {
 final class Waiter: @unchecked Sendable {
     private let monitor = Monitor()
     private var outcome: Outcome?
+    private var expired = false
 
     func deliver(_ value: Outcome) {
         monitor.lock.withLock { outcome = value }
         monitor.broadcast()
     }
 
-    /// The outcome, or nil when `deadline` (monotonic seconds) passed first.
-    func wait(until deadline: Double) -> Outcome? {
+    /// The deadline passed: the waiting thread gives up.
+    func expire() {
+        monitor.lock.withLock { expired = true }
+        monitor.broadcast()
+    }
+
+    /// The outcome, or nil once expired.
+    func wait() -> Outcome? {
         monitor.lock.withLock {
-            while outcome == nil {
-                if !monitor.wait(until: deadline) && outcome == nil { return nil }
-            }
+            while outcome == nil && !expired { _ = monitor.wait(until: .infinity) }
             return outcome
         }
     }
