@@ -248,10 +248,7 @@ extension Runtime {
         lock.withLock {
             let closing = Set(ids)
             for id in ids { scenes[id] = nil }
-            for record in effects.values where closing.contains(record.sceneID) {
-                forget(record, work: &work)
-                work.cancels.append(record)
-            }
+            absorb(effectTable.close(scenes: closing), into: &work)
         }
     }
 

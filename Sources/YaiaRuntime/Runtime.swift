@@ -5,7 +5,7 @@ import YaiaCore
 /// The root object: scene catalog, open scenes, effects in flight, services
 /// and the event queue.
 ///
-/// Locking: `lock` guards the runtime's tables and every EffectRecord; each
+/// Locking: `lock` guards the runtime's tables and every EffectCall; each
 /// scene has its own lock that serializes its reductions. A scene lock may be
 /// held while taking `lock` or the event queue's lock, never the other way
 /// round, and no lock is held while calling a service or the notifier.
@@ -22,18 +22,15 @@ public final class Runtime: @unchecked Sendable {
 
     let lock = Lock()
     var scenes: [Int64: SceneSlot] = [:]
-    var effects: [Int64: EffectRecord] = [:]
-    /// Live effects by scene and key, in the order they were emitted.
-    var keyed: [EffectKey: [EffectRecord]] = [:]
+    /// The effects in flight, as a value: it makes every decision about them.
+    var effectTable = EffectTable(maxID: Runtime.maxID)
+    /// The calls of running effects (and their direct callers), by effect id.
+    var effectCalls: [Int64: EffectCall] = [:]
     var services: [String: ServiceEntry] = [:]
     private var plugins: [PluginInfo] = []
     var nextSceneID: Int64 = 1
     var flows: [Int64: FlowSlot] = [:]
     var nextFlowID: Int64 = 1
-    var nextEffectID: Int64 = 1
-    /// Direct calls count down from -1: they are no input, so they must not
-    /// take ids from scenes' effects, which a journal replays.
-    private var nextDirectID: Int64 = -1
     private var isShutDown = false
     private var notifier: Notifier?
     var journal: Journal?
@@ -267,18 +264,18 @@ public final class Runtime: @unchecked Sendable {
     }
 
     private func closeScene(_ id: Int64) throws(YaiaError) {
-        let (slot, dropped) = try lock.withLock { () throws(YaiaError) -> (SceneSlot, [EffectRecord]) in
+        let (slot, work) = try lock.withLock { () throws(YaiaError) -> (SceneSlot, Work) in
             guard let slot = scenes[id] else { throw noSuchScene(id) }
             if let flow = slot.flow {
                 throw YaiaError(.sceneInFlow, "scene \(id) belongs to flow \(flow.id): navigate (pop, dismiss) or close the flow")
             }
             scenes[id] = nil
-            let dropped = effects.values.filter { $0.sceneID == id }
-            for record in dropped { forget(record) }
-            return (slot, dropped)
+            var work = Work()
+            absorb(effectTable.close(scenes: [id]), into: &work)
+            return (slot, work)
         }
         slot.lock.withLock { slot.closed = true }
-        cancelCalls(dropped)
+        run(work)
     }
 
     public func sceneList() -> JSON {
@@ -338,16 +335,22 @@ public final class Runtime: @unchecked Sendable {
             work.notify = true
         }
         var routes: [Route] = []
-        var emitted: [EffectRecord] = []
+        var emitted: [EffectTable.Record] = []
         if commands.contains(where: { if case .route = $0 { return false } else { return true } }) {
+            let now = clock.now
             lock.withLock {
                 for command in commands {
                     switch command {
                     case .route(let r): routes.append(r)
-                    case .effect(let e): emitted.append(admit(e, scene: slot.id, work: &work))
-                    case .cancel(let key): cancel(key: key, scene: slot.id, work: &work)
+                    case .effect(let e):
+                        let (record, steps) = effectTable.admit(e, scene: slot.id, served: services[e.service] != nil, now: now)
+                        absorb(steps, into: &work)
+                        emitted.append(record)
+                    case .cancel(let key):
+                        absorb(effectTable.cancel(key: key, scene: slot.id), into: &work)
                     }
                 }
+                if effectTable.exhausted { effectIDsExhausted.store(true, ordering: .relaxed) }
             }
         } else {
             for case .route(let r) in commands { routes.append(r) }
@@ -399,7 +402,7 @@ public final class Runtime: @unchecked Sendable {
         return response
     }
 
-    func update(_ slot: SceneSlot, effects records: [EffectRecord], routes: [JSON], cause: Cause, viewModelLater: Bool = false) -> JSON {
+    func update(_ slot: SceneSlot, effects records: [EffectTable.Record], routes: [JSON], cause: Cause, viewModelLater: Bool = false) -> JSON {
         // Members in key order, so the object is built without sorting.
         var members: [JSONObject.Member] = []
         members.reserveCapacity(9)
@@ -415,72 +418,35 @@ public final class Runtime: @unchecked Sendable {
         return .object(JSONObject(members: members))
     }
 
-    // MARK: the effect lifecycle (all under `lock`)
+    // MARK: effects: the table decides, the shell executes
 
-    /// Registers a new effect and applies its policy: it starts now, waits
-    /// its turn (queue), or first cancels its predecessors (latest).
-    private func admit(_ effect: Effect, scene: Int64, work: inout Work) -> EffectRecord {
-        let record = EffectRecord(id: nextEffectID, sceneID: scene, effect: effect, service: services[effect.service])
-        // Past the last id, this reduction's effects still get theirs (ids
-        // start at most at 2^53, so no count of them can overflow); later
-        // reductions are refused.
-        nextEffectID &+= 1
-        if nextEffectID > Runtime.maxID { effectIDsExhausted.store(true, ordering: .relaxed) }
-        effects[record.id] = record
-        guard let key = effect.id else {
-            activate(record, work: &work)
-            return record
-        }
-        let ref = EffectKey(scene: scene, key: key)
-        if effect.policy == .latest { cancel(key: key, scene: scene, work: &work) }
-        let earlier = keyed[ref, default: []]
-        keyed[ref, default: []].append(record)
-        if effect.policy == .queue && !earlier.isEmpty {
-            record.status = .queued
-        } else {
-            activate(record, work: &work)
-        }
-        return record
-    }
-
-    /// Starts an effect: a service performs it, or it waits for the host.
-    func activate(_ record: EffectRecord, work: inout Work) {
-        record.status = record.service == nil ? .pending : .running
-        if let seconds = record.effect.timeout {
-            work.deadlines.append((record.id, clock.now + seconds))
-        }
-        if record.service != nil { work.launches.append(record) }
-    }
-
-    /// Cancels a scene's live effects with `key`; their outcomes are never delivered.
-    private func cancel(key: String, scene: Int64, work: inout Work) {
-        guard let list = keyed.removeValue(forKey: EffectKey(scene: scene, key: key)) else { return }
-        for record in list {
-            effects[record.id] = nil
-            work.cancels.append(record)
+    /// Applies the effect table's steps, under `lock`: calls to start, calls
+    /// to withdraw and deadlines to arm go into `work`, executed once every
+    /// lock is let go.
+    func absorb(_ steps: [EffectTable.Step], into work: inout Work) {
+        for step in steps {
+            switch step {
+            case .start(let id):
+                guard let record = effectTable[id], let service = services[record.effect.service] else { continue }
+                let call = EffectCall(service: service)
+                effectCalls[id] = call
+                work.launches.append((id, record.effect, call))
+            case .cancel(let id):
+                if let call = effectCalls.removeValue(forKey: id) { work.cancels.append(call) }
+            case .arm(let id, let at):
+                work.deadlines.append((id, at))
+            }
         }
     }
 
-    /// Removes an ended effect; the next queued effect with its key may start.
-    func forget(_ record: EffectRecord, work: inout Work) {
-        effects[record.id] = nil
-        guard let key = record.effect.id else { return }
-        let ref = EffectKey(scene: record.sceneID, key: key)
-        guard var list = keyed[ref] else { return }
-        list.removeAll { $0 === record }
-        if list.isEmpty {
-            keyed[ref] = nil
-            return
-        }
-        keyed[ref] = list
-        if let next = list.first, next.status == .queued, next.effect.policy == .queue {
-            activate(next, work: &work)
-        }
-    }
-
-    private func forget(_ record: EffectRecord) {
-        var work = Work()
-        forget(record, work: &work)
+    /// Effect `id` ended with an outcome: out of the table (the next of its
+    /// queue may start) and its call forgotten. Under `lock`.
+    private func end(_ id: Int64, work: inout Work) -> (EffectTable.Record, EffectCall?)? {
+        let now = clock.now
+        guard let (record, steps) = effectTable.end(id, served: { services[$0] != nil }, now: now) else { return nil }
+        let call = effectCalls.removeValue(forKey: id)
+        absorb(steps, into: &work)
+        return (record, call)
     }
 
     // MARK: outcomes
@@ -495,27 +461,26 @@ public final class Runtime: @unchecked Sendable {
     }
 
     private func resolveInput(effect id: Int64, outcome: Outcome) throws(YaiaError) -> (JSON, Work) {
-        let (record, slot) = try lock.withLock { () throws(YaiaError) -> (EffectRecord, SceneSlot?) in
-            guard let record = effects[id] else {
-                if id > 0 && id < nextEffectID {
+        let (record, slot) = try lock.withLock { () throws(YaiaError) -> (EffectTable.Record, SceneSlot?) in
+            guard let record = effectTable[id] else {
+                if effectTable.issued(id) {
                     throw YaiaError(.effectAlreadyResolved, "effect \(id) is no longer pending: it was resolved, cancelled or timed out, or its scene closed")
                 }
                 throw YaiaError(.noSuchEffect, "no effect with id \(id)")
             }
-            guard record.status == .pending, record.sceneID != 0 else {
+            guard record.status == .pending, record.scene != 0 else {
                 throw YaiaError(.effectNotPending, "effect \(id) is \(record.status.rawValue): only its service completes it")
             }
-            return (record, scenes[record.sceneID])
+            return (record, scenes[record.scene])
         }
-        guard let slot else { throw noSuchScene(record.sceneID) }
+        guard let slot else { throw noSuchScene(record.scene) }
         var claimed = Work()
         let claim = { () throws(YaiaError) in
             claimed = try self.lock.withLock { () throws(YaiaError) -> Work in
-                guard self.effects[id] === record else {
+                var work = Work()
+                guard self.effectTable[id] == record, self.end(id, work: &work) != nil else {
                     throw YaiaError(.effectAlreadyResolved, "effect \(id) was resolved meanwhile")
                 }
-                var work = Work()
-                self.forget(record, work: &work)
                 return work
             }
         }
@@ -547,13 +512,12 @@ public final class Runtime: @unchecked Sendable {
     /// that received it, or nil when nothing was reduced. Not journaled.
     @discardableResult
     func complete(effectID: Int64, outcome: Outcome, work: inout Work) -> JSON? {
-        let found = lock.withLock { () -> (EffectRecord, SceneSlot?)? in
-            guard let record = effects[effectID], record.status != .queued else { return nil }
-            forget(record, work: &work)
-            return (record, scenes[record.sceneID])
+        let found = lock.withLock { () -> (EffectTable.Record, EffectCall?, SceneSlot?)? in
+            guard let live = effectTable[effectID], live.status != .queued, let (record, call) = end(effectID, work: &work) else { return nil }
+            return (record, call, scenes[record.scene])
         }
-        guard let (record, slot) = found else { return nil }
-        if let waiter = record.waiter {
+        guard let (record, call, slot) = found else { return nil }
+        if let waiter = call?.waiter {
             waiter.deliver(outcome)
             return nil
         }
@@ -573,44 +537,49 @@ public final class Runtime: @unchecked Sendable {
         }
     }
 
-    /// A deadline passed: the call is cancelled (its service told, a late
-    /// completion made stale) and then the catch action told.
-    func timedOut(_ effectID: Int64) {
-        guard let record = lock.withLock({ effects[effectID] }), record.status != .queued else { return }
-        cancelCalls([record])
-        if let waiter = record.waiter {
-            lock.withLock { if effects[effectID] === record { effects[effectID] = nil } }
+    /// A deadline may have passed: if effect `id`'s has on the clock now,
+    /// its call is withdrawn (the service told, a late completion made
+    /// stale) and then the catch action told; a direct call's caller gives up.
+    func timedOut(_ id: Int64) {
+        let now = clock.now
+        let call = lock.withLock { () -> EffectCall?? in
+            guard let record = effectTable[id], record.status != .queued, let deadline = record.deadline, deadline <= now else { return nil }
+            let call = effectCalls.removeValue(forKey: id)
+            if call?.waiter != nil { _ = effectTable.end(id, served: { _ in false }, now: now) }
+            return .some(call)
+        }
+        guard let call else { return }
+        if let call { cancelCalls([call]) }
+        if let waiter = call?.waiter {
             waiter.expire()
             return
         }
-        finish(effectID: effectID, outcome: .failure(["code": .string(ErrorCode.timeout.rawValue),
-                                                      "message": .string("effect \(effectID) (\(record.effect.service).\(record.effect.op)) timed out")]))
+        guard let record = lock.withLock({ effectTable[id] }) else { return }
+        finish(effectID: id, outcome: .failure(["code": .string(ErrorCode.timeout.rawValue),
+                                                "message": .string("effect \(id) (\(record.effect.service).\(record.effect.op)) timed out")]))
     }
 
     // MARK: direct calls
 
     /// Performs one effect outside any scene and waits for its outcome, at
-    /// most its timeout (default `directTimeout` seconds).
+    /// most its timeout (default `directTimeout` seconds) on the runtime's clock.
     public static let directTimeout = 60.0
 
     public func perform(_ effect: Effect) throws(YaiaError) -> JSON {
         let waiter = Waiter()
-        let record = try lock.withLock { () throws(YaiaError) -> EffectRecord in
+        let seconds = effect.timeout ?? Runtime.directTimeout
+        let work = try lock.withLock { () throws(YaiaError) -> Work in
             try checkRunning()
-            guard let service = services[effect.service] else {
+            guard services[effect.service] != nil else {
                 throw YaiaError(.noSuchService, "no service named \"\(effect.service)\"", at: "/effect/service")
             }
-            let record = EffectRecord(id: nextDirectID, sceneID: 0, effect: effect, service: service, waiter: waiter)
-            nextDirectID -= 1
-            effects[record.id] = record
-            record.status = .running
-            return record
+            var work = Work()
+            let (record, steps) = effectTable.direct(effect, timeout: seconds, now: clock.now)
+            absorb(steps, into: &work)
+            effectCalls[record.id]?.waiter = waiter
+            return work
         }
-        let seconds = effect.timeout ?? Runtime.directTimeout
-        timers().schedule(record.id, at: clock.now + seconds)
-        var work = Work()
-        work.launches.append(record)
-        run(work)
+        run(work, armAlways: true)
         guard let outcome = waiter.wait() else {
             throw YaiaError(.timeout, "\(effect.service).\(effect.op) did not complete within \(seconds) s")
         }
@@ -639,8 +608,8 @@ public final class Runtime: @unchecked Sendable {
 
     /// What a reduction or an ending effect leaves to do once locks are released.
     struct Work {
-        var launches: [EffectRecord] = []
-        var cancels: [EffectRecord] = []
+        var launches: [(Int64, Effect, EffectCall)] = []
+        var cancels: [EffectCall] = []
         var deadlines: [(Int64, Double)] = []
         var notify = false
         /// Set on the paths that end effects (completions, time-outs): their
@@ -664,20 +633,24 @@ public final class Runtime: @unchecked Sendable {
         }
     }
 
-    func run(_ work: Work) {
-        if !work.deadlines.isEmpty && !replaying {
+    /// Executes `work`. Deadlines are the table's data: on the system clock a
+    /// timer thread wakes at each; a manual clock fires them in `advance`. A
+    /// replaying runtime arms none (its outcomes, time-outs included, come
+    /// from the journal) unless `armAlways`.
+    func run(_ work: Work, armAlways: Bool = false) {
+        if !work.deadlines.isEmpty && (!replaying || armAlways) && !clock.isManual {
             let timers = timers()
             for (id, deadline) in work.deadlines { timers.schedule(id, at: deadline) }
         }
         cancelCalls(work.cancels)
-        for record in work.launches { launch(record, offThread: work.offThread) }
+        for (id, effect, call) in work.launches { launch(id, effect, call, offThread: work.offThread) }
         if work.notify { notify() }
     }
 
     private func timers() -> Timers {
         lock.withLock { () -> Timers in
             if let t = timerTable { return t }
-            let t = Timers(threaded: !clock.isManual) { [weak self] id in self?.timedOut(id) }
+            let t = Timers { [weak self] id in self?.timedOut(id) }
             timerTable = t
             return t
         }
@@ -694,25 +667,24 @@ public final class Runtime: @unchecked Sendable {
             throw YaiaError(.badRequest, "\"seconds\" must be a finite number, 0 or more", at: "/seconds")
         }
         let now = manual.advance(by: seconds)
-        let due = lock.withLock { timerTable }?.due(at: now) ?? []
+        let due = lock.withLock { effectTable.due(at: now) }
         for id in due { timedOut(id) }
         return ["ok": true, "now": .double(now), "fired": .int(Int64(due.count))]
     }
 
     /// Hands a running effect to its service: inline, or on the pool if it blocks.
-    private func launch(_ record: EffectRecord, offThread: Bool) {
-        guard let service = record.service else { return }
-        let handle = calls.insert(CallTarget(runtime: self, effectID: record.id, service: service))
+    private func launch(_ id: Int64, _ effect: Effect, _ call: EffectCall, offThread: Bool) {
+        let service = call.service
+        let handle = calls.insert(CallTarget(runtime: self, effectID: id, service: service))
         let live = lock.withLock { () -> Bool in
-            guard effects[record.id] === record, record.status == .running else { return false }
-            record.call = handle
+            guard effectCalls[id] === call else { return false }
+            call.handle = handle
             return true
         }
         guard live else {
             calls.remove(handle)
             return
         }
-        let effect = record.effect
         let reentry = limits.reentry
         let perform: @Sendable () -> Void = { [weak self] in
             guard let target = calls.get(handle), target.start() else { return }
@@ -721,7 +693,7 @@ public final class Runtime: @unchecked Sendable {
             guard cyaia_reentry_enter(Int32(reentry)) != 0 else {
                 guard calls.remove(handle) != nil else { return }
                 let error = YaiaError.limit("reentry", reentry, "\(effect.service).\(effect.op) was called from inside \(reentry) service calls on one thread")
-                self?.finish(effectID: record.id, outcome: .failure(error.json))
+                self?.finish(effectID: id, outcome: .failure(error.json))
                 return
             }
             defer { cyaia_reentry_leave() }
@@ -732,7 +704,7 @@ public final class Runtime: @unchecked Sendable {
         if service.blocking || offThread {
             if !pool.submit(perform) {
                 calls.remove(handle)
-                finish(effectID: record.id, outcome: .failure(["code": "internal", "message": "no worker thread could be started"]))
+                finish(effectID: id, outcome: .failure(["code": "internal", "message": "no worker thread could be started"]))
             }
         } else {
             perform()
@@ -740,9 +712,9 @@ public final class Runtime: @unchecked Sendable {
     }
 
     /// Withdraws the calls of ended effects; services that saw them are told.
-    private func cancelCalls(_ records: [EffectRecord]) {
-        for record in records {
-            guard let handle = lock.withLock({ record.call }), let target = calls.remove(handle) else { continue }
+    private func cancelCalls(_ ended: [EffectCall]) {
+        for call in ended {
+            guard let handle = lock.withLock({ call.handle }), let target = calls.remove(handle) else { continue }
             if target.cancel() { target.service.cancel(handle) }
         }
     }
@@ -820,26 +792,26 @@ public final class Runtime: @unchecked Sendable {
     /// Closes every scene, cancels every call, retires the services (each is
     /// released once its callbacks under way return) and wakes receivers.
     public func shutDown() {
-        let (slots, oldFlows, dropped, retired) = lock.withLock { () -> ([SceneSlot], [FlowSlot], [EffectRecord], [ServiceEntry]) in
+        let (slots, oldFlows, dropped, retired) = lock.withLock { () -> ([SceneSlot], [FlowSlot], [EffectCall], [ServiceEntry]) in
             guard !isShutDown else { return ([], [], [], []) }
             isShutDown = true
             notifier = nil
             defer {
                 scenes.removeAll()
                 flows.removeAll()
-                effects.removeAll()
-                keyed.removeAll()
+                _ = effectTable.removeAll()
+                effectCalls.removeAll()
                 services.removeAll()
             }
-            return (Array(scenes.values), Array(flows.values), Array(effects.values), Array(services.values))
+            return (Array(scenes.values), Array(flows.values), Array(effectCalls.values), Array(services.values))
         }
         for slot in slots { slot.lock.withLock { slot.closed = true } }
         for flow in oldFlows { flow.dissolve() }
         pool.stop()
         lock.withLock { timerTable }?.stop()
         cancelCalls(dropped)
-        for record in dropped {
-            record.waiter?.deliver(.failure(["code": "cancelled", "message": "the runtime was freed"]))
+        for call in dropped {
+            call.waiter?.deliver(.failure(["code": "cancelled", "message": "the runtime was freed"]))
         }
         for s in retired { s.retire() }
         events.close()
@@ -908,45 +880,14 @@ final class SceneSlot: @unchecked Sendable {
     }
 }
 
-struct EffectKey: Hashable, Sendable {
-    let scene: Int64
-    let key: String
-}
+/// The shell's side of a running effect: the service performing it, the
+/// call handle it was given, and the thread waiting for a direct call.
+/// Mutable fields are guarded by the runtime's lock.
+final class EffectCall: @unchecked Sendable {
+    let service: ServiceEntry
+    var waiter: Waiter?
+    /// The call handle, once the service was asked to perform it.
+    var handle: UInt?
 
-/// A live effect. Mutable fields are guarded by the runtime's lock.
-final class EffectRecord: @unchecked Sendable {
-    enum Status: String, Sendable {
-        /// Waiting for the host to resolve it.
-        case pending
-        /// A service is performing it.
-        case running
-        /// Waiting for an earlier effect with its key (policy queue).
-        case queued
-    }
-
-    let id: Int64
-    /// 0 for a direct call outside any scene.
-    let sceneID: Int64
-    let effect: Effect
-    let service: ServiceEntry?
-    let waiter: Waiter?
-    var status: Status = .pending
-    /// The call handle, once a service was asked to perform it.
-    var call: UInt?
-
-    init(id: Int64, sceneID: Int64, effect: Effect, service: ServiceEntry?, waiter: Waiter? = nil) {
-        self.id = id
-        self.sceneID = sceneID
-        self.effect = effect
-        self.service = service
-        self.waiter = waiter
-    }
-
-    /// As listed in updates; read under the runtime's lock or right after admission.
-    var json: JSON {
-        var o: JSONObject = ["id": .int(id), "service": .string(effect.service), "op": .string(effect.op),
-                             "args": effect.args, "status": .string(status.rawValue)]
-        if let key = effect.id { o["key"] = .string(key) }
-        return .object(o)
-    }
+    init(service: ServiceEntry) { self.service = service }
 }

@@ -35,12 +35,12 @@ extension Runtime {
                     if let name = flow.name { o["name"] = .string(name) }
                     return .object(o)
                 }
-                let effectList = effects.values.filter { $0.sceneID != 0 }.sorted { $0.id < $1.id }.map { record -> JSON in
-                    ["id": .int(record.id), "scene": .int(record.sceneID), "effect": record.effect.json, "status": .string(record.status.rawValue)]
+                let effectList = effectTable.sceneRecords.map { record -> JSON in
+                    ["id": .int(record.id), "scene": .int(record.scene), "effect": record.effect.json, "status": .string(record.status.rawValue)]
                 }
                 return ["format": .string(Runtime.snapshotFormat), "scenes": .array(sceneList), "flows": .array(flowList),
                         "effects": .array(effectList),
-                        "next": ["scene": .int(nextSceneID), "effect": .int(nextEffectID), "flow": .int(nextFlowID)]]
+                        "next": ["scene": .int(nextSceneID), "effect": .int(effectTable.nextID), "flow": .int(nextFlowID)]]
             }
         }
     }
@@ -100,45 +100,48 @@ extension Runtime {
 
         // Take down what is open now.
         var work = Work()
-        let (oldSlots, oldFlows, oldEffects) = try lock.withLock { () throws(YaiaError) -> ([SceneSlot], [FlowSlot], [EffectRecord]) in
+        let (oldSlots, oldFlows) = try lock.withLock { () throws(YaiaError) -> ([SceneSlot], [FlowSlot]) in
             try checkRunning()
-            let old = (Array(scenes.values), Array(flows.values), Array(effects.values.filter { $0.sceneID != 0 }))
-            for record in old.2 { effects[record.id] = nil }
-            keyed.removeAll()
+            let old = (Array(scenes.values), Array(flows.values))
+            for id in effectTable.removeSceneEffects() {
+                if let call = effectCalls.removeValue(forKey: id) { work.cancels.append(call) }
+            }
             scenes = newScenes
             flows = newFlows
             nextSceneID = max(nextSceneID, image.nextScene)
-            nextEffectID = max(nextEffectID, image.nextEffect)
+            effectTable.advanceNextID(to: image.nextEffect)
             nextFlowID = max(nextFlowID, image.nextFlow)
             return old
         }
         for slot in oldSlots { slot.lock.withLock { slot.closed = true } }
         for flow in oldFlows { flow.dissolve() }
-        work.cancels.append(contentsOf: oldEffects)
 
         // Bring the effects back, in id order so keyed queues keep their order.
         var reissued: [JSON] = []
         var awaiting: [JSON] = []
-        var cancelled: [(EffectRecord, SceneSlot)] = []
+        var cancelled: [Int64] = []
+        let now = clock.now
         lock.withLock {
             for e in image.effects {
-                let record = EffectRecord(id: e.id, sceneID: e.scene, effect: e.effect, service: services[e.effect.service])
-                effects[record.id] = record
-                if let key = e.effect.id { keyed[EffectKey(scene: e.scene, key: key), default: []].append(record) }
                 let policy = mode == .replay ? .await : e.effect.restore
+                let queued = e.status == .queued
+                let steps: [EffectTable.Step]
                 switch policy {
                 case .cancel:
-                    if let slot = newScenes[e.scene] { cancelled.append((record, slot)) }
+                    // Pending, so that its scene hears of it as of an outcome.
+                    steps = effectTable.restore(id: e.id, scene: e.scene, effect: e.effect, queued: false, as: .await(deadline: false),
+                                                served: false, now: now)
+                    cancelled.append(e.id)
                 case .await:
-                    record.status = e.status == .queued ? .queued : .pending
-                    if record.status == .pending, mode == .live, let seconds = e.effect.timeout {
-                        work.deadlines.append((record.id, clock.now + seconds))
-                    }
-                    awaiting.append(.int(record.id))
+                    steps = effectTable.restore(id: e.id, scene: e.scene, effect: e.effect, queued: queued, as: .await(deadline: mode == .live),
+                                                served: false, now: now)
+                    awaiting.append(.int(e.id))
                 case .reissue:
-                    if e.status == .queued { record.status = .queued } else { activate(record, work: &work) }
-                    reissued.append(.int(record.id))
+                    steps = effectTable.restore(id: e.id, scene: e.scene, effect: e.effect, queued: queued, as: .reissue,
+                                                served: services[e.effect.service] != nil, now: now)
+                    reissued.append(.int(e.id))
                 }
+                absorb(steps, into: &work)
             }
         }
         // The view models as restored, before reissued effects start or
@@ -151,14 +154,14 @@ extension Runtime {
         // Cancelled effects tell their scenes, as a time-out would; part of
         // this input, so not journaled on their own.
         var more = Work()
-        for (record, _) in cancelled {
-            complete(effectID: record.id, outcome: .failure(["code": "interrupted",
-                                                             "message": .string("effect \(record.id) was in flight when the snapshot was taken")]),
+        for id in cancelled {
+            complete(effectID: id, outcome: .failure(["code": "interrupted",
+                                                      "message": .string("effect \(id) was in flight when the snapshot was taken")]),
                      work: &more)
         }
         run(more)
         return ["ok": true, "scenes": .array(restored), "flows": .array(newFlows.keys.sorted().map { JSON.int($0) }),
-                "effects": ["reissued": .array(reissued), "cancelled": .array(cancelled.map { .int($0.0.id) }), "awaiting": .array(awaiting)]]
+                "effects": ["reissued": .array(reissued), "cancelled": .array(cancelled.map(JSON.int)), "awaiting": .array(awaiting)]]
     }
 }
 
@@ -181,7 +184,7 @@ struct SnapshotImage {
         let id: Int64
         let scene: Int64
         let effect: Effect
-        let status: EffectRecord.Status
+        let status: EffectTable.Record.Status
     }
 
     var scenes: [Scene] = []
@@ -253,7 +256,7 @@ struct SnapshotImage {
         for (i, e) in try list("effects").enumerated() {
             let at = "/effects/\(i)"
             guard e["id"]?.isNumber == true, e["scene"]?.isNumber == true, let effectJSON = e["effect"],
-                  case .string(let s)? = e["status"], let status = EffectRecord.Status(rawValue: s) else {
+                  case .string(let s)? = e["status"], let status = EffectTable.Record.Status(rawValue: s) else {
                 throw YaiaError(.badSnapshot, "an effect is {\"id\", \"scene\", \"effect\", \"status\"}", at: at)
             }
             let id = try SnapshotImage.counter(e["id"], at: at + "/id", from: 1)

@@ -275,21 +275,17 @@ final class WorkerPool: @unchecked Sendable {
     }
 }
 
-/// Deadlines. On the system clock they fire on one thread of their own,
-/// started on demand; on a manual clock, when `due(at:)` is asked.
+/// Wake-ups at deadlines on the system clock, on one thread of their own,
+/// started on demand.
 final class Timers: @unchecked Sendable {
     private let monitor = Monitor()
     /// Sorted by deadline, latest first, so the next one is popped from the end.
     private var entries: [(deadline: Double, id: Int64)] = []
     private var running = false
     private var stopped = false
-    private let threaded: Bool
     private let fire: @Sendable (Int64) -> Void
 
-    init(threaded: Bool, fire: @escaping @Sendable (Int64) -> Void) {
-        self.threaded = threaded
-        self.fire = fire
-    }
+    init(fire: @escaping @Sendable (Int64) -> Void) { self.fire = fire }
 
     func schedule(_ id: Int64, at deadline: Double) {
         let start = monitor.lock.withLock { () -> Bool in
@@ -301,7 +297,7 @@ final class Timers: @unchecked Sendable {
                 if entries[mid].deadline > deadline { low = mid + 1 } else { high = mid }
             }
             entries.insert((deadline, id), at: low)
-            if running || !threaded { return false }
+            if running { return false }
             running = true
             return true
         }
@@ -309,18 +305,6 @@ final class Timers: @unchecked Sendable {
             Log.write(.error, "runtime", "could not start the timer thread; time-outs will not fire")
         }
         monitor.signal()
-    }
-
-    /// Removes and returns the ids whose deadline is at or before `now`, earliest first.
-    func due(at now: Double) -> [Int64] {
-        monitor.lock.withLock {
-            var ids: [Int64] = []
-            while let last = entries.last, last.deadline <= now {
-                entries.removeLast()
-                ids.append(last.id)
-            }
-            return ids
-        }
     }
 
     func stop() {
