@@ -679,11 +679,15 @@ extension Runtime {
 
     /// Runs one input; with a journal, under its input lock and recorded.
     /// `record` describes the input from its result (nil: nothing to record).
-    func input<T>(_ body: () throws(YaiaError) -> T, record: (T) -> (JournalInput, JSON?)?) throws(YaiaError) -> T {
-        guard let journal = lock.withLock({ self.journal }) else { return try body() }
+    /// The work `body` leaves is done once the input is recorded and the
+    /// journal's lock let go: a service completing inline is a later input.
+    func input<T>(_ body: (inout Work) throws(YaiaError) -> T, record: (T) -> (JournalInput, JSON?)?) throws(YaiaError) -> T {
+        var work = Work()
+        defer { run(work) }
+        guard let journal = lock.withLock({ self.journal }) else { return try body(&work) }
         journal.lockInput()
         defer { journal.unlockInput() }
-        let result = try body()
+        let result = try body(&work)
         if let (input, response) = record(result) { journal.record(input, response: response) }
         return result
     }
@@ -772,7 +776,9 @@ extension Runtime {
                     throw bad("a journal starts with a \(Journal.format) begin line")
                 }
                 do throws(YaiaError) {
-                    _ = try scratch.restore(snapshot, mode: .replay)
+                    var work = Work()
+                    defer { scratch.run(work) }
+                    _ = try scratch.restore(snapshot, mode: .replay, work: &work)
                 } catch {
                     throw bad(error.message, at: "/snapshot" + (error.at ?? ""))
                 }
@@ -843,9 +849,11 @@ extension Runtime {
             let outcome: Outcome
             if let r = o["result"] { outcome = .success(r) } else { outcome = .failure(o["error"] ?? .null) }
             var work = Work()
-            let response = complete(effectID: id, outcome: outcome, work: &work)
-            run(work)
-            return response
+            defer { run(work) }
+            return try apply(&work) { (state, env, steps) -> JSON? in
+                var stacked = false
+                return state.complete(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
+            }
         case "close":
             if o["flow"] != nil { try closeFlow(try o.requestInteger("flow")) } else { try close(scene: try o.requestInteger("scene")) }
             return nil
@@ -859,7 +867,9 @@ extension Runtime {
         case "restore":
             guard let s = o["snapshot"] else { throw YaiaError(.badJournal, "a restore input needs a \"snapshot\"") }
             // As live, with each effect's policy: without services, reissued effects wait.
-            _ = try restore(s, mode: .live)
+            var work = Work()
+            defer { run(work) }
+            _ = try restore(s, mode: .live, work: &work)
             return nil
         default:
             throw YaiaError(.badJournal, "unknown input kind \"\(kind)\"")

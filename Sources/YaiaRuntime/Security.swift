@@ -210,7 +210,7 @@ extension Runtime {
     /// `{"op": "limits"}`: the limits, the grants, and how close the runtime is to them.
     func limitReport() -> JSON {
         let (queued, dropped) = events.counts
-        let open = lock.withLock { scenes.count }
+        let open = lock.withLock { state.scenes.count }
         return ["ok": true, "limits": limits.json, "allow": grants.json,
                 "usage": ["events": .int(Int64(queued)), "dropped": .int(Int64(dropped)), "scenes": .int(Int64(open))]]
     }

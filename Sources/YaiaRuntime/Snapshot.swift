@@ -2,7 +2,7 @@ import YaiaCore
 
 /// Snapshots: the whole runtime as one JSON document, and back.
 extension Runtime {
-    public static let snapshotFormat = "yaia.snapshot/1"
+    public static let snapshotFormat = RuntimeState.snapshotFormat
 
     /// The largest id, seq, version or counter a snapshot or a journal may
     /// hold, and the largest id the runtime hands out: 2^53, where JSON
@@ -18,150 +18,28 @@ extension Runtime {
         case replay
     }
 
-    /// Flows, scene states, effects in flight and counters. Consistent: every
-    /// scene is locked while it is taken.
+    /// Flows, scene states, effects in flight and counters, consistent.
     public func snapshot() -> JSON {
-        let slots = lock.withLock { Array(scenes.values) }
-        return withSceneLocks(slots) {
-            lock.withLock {
-                let sceneList = slots.filter { !$0.closed }.sorted { $0.id < $1.id }.map { slot -> JSON in
-                    var o: JSONObject = ["id": .int(slot.id), "name": .string(slot.value.name), "seq": .int(slot.seq), "state": slot.value.json]
-                    if let flow = slot.flow { o["flow"] = .int(flow.id) }
-                    return .object(o)
-                }
-                let flowList = flows.values.sorted { $0.id < $1.id }.map { flow -> JSON in
-                    var o = flow.flow.json.objectValue ?? [:]
-                    o["id"] = .int(flow.id)
-                    if let name = flow.name { o["name"] = .string(name) }
-                    return .object(o)
-                }
-                let effectList = effectTable.sceneRecords.map { record -> JSON in
-                    ["id": .int(record.id), "scene": .int(record.scene), "effect": record.effect.json, "status": .string(record.status.rawValue)]
-                }
-                return ["format": .string(Runtime.snapshotFormat), "scenes": .array(sceneList), "flows": .array(flowList),
-                        "effects": .array(effectList),
-                        "next": ["scene": .int(nextSceneID), "effect": .int(effectTable.nextID), "flow": .int(nextFlowID)]]
-            }
-        }
-    }
-
-    /// Locks the given scenes' locks (each once, in one global order, so two
-    /// snapshots cannot deadlock), runs body, unlocks.
-    private func withSceneLocks<T>(_ slots: [SceneSlot], _ body: () -> T) -> T {
-        var seen = Set<ObjectIdentifier>()
-        let locks = slots.map(\.lock).filter { seen.insert(ObjectIdentifier($0)).inserted }
-            .sorted { UInt(bitPattern: ObjectIdentifier($0).hashValue) < UInt(bitPattern: ObjectIdentifier($1).hashValue) }
-        for l in locks { pthread_mutex_lock(l.mutex) }
-        defer { for l in locks.reversed() { pthread_mutex_unlock(l.mutex) } }
-        return body()
+        lock.withLock { state.snapshot }
     }
 
     /// Replaces everything open with the snapshot's scenes, flows and effects.
     /// The snapshot is checked whole first: if any part is refused, nothing changes.
     public func restore(_ snapshot: JSON) throws(YaiaError) -> JSON {
-        try input({ () throws(YaiaError) in try restore(snapshot, mode: .live) },
+        try input({ (work) throws(YaiaError) in try restore(snapshot, mode: .live, work: &work) },
                   record: { _ in (.restore(snapshot: snapshot), nil) })
     }
 
-    func restore(_ snapshot: JSON, mode: RestoreMode) throws(YaiaError) -> JSON {
+    func restore(_ snapshot: JSON, mode: RestoreMode, work: inout Work) throws(YaiaError) -> JSON {
         let image = try SnapshotImage(snapshot, catalog: catalog)
-        guard image.scenes.count <= limits.scenes else {
-            throw YaiaError.limit("scenes", limits.scenes, "the snapshot has \(image.scenes.count) scenes", at: "/scenes")
-        }
-
-        // Build the new world off to the side.
-        var newFlows: [Int64: FlowSlot] = [:]
-        for f in image.flows { newFlows[f.id] = FlowSlot(id: f.id, name: f.name, flow: f.flow) }
-        var newScenes: [Int64: SceneSlot] = [:]
-        do throws(YaiaError) {
-            for s in image.scenes {
-                let flow = try s.flow.map { (id) throws(YaiaError) -> FlowSlot in
-                    guard let f = newFlows[id] else { throw YaiaError(.badSnapshot, "scene \(s.id) names flow \(id), which the snapshot lacks") }
-                    return f
-                }
-                let slot = SceneSlot(id: s.id, value: s.value, flow: flow)
-                slot.seq = s.seq
-                newScenes[s.id] = slot
-                flow?.members[s.id] = slot
-            }
-            for f in newFlows.values {
-                for e in f.flow.entries where f.members[e.scene] == nil {
-                    throw YaiaError(.badSnapshot, "flow \(f.id) stacks scene \(e.scene), which the snapshot lacks")
-                }
-            }
-            for e in image.effects where newScenes[e.scene] == nil {
-                throw YaiaError(.badSnapshot, "effect \(e.id) belongs to scene \(e.scene), which the snapshot lacks")
-            }
-        } catch {
-            // A flow and its scenes hold each other: unlink them, or a refused snapshot leaks them.
-            for f in newFlows.values { f.dissolve() }
-            throw error
-        }
-
-        // Take down what is open now.
-        var work = Work()
-        let (oldSlots, oldFlows) = try lock.withLock { () throws(YaiaError) -> ([SceneSlot], [FlowSlot]) in
+        return try apply(&work) { (state, env, steps) throws(YaiaError) -> JSON in
             try checkRunning()
-            let old = (Array(scenes.values), Array(flows.values))
-            for id in effectTable.removeSceneEffects() {
-                if let call = effectCalls.removeValue(forKey: id) { work.cancels.append(call) }
-            }
-            scenes = newScenes
-            flows = newFlows
-            nextSceneID = max(nextSceneID, image.nextScene)
-            effectTable.advanceNextID(to: image.nextEffect)
-            nextFlowID = max(nextFlowID, image.nextFlow)
-            return old
+            return try state.restore(
+                scenes: image.scenes.map { RuntimeState.OpenScene(id: $0.id, value: $0.value, seq: $0.seq, flow: $0.flow) },
+                flows: image.flows.map { RuntimeState.OpenFlow(id: $0.id, name: $0.name, flow: $0.flow) },
+                effects: image.effects.map { RuntimeState.RestoredEffect(id: $0.id, scene: $0.scene, effect: $0.effect, queued: $0.status == .queued) },
+                next: (image.nextScene, image.nextEffect, image.nextFlow), replaying: mode == .replay, env: env, steps: &steps)
         }
-        for slot in oldSlots { slot.lock.withLock { slot.closed = true } }
-        for flow in oldFlows { flow.dissolve() }
-
-        // Bring the effects back, in id order so keyed queues keep their order.
-        var reissued: [JSON] = []
-        var awaiting: [JSON] = []
-        var cancelled: [Int64] = []
-        let now = clock.now
-        lock.withLock {
-            for e in image.effects {
-                let policy = mode == .replay ? .await : e.effect.restore
-                let queued = e.status == .queued
-                let steps: [EffectTable.Step]
-                switch policy {
-                case .cancel:
-                    // Pending, so that its scene hears of it as of an outcome.
-                    steps = effectTable.restore(id: e.id, scene: e.scene, effect: e.effect, queued: false, as: .await(deadline: false),
-                                                served: false, now: now)
-                    cancelled.append(e.id)
-                case .await:
-                    steps = effectTable.restore(id: e.id, scene: e.scene, effect: e.effect, queued: queued, as: .await(deadline: mode == .live),
-                                                served: false, now: now)
-                    awaiting.append(.int(e.id))
-                case .reissue:
-                    steps = effectTable.restore(id: e.id, scene: e.scene, effect: e.effect, queued: queued, as: .reissue,
-                                                served: services[e.effect.service] != nil, now: now)
-                    reissued.append(.int(e.id))
-                }
-                absorb(steps, into: &work)
-            }
-        }
-        // The view models as restored, before reissued effects start or
-        // cancellations are delivered.
-        let restored = newScenes.values.sorted { $0.id < $1.id }.map { slot in
-            slot.lock.withLock { JSON.object(["id": .int(slot.id), "name": .string(slot.value.name), "viewModel": slot.value.viewModel]) }
-        }
-        run(work)
-
-        // Cancelled effects tell their scenes, as a time-out would; part of
-        // this input, so not journaled on their own.
-        var more = Work()
-        for id in cancelled {
-            complete(effectID: id, outcome: .failure(["code": "interrupted",
-                                                      "message": .string("effect \(id) was in flight when the snapshot was taken")]),
-                     work: &more)
-        }
-        run(more)
-        return ["ok": true, "scenes": .array(restored), "flows": .array(newFlows.keys.sorted().map { JSON.int($0) }),
-                "effects": ["reissued": .array(reissued), "cancelled": .array(cancelled.map(JSON.int)), "awaiting": .array(awaiting)]]
     }
 }
 

@@ -288,8 +288,9 @@ final class Timers: @unchecked Sendable {
     init(fire: @escaping @Sendable (Int64) -> Void) { self.fire = fire }
 
     func schedule(_ id: Int64, at deadline: Double) {
-        let start = monitor.lock.withLock { () -> Bool in
-            guard !stopped else { return false }
+        // nil: the thread sleeps on an earlier deadline; no wake-up needed.
+        let start = monitor.lock.withLock { () -> Bool? in
+            guard !stopped else { return nil }
             var low = 0
             var high = entries.count
             while low < high {
@@ -297,10 +298,12 @@ final class Timers: @unchecked Sendable {
                 if entries[mid].deadline > deadline { low = mid + 1 } else { high = mid }
             }
             entries.insert((deadline, id), at: low)
+            guard low == entries.count - 1 else { return nil }
             if running { return false }
             running = true
             return true
         }
+        guard let start else { return }
         if start && !startThread({ self.run() }) {
             Log.write(.error, "runtime", "could not start the timer thread; time-outs will not fire")
         }
@@ -354,10 +357,13 @@ final class Waiter: @unchecked Sendable {
         monitor.broadcast()
     }
 
-    /// The outcome, or nil once expired.
-    func wait() -> Outcome? {
+    /// The outcome, or nil once expired or when `deadline` (monotonic
+    /// seconds; infinity: none) passed first.
+    func wait(until deadline: Double) -> Outcome? {
         monitor.lock.withLock {
-            while outcome == nil && !expired { _ = monitor.wait(until: .infinity) }
+            while outcome == nil && !expired {
+                if !monitor.wait(until: deadline) { break }
+            }
             return outcome
         }
     }
