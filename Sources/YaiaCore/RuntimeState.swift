@@ -30,6 +30,15 @@ public struct RuntimeState: Sendable {
             self.seq = seq
             self.flow = flow
         }
+
+        /// Reduces in place; on error nothing changes. Returns the commands
+        /// and the view model (unless `viewModelLater`).
+        mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?,
+                             viewModelLater: Bool) throws(YaiaError) -> (commands: [Command], seq: Int64, flow: Int64?, viewModel: JSON) {
+            let commands = try value.reduce(action, text: text)
+            seq &+= 1
+            return (commands, seq, flow, viewModelLater ? .null : value.viewModel)
+        }
     }
 
     /// An open flow.
@@ -140,38 +149,38 @@ public struct RuntimeState: Sendable {
         _ id: Int64, _ action: Action, cause: Cause, env: E, steps: inout [Step], stacked: inout Bool
     ) throws(YaiaError) -> JSON {
         var results: [JSON] = []
-        var reduced: OpenScene?
+        var closed: OpenScene?
         return try reduce(id, action, cause: cause, env: env, steps: &steps, stacked: &stacked, results: &results,
-                          depth: 0, reduced: &reduced)
+                          depth: 0, closed: &closed)
     }
 
     /// `reduce` of a request whose response the caller writes itself: its
-    /// view model is left null (the last member), and the scene as reduced
-    /// (which may have closed itself, popping) is returned to write it from.
+    /// view model is left null (the last member), for `writeViewModel`.
+    /// `closed` receives the scene as reduced if its own route closed it.
     public mutating func reduce<E: RuntimeEnvironment>(
-        _ id: Int64, _ action: Action, text: UnsafeBufferPointer<UInt8>?, env: E, steps: inout [Step], stacked: inout Bool
-    ) throws(YaiaError) -> (JSON, OpenScene?) {
+        _ id: Int64, _ action: Action, text: UnsafeBufferPointer<UInt8>?, env: E, steps: inout [Step], stacked: inout Bool,
+        closed: inout OpenScene?
+    ) throws(YaiaError) -> JSON {
         var results: [JSON] = []
-        var reduced: OpenScene?
-        let response = try reduce(id, action, cause: .request, env: env, steps: &steps, stacked: &stacked, results: &results,
-                                  depth: 0, reduced: &reduced, text: text, viewModelLater: true)
-        return (response, reduced)
+        return try reduce(id, action, cause: .request, env: env, steps: &steps, stacked: &stacked, results: &results,
+                          depth: 0, closed: &closed, text: text, viewModelLater: true)
+    }
+
+    /// Writes scene `id`'s view model as the scene writes it (a pack's text as is).
+    public func writeViewModel(of id: Int64, into writer: inout JSONWriter) {
+        guard let scene = scenes[id] else { return writer.write(.null) }
+        scene.value.writeViewModel(into: &writer)
     }
 
     private mutating func reduce<E: RuntimeEnvironment>(
         _ id: Int64, _ action: Action, cause: Cause, env: E, steps: inout [Step], stacked: inout Bool, results: inout [JSON],
-        depth: Int, reduced out: inout OpenScene?, text: UnsafeBufferPointer<UInt8>? = nil, viewModelLater: Bool = false
+        depth: Int, closed: inout OpenScene?, text: UnsafeBufferPointer<UInt8>? = nil, viewModelLater: Bool = false
     ) throws(YaiaError) -> JSON {
-        guard let index = scenes.index(forKey: id) else { throw RuntimeState.noSuchScene(id) }
-        if effects.exhausted { throw idsExhausted("effect") }
+        if effects.exhausted { throw scenes[id] == nil ? RuntimeState.noSuchScene(id) : idsExhausted("effect") }
         // In place: the scene's value is not copied.
-        let commands = try scenes.values[index].value.reduce(action, text: text)
-        scenes.values[index].seq &+= 1
-        // As reduced: a route may close it (pop) before its update is made.
-        let reduced = scenes.values[index]
-        out = reduced
-        let seq = reduced.seq
-        let flowID = reduced.flow
+        guard let (commands, seq, flowID, viewModel) = try scenes[id]?.reduce(action, text: text, viewModelLater: viewModelLater) else {
+            throw RuntimeState.noSuchScene(id)
+        }
         if inspecting {
             steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(seq), "action": action.json]))
         }
@@ -190,7 +199,9 @@ public struct RuntimeState: Sendable {
         }
         var navigationErrors: [JSON] = []
         let version = flowID.flatMap { flows[$0]?.flow.version }
-        if let flowID {
+        if let flowID, !routes.isEmpty {
+            // As reduced: its own route may close it (pop).
+            let before = scenes[id]
             for route in routes {
                 do throws(YaiaError) {
                     try navigate(flowID, route, from: id, env: env, steps: &steps, stacked: &stacked, results: &results, depth: depth)
@@ -198,8 +209,9 @@ public struct RuntimeState: Sendable {
                     navigationErrors.append(["route": route.json, "error": error.json])
                 }
             }
+            if scenes[id] == nil { closed = before }
         }
-        var response = RuntimeState.update(reduced, effects: emitted, routes: routes.map(\.json), cause: cause, viewModelLater: viewModelLater)
+        var response = RuntimeState.update(id, seq: seq, viewModel: viewModel, effects: emitted, routes: routes.map(\.json), cause: cause)
         let flowChanged = flowID.map { flows[$0]?.flow.version != version } ?? false
         if inspecting {
             for record in emitted {
@@ -241,10 +253,13 @@ public struct RuntimeState: Sendable {
         return RuntimeState.update(scene, effects: records, routes: routes, cause: cause, viewModelLater: viewModelLater)
     }
 
-    /// The update of `scene` as it is (it may have closed itself, popping).
     static func update(_ scene: OpenScene, effects records: [EffectTable.Record], routes: [JSON], cause: Cause,
-                       viewModelLater: Bool = false) -> JSON {
-        let id = scene.id
+                       viewModelLater: Bool) -> JSON {
+        update(scene.id, seq: scene.seq, viewModel: viewModelLater ? .null : scene.value.viewModel, effects: records, routes: routes, cause: cause)
+    }
+
+    static func update(_ id: Int64, seq: Int64, viewModel: JSON, effects records: [EffectTable.Record], routes: [JSON],
+                       cause: Cause) -> JSON {
         // Members in key order, so the object is built without sorting.
         var members: [JSONObject.Member] = []
         members.reserveCapacity(9)
@@ -255,8 +270,8 @@ public struct RuntimeState: Sendable {
         members.append(.init(key: "ok", value: true))
         members.append(.init(key: "routes", value: .array(routes)))
         members.append(.init(key: "scene", value: .int(id)))
-        members.append(.init(key: "seq", value: .int(scene.seq)))
-        members.append(.init(key: "viewModel", value: viewModelLater ? .null : scene.value.viewModel))
+        members.append(.init(key: "seq", value: .int(seq)))
+        members.append(.init(key: "viewModel", value: viewModel))
         return .object(JSONObject(members: members))
     }
 
@@ -471,9 +486,9 @@ public struct RuntimeState: Sendable {
                     continue
                 }
                 do throws(YaiaError) {
-                    var reduced: OpenScene?
+                    var closed: OpenScene?
                     _ = try reduce(to, action, cause: .result(from: from), env: env, steps: &steps, stacked: &stacked,
-                                   results: &results, depth: depth + 1, reduced: &reduced)
+                                   results: &results, depth: depth + 1, closed: &closed)
                 } catch {
                     steps.append(.warn("scene \(to) refused the result of scene \(from): \(error.message)"))
                     steps.append(.event(["ok": false, "event": "error", "scene": .int(to), "from": .int(from),

@@ -4,7 +4,7 @@ import YaiaCore
 /// The runtime's view of the world, as its state asks for it: the clock, the
 /// service holder and the catalog. Used only while the runtime's lock is held.
 struct ShellEnvironment: RuntimeEnvironment {
-    let runtime: Runtime
+    unowned(unsafe) let runtime: Runtime
     var now: Double { runtime.clock.now }
     func serves(_ service: String) -> Bool { runtime.services[service] != nil }
     func openScene(_ name: String, args: JSON) throws(YaiaError) -> any LiveScene {
@@ -54,11 +54,11 @@ extension Runtime {
                 guard let record = state.effects[id], let service = services[record.effect.service] else { continue }
                 let call = EffectCall(id: id, service: service)
                 effectCalls[id] = call
-                work.launches.append((record.effect, call))
+                work.items.launches.append((record.effect, call))
             case .effect(.cancel(let id)):
-                if let call = effectCalls.removeValue(forKey: id) { work.cancels.append(call) }
+                if let call = effectCalls.removeValue(forKey: id) { work.items.cancels.append(call) }
             case .effect(.arm(let id, let at)):
-                work.deadlines.append((id, at))
+                work.items.deadlines.append((id, at))
             case .event(let event):
                 events.push(event)
                 work.notify = true
@@ -66,10 +66,10 @@ extension Runtime {
                 effectCalls[id] = nil
             case .answer(let id, let outcome):
                 guard let call = effectCalls.removeValue(forKey: id) else { continue }
-                if outcome == nil { work.cancels.append(call) }
-                if let waiter = call.waiter { work.answers.append((waiter, outcome)) }
+                if outcome == nil { work.items.cancels.append(call) }
+                if let waiter = call.waiter { work.items.answers.append((waiter, outcome)) }
             case .warn(let message):
-                work.warnings.append(message)
+                work.items.warnings.append(message)
             }
         }
     }
@@ -170,13 +170,26 @@ extension Runtime {
 
     // MARK: side work, done outside every lock
 
-    /// What an input leaves to do once the lock is let go.
+    /// What an input leaves to do once the lock is let go. Most inputs (a
+    /// send that emits no effect) leave nothing: the lists are made on demand.
     struct Work {
-        var launches: [(Effect, EffectCall)] = []
-        var cancels: [EffectCall] = []
-        var deadlines: [(Int64, Double)] = []
-        var answers: [(Waiter, Outcome?)] = []
-        var warnings: [String] = []
+        final class Items {
+            var launches: [(Effect, EffectCall)] = []
+            var cancels: [EffectCall] = []
+            var deadlines: [(Int64, Double)] = []
+            var answers: [(Waiter, Outcome?)] = []
+            var warnings: [String] = []
+        }
+
+        fileprivate var made: Items?
+        var items: Items {
+            mutating get {
+                if let made { return made }
+                let items = Items()
+                made = items
+                return items
+            }
+        }
         var notify = false
         /// Set on the paths that end effects (completions, time-outs): their
         /// launches go through the pool, so that perform() never runs inside
@@ -189,16 +202,18 @@ extension Runtime {
     /// replaying runtime arms none: its outcomes, time-outs included, come
     /// from the journal.
     func run(_ work: Work) {
-        for message in work.warnings { Log.write(.warning, "runtime", message) }
-        if !work.deadlines.isEmpty && !replaying && !clock.isManual {
-            let timers = timers()
-            for (id, deadline) in work.deadlines { timers.schedule(id, at: deadline) }
+        if let items = work.made {
+            for message in items.warnings { Log.write(.warning, "runtime", message) }
+            if !items.deadlines.isEmpty && !replaying && !clock.isManual {
+                let timers = timers()
+                for (id, deadline) in items.deadlines { timers.schedule(id, at: deadline) }
+            }
+            cancelCalls(items.cancels)
+            for (waiter, outcome) in items.answers {
+                if let outcome { waiter.deliver(outcome) } else { waiter.expire() }
+            }
+            for (effect, call) in items.launches { launch(effect, call, offThread: work.offThread) }
         }
-        cancelCalls(work.cancels)
-        for (waiter, outcome) in work.answers {
-            if let outcome { waiter.deliver(outcome) } else { waiter.expire() }
-        }
-        for (effect, call) in work.launches { launch(effect, call, offThread: work.offThread) }
         if work.notify { notify() }
     }
 

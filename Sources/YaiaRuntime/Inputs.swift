@@ -35,7 +35,7 @@ extension Runtime {
                      into writer: inout JSONWriter) throws(YaiaError) {
         var work = Work()
         defer { run(work) }
-        guard let journal = lock.withLock({ self.journal.map(Unmanaged.passUnretained) }) else {
+        guard journaling.load(ordering: .relaxed), let journal = lock.withLock({ self.journal.map(Unmanaged.passUnretained) }) else {
             try send(scene: id, action: action, actionText: actionText, journal: nil, time: 0, into: &writer, work: &work)
             return
         }
@@ -55,20 +55,24 @@ extension Runtime {
                       into writer: inout JSONWriter, work: inout Work) throws(YaiaError) {
         try apply(&work) { (state, env, steps) throws(YaiaError) in
             var stacked = false
-            var (response, reduced) = try state.reduce(id, action, text: actionText, env: env, steps: &steps, stacked: &stacked)
-            guard let scene = reduced else { return }
+            var closed: RuntimeState.OpenScene?
+            var response = try state.reduce(id, action, text: actionText, env: env, steps: &steps, stacked: &stacked, closed: &closed)
             guard let journal else {
                 writer.write(response)
-                writer.replaceNullAtEnd { (w: inout JSONWriter) in scene.value.writeViewModel(into: &w) }
+                writer.replaceNullAtEnd { (w: inout JSONWriter) in
+                    if let closed { closed.value.writeViewModel(into: &w) } else { state.writeViewModel(of: id, into: &w) }
+                }
                 return
             }
             // A stack in the response is digested with it: the view model must be there.
             if stacked, case .object(var o) = response {
-                o["viewModel"] = scene.value.viewModel
+                o["viewModel"] = closed?.value.viewModel ?? state.scenes[id]?.value.viewModel ?? .null
                 response = .object(o)
             }
             journal.recordSend(scene: id, action: action, actionText: actionText, response: response, stacked: stacked,
-                               time: time, into: &writer, viewModel: { (w: inout JSONWriter) in scene.value.writeViewModel(into: &w) })
+                               time: time, into: &writer, viewModel: { (w: inout JSONWriter) in
+                                   if let closed { closed.value.writeViewModel(into: &w) } else { state.writeViewModel(of: id, into: &w) }
+                               })
         }
     }
 

@@ -702,6 +702,7 @@ extension Runtime {
         let old = lock.withLock { () -> Journal? in
             let old = self.journal
             self.journal = journal
+            journaling.store(true, ordering: .relaxed)
             if let old { pastJournals.append(old) }
             return old
         }
@@ -717,7 +718,10 @@ extension Runtime {
     /// Stops journaling; pending lines are written.
     public func stopJournal() -> JSON {
         let old = lock.withLock { () -> Journal? in
-            defer { self.journal = nil }
+            defer {
+                self.journal = nil
+                journaling.store(false, ordering: .relaxed)
+            }
             if let old = self.journal { pastJournals.append(old) }
             return self.journal
         }

@@ -1,4 +1,5 @@
 import CYaia
+import Synchronization
 import YaiaCore
 
 /// The root object: scene catalog, the runtime's state, the service holder
@@ -32,6 +33,8 @@ public final class Runtime: @unchecked Sendable {
     private var isShutDown = false
     private var notifier: Notifier?
     var journal: Journal?
+    /// Whether `journal` is set: read by every send without the lock.
+    let journaling = Atomic<Bool>(false)
     /// Journals stopped or replaced, kept (closed, their buffers let go)
     /// until the runtime goes: a send uses `journal` unretained, which saves
     /// a retain and a release on every send.
