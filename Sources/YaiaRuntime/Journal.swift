@@ -840,16 +840,16 @@ extension Runtime {
         }
         switch kind {
         case "open":
-            let response = try open(try o.requestString("scene"), args: o["args"] ?? [:], state: o["state"])
+            let response = try open(try o.string("scene", code: .badRequest), args: o["args"] ?? [:], state: o["state"])
             if let id = o["id"]?.int64Value, response["scene"]?.int64Value != id {
                 throw YaiaError(.badJournal, "the scene opened as \(response["scene"]?.int64Value ?? 0), not \(id)")
             }
             return response
         case "send":
-            if o["flow"] != nil { return try send(flow: try o.requestInteger("flow"), action: try action()) }
-            return try send(scene: try o.requestInteger("scene"), action: try action())
+            if o["flow"] != nil { return try send(flow: try o.integer("flow", code: .badRequest), action: try action()) }
+            return try send(scene: try o.integer("scene", code: .badRequest), action: try action())
         case "outcome":
-            let id = try o.requestInteger("effect")
+            let id = try o.integer("effect", code: .badRequest)
             let outcome: Outcome
             if let r = o["result"] { outcome = .success(r) } else { outcome = .failure(o["error"] ?? .null) }
             var work = Work()
@@ -859,15 +859,15 @@ extension Runtime {
                 return state.complete(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
             }
         case "close":
-            if o["flow"] != nil { try closeFlow(try o.requestInteger("flow")) } else { try close(scene: try o.requestInteger("scene")) }
+            if o["flow"] != nil { try closeFlow(try o.integer("flow", code: .badRequest)) } else { try close(scene: try o.integer("scene", code: .badRequest)) }
             return nil
         case "start":
-            return try startFlow(name: o["name"]?.stringValue, scene: try o.requestString("scene"), args: o["args"] ?? [:])
+            return try startFlow(name: o["name"]?.stringValue, scene: try o.string("scene", code: .badRequest), args: o["args"] ?? [:])
         case "popped":
-            return try popped(flow: try o.requestInteger("flow"), depth: Int(try o.requestInteger("depth")), version: nil)
+            return try popped(flow: try o.integer("flow", code: .badRequest), depth: Int(try o.integer("depth", code: .badRequest)), version: nil)
         case "link":
             guard case .array(let path)? = o["path"] else { throw YaiaError(.badJournal, "a link input needs a \"path\"") }
-            return try link(flow: try o.requestInteger("flow"), path: path)
+            return try link(flow: try o.integer("flow", code: .badRequest), path: path)
         case "restore":
             guard let s = o["snapshot"] else { throw YaiaError(.badJournal, "a restore input needs a \"snapshot\"") }
             // As live, with each effect's policy: without services, reissued effects wait.

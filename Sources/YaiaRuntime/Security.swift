@@ -184,10 +184,7 @@ public struct Limits: Sendable, Equatable {
                 throw YaiaError(.badConfig, "unknown limit \"\(key)\"" + Suggestion.hint(key, among: names)
                                 + " (" + names.joined(separator: ", ") + ")", at: at)
             }
-            guard let n = value.int64Value, n >= bound.range.lowerBound, n <= bound.range.upperBound else {
-                throw YaiaError(.badConfig, "\"\(key)\" must be a whole number from \(bound.range.lowerBound) to \(bound.range.upperBound)", at: at)
-            }
-            self[key] = Int(n)
+            self[key] = Int(try MemberReading.integer(value, key, at: at, code: .badConfig, in: Int64(bound.range.lowerBound)...Int64(bound.range.upperBound)))
         }
     }
 

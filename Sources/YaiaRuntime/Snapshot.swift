@@ -73,15 +73,10 @@ struct SnapshotImage {
     var nextFlow: Int64 = 1
 
     /// A whole number in `from...to` (`to`: `Runtime.maxID` unless given),
-    /// or `bad_snapshot` at `at`.
-    static func counter(_ value: JSON?, at: String, from: Int64, to: Int64 = Runtime.maxID,
-                        code: ErrorCode = .badSnapshot) throws(YaiaError) -> Int64 {
-        guard let value, let n = value.int64Value, n >= from, n <= to else {
-            let what = value.map { $0.isNumber ? "\($0)" : $0.kindName } ?? "missing"
-            let name = at.split(separator: "/").last.map { "\"\($0)\"" } ?? "a count"
-            throw YaiaError(code, "\(name) must be a whole number from \(from) to \(to), not \(what)", at: at)
-        }
-        return n
+    /// or `bad_snapshot` at `at`, named by the pointer's last token.
+    static func counter(_ value: JSON?, at: String, from: Int64, to: Int64 = Runtime.maxID) throws(YaiaError) -> Int64 {
+        let name = at.split(separator: "/").last.map(String.init) ?? "count"
+        return try MemberReading.integer(value, name, at: at, code: .badSnapshot, in: from...to)
     }
 
     init(_ json: JSON, catalog: Catalog) throws(YaiaError) {
