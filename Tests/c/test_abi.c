@@ -1604,9 +1604,9 @@ static void *receive_main(void *arg)
     return NULL;
 }
 
-/* Waits until the receiving thread sleeps in a futex wait (Linux: state S
+/* Waits until the receiving thread is blocked in a futex wait (Linux: state S
 ** and system call futex in /proc), which is where a yaia_receive without
-** an event blocks, or until it returned; true when it sleeps. A receiver
+** an event blocks, or until it returned; true when it is blocked. A receiver
 ** that never gets there is a hang, which the section's alarm reports. */
 static int receiver_blocked(receiver *w)
 {
