@@ -21,11 +21,14 @@
 **                            through, those waiting first, then the next
 **                            ones (answers {"released": N});
 **              op "wait"     args {"GROUP.KEY": N, ...}: blocks until each
-**                            named counter (e.g. "slow.inFlight",
-**                            "process.contexts") equals N, then answers
-**                            with the counters. A test waits on what the
-**                            plugin saw instead of on time; the test's
-**                            watchdog ends a wait that never ends.
+**                            named counter equals N, then answers as "get"
+**                            does. Counters: slow.calls, slow.done,
+**                            slow.stale, slow.cancels, slow.inFlight,
+**                            never.calls, never.cancels, process.contexts,
+**                            process.releases; another name fails the
+**                            call. A test waits on what the plugin saw
+**                            instead of on time; the test's watchdog ends
+**                            a wait that never ends.
 **
 ** The counters are per registration (one runtime), except "process", which
 ** counts across every load of the plugin in the process:
