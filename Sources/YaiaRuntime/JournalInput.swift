@@ -1,0 +1,72 @@
+import YaiaCore
+
+/// One input to a runtime, as the journal records it.
+enum JournalInput {
+    /// `state`: opened in that state instead of from `args`.
+    case open(scene: String, args: JSON, state: JSON?, id: JSON)
+    case send(scene: Int64, action: Action)
+    case sendFlow(flow: Int64, action: Action)
+    case outcome(effect: Int64, Outcome)
+    case close(scene: Int64)
+    case closeFlow(flow: Int64)
+    case start(name: String?, scene: String, args: JSON)
+    case popped(flow: Int64, depth: Int)
+    case link(flow: Int64, path: [JSON])
+    case restore(snapshot: JSON)
+
+    /// The line's members, in key order (so no sorting is needed), with
+    /// `seq`, `t` and the digest given; nil for sends, which the journal
+    /// records compactly and its thread formats (`JournalFile.Formatter`),
+    /// being the most frequent.
+    func line(seq: Int64, time: Int64, digest: String?) -> JSONObject? {
+        var m: [JSONObject.Member] = []
+        m.reserveCapacity(8)
+        func add(_ key: String, _ value: JSON) { m.append(.init(key: key, value: value)) }
+        // Keys in byte order: action args depth digest effect error flow id kind name path result scene seq snapshot state t
+        switch self {
+        case .open(let scene, let args, _, let id):
+            add("args", args)
+            if let digest { add("digest", .string(digest)) }
+            add("id", id)
+            add("kind", "open")
+            add("scene", .string(scene))
+        case .send, .sendFlow:
+            return nil
+        case .outcome(let effect, let outcome):
+            if let digest { add("digest", .string(digest)) }
+            add("effect", .int(effect))
+            if case .failure(let error) = outcome { add("error", error) }
+            add("kind", "outcome")
+            if case .success(let result) = outcome { add("result", result) }
+        case .close(let scene):
+            add("kind", "close")
+            add("scene", .int(scene))
+        case .closeFlow(let flow):
+            add("flow", .int(flow))
+            add("kind", "close")
+        case .start(let name, let scene, let args):
+            add("args", args)
+            if let digest { add("digest", .string(digest)) }
+            add("kind", "start")
+            if let name { add("name", .string(name)) }
+            add("scene", .string(scene))
+        case .popped(let flow, let depth):
+            add("depth", .int(Int64(depth)))
+            if let digest { add("digest", .string(digest)) }
+            add("flow", .int(flow))
+            add("kind", "popped")
+        case .link(let flow, let path):
+            if let digest { add("digest", .string(digest)) }
+            add("flow", .int(flow))
+            add("kind", "link")
+            add("path", .array(path))
+        case .restore(let snapshot):
+            add("kind", "restore")
+            add("snapshot", snapshot)
+        }
+        add("seq", .int(seq))
+        if case .open(_, _, let state?, _) = self { add("state", state) }
+        add("t", .int(time))
+        return JSONObject(members: m)
+    }
+}

@@ -1,0 +1,69 @@
+import YaiaCore
+
+/// Recording: every input runs under the journal's lock and is written to it.
+extension Runtime {
+    /// Runs one input; with a journal, under its input lock and recorded.
+    /// `record` describes the input from its result (nil: nothing to record).
+    /// The work `body` leaves is done once the input is recorded and the
+    /// journal's lock let go: a service completing inline is a later input.
+    func input<T>(_ body: (inout Work) throws(YaiaError) -> T, record: (T) -> (JournalInput, JSON?)?) throws(YaiaError) -> T {
+        var work = Work()
+        defer { run(work) }
+        guard let journal = lock.withLock({ self.journal }) else { return try body(&work) }
+        journal.lockInput()
+        defer { journal.unlockInput() }
+        let result = try body(&work)
+        if let (input, response) = record(result) { journal.record(input, response: response) }
+        return result
+    }
+
+    /// Starts journaling to `path` (truncated), beginning with a snapshot.
+    public func startJournal(path: String) throws(YaiaError) -> JSON {
+        let journal = try Journal(path: path)
+        // The snapshot and the switch happen under the new journal's lock, so
+        // no input falls between them.
+        journal.lockInput()
+        defer { journal.unlockInput() }
+        let old = lock.withLock { () -> Journal? in
+            let old = self.journal
+            self.journal = journal
+            journaling.store(true, ordering: .relaxed)
+            if let old { pastJournals.append(old) }
+            return old
+        }
+        if let old {
+            old.lockInput()
+            _ = old.close()
+            old.unlockInput()
+        }
+        journal.begin(snapshot: snapshot())
+        return ["ok": true, "journal": .string(path)]
+    }
+
+    /// Stops journaling; pending lines are written.
+    public func stopJournal() -> JSON {
+        let old = lock.withLock { () -> Journal? in
+            defer {
+                self.journal = nil
+                journaling.store(false, ordering: .relaxed)
+            }
+            if let old = self.journal { pastJournals.append(old) }
+            return self.journal
+        }
+        guard let old else { return ["ok": true, "journal": .null] }
+        old.lockInput()
+        defer { old.unlockInput() }
+        let written = old.close()
+        var o: JSONObject = ["ok": true, "journal": .string(old.path), "inputs": .int(old.seq)]
+        if !written, let failure = old.failure { o["warning"] = .string(failure) }
+        return .object(o)
+    }
+
+    public func flushJournal() -> JSON {
+        guard let j = lock.withLock({ journal }) else { return ["ok": true, "journal": .null] }
+        j.lockInput()
+        defer { j.unlockInput() }
+        guard j.flush() else { return YaiaError(.badJournal, j.failure ?? "the journal could not be written").envelope() }
+        return ["ok": true, "journal": .string(j.path), "inputs": .int(j.seq)]
+    }
+}

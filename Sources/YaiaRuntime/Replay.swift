@@ -1,0 +1,248 @@
+import CYaia
+import Glibc
+import YaiaCore
+
+/// Replay and rewind: a journal re-run in a scratch runtime, checked line by line.
+extension Runtime {
+    /// Re-runs a journal from its starting snapshot in a scratch runtime with
+    /// no services: effect outcomes come from the journal. Every recomputed
+    /// view model is checked against its recorded digest; the first
+    /// divergence is reported. With `upTo`, stops after that seq and also
+    /// answers with the snapshot of the state reached.
+    /// Lines longer than `maxLine` bytes are refused, as requests beyond
+    /// request_bytes are.
+    public static func replay(path: String, catalog: Catalog, upTo: Int64? = nil,
+                              maxLine: Int = Limits().requestBytes) throws(YaiaError) -> JSON {
+        var lines = try JournalLines(path: path, maxLine: maxLine)
+        let scratch = Runtime(catalog: catalog, workers: 1)
+        scratch.replaying = true
+        scratch.events.close()
+        defer { scratch.shutDown() }
+
+        var count: Int64 = 0
+        var begun = false
+        while let line = try lines.next() {
+            if line.isEmpty { continue }
+            func bad(_ message: String, at: String? = nil) -> YaiaError {
+                YaiaError(.badJournal, "line \(lines.number) of \(path): \(message)", at: at)
+            }
+            let record: JSON
+            do throws(YaiaError) {
+                record = try JSONParser.parse(line)
+            } catch {
+                throw bad("not JSON: \(error.message)")
+            }
+            guard case .object(let o) = record, case .string(let kind)? = o["kind"] else {
+                throw bad("no \"kind\"", at: "/kind")
+            }
+            if !begun {
+                guard kind == "begin", o["format"]?.stringValue == Journal.format, let snapshot = o["snapshot"] else {
+                    throw bad("a journal starts with a \(Journal.format) begin line")
+                }
+                do throws(YaiaError) {
+                    var work = Work()
+                    defer { scratch.run(work) }
+                    _ = try scratch.restore(snapshot, mode: .replay, work: &work)
+                } catch {
+                    throw bad(error.message, at: "/snapshot" + (error.at ?? ""))
+                }
+                begun = true
+                continue
+            }
+            // Ids, seqs and depths are checked as a snapshot's are; the
+            // snapshot of a restore input, whole, before it is replayed.
+            for key in ["seq", "scene", "flow", "effect", "id", "depth"] {
+                guard let v = o[key], key == "seq" || v.isNumber else { continue }
+                do throws(YaiaError) {
+                    _ = try SnapshotImage.counter(v, at: "/" + key, from: key == "depth" ? 0 : 1)
+                } catch {
+                    throw bad(error.message, at: error.at)
+                }
+            }
+            if kind == "restore", let snapshot = o["snapshot"] {
+                do throws(YaiaError) {
+                    _ = try SnapshotImage(snapshot, catalog: catalog)
+                } catch {
+                    throw bad(error.message, at: "/snapshot" + (error.at ?? ""))
+                }
+            }
+            let seq = o["seq"]?.int64Value ?? 0
+            if let upTo, seq > upTo { break }
+            let response: JSON?
+            do throws(YaiaError) {
+                response = try scratch.replay(kind: kind, o)
+            } catch {
+                return ["ok": true, "identical": false, "inputs": .int(count),
+                        "divergence": ["seq": .int(seq), "kind": .string(kind), "error": error.json]]
+            }
+            count += 1
+            if let expected = o["digest"]?.stringValue {
+                let got = response.flatMap(Journal.digest(of:))
+                if got != expected {
+                    var d: JSONObject = ["seq": .int(seq), "kind": .string(kind), "expected": .string(expected), "got": JSON(got)]
+                    if let scene = response?["scene"] ?? o["scene"] { d["scene"] = scene }
+                    if let vm = response?["viewModel"] { d["viewModel"] = vm }
+                    return ["ok": true, "identical": false, "inputs": .int(count), "divergence": .object(d)]
+                }
+            }
+        }
+        guard begun else { throw YaiaError(.badJournal, "\(path) is empty") }
+        var result: JSONObject = ["ok": true, "identical": true, "inputs": .int(count)]
+        if upTo != nil { result["snapshot"] = scratch.snapshot() }
+        return .object(result)
+    }
+
+    /// Applies one journal input; answers with the response whose digest is checked.
+    private func replay(kind: String, _ o: JSONObject) throws(YaiaError) -> JSON? {
+        func action() throws(YaiaError) -> Action {
+            guard let a = o["action"] else { throw YaiaError(.badJournal, "a send input needs an \"action\"") }
+            return try Action(json: a)
+        }
+        switch kind {
+        case "open":
+            let response = try open(try o.string("scene", code: .badRequest), args: o["args"] ?? [:], state: o["state"])
+            if let id = o["id"]?.int64Value, response["scene"]?.int64Value != id {
+                throw YaiaError(.badJournal, "the scene opened as \(response["scene"]?.int64Value ?? 0), not \(id)")
+            }
+            return response
+        case "send":
+            if o["flow"] != nil { return try send(flow: try o.integer("flow", code: .badRequest), action: try action()) }
+            return try send(scene: try o.integer("scene", code: .badRequest), action: try action())
+        case "outcome":
+            let id = try o.integer("effect", code: .badRequest)
+            let outcome: Outcome
+            if let r = o["result"] { outcome = .success(r) } else { outcome = .failure(o["error"] ?? .null) }
+            var work = Work()
+            defer { run(work) }
+            return try apply(&work) { (state, env, steps) -> JSON? in
+                var stacked = false
+                return state.complete(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
+            }
+        case "close":
+            if o["flow"] != nil { try closeFlow(try o.integer("flow", code: .badRequest)) } else { try close(scene: try o.integer("scene", code: .badRequest)) }
+            return nil
+        case "start":
+            return try startFlow(name: o["name"]?.stringValue, scene: try o.string("scene", code: .badRequest), args: o["args"] ?? [:])
+        case "popped":
+            return try popped(flow: try o.integer("flow", code: .badRequest), depth: Int(try o.integer("depth", code: .badRequest)), version: nil)
+        case "link":
+            guard case .array(let path)? = o["path"] else { throw YaiaError(.badJournal, "a link input needs a \"path\"") }
+            return try link(flow: try o.integer("flow", code: .badRequest), path: path)
+        case "restore":
+            guard let s = o["snapshot"] else { throw YaiaError(.badJournal, "a restore input needs a \"snapshot\"") }
+            // As live, with each effect's policy: without services, reissued effects wait.
+            var work = Work()
+            defer { run(work) }
+            _ = try restore(s, mode: .live, work: &work)
+            return nil
+        default:
+            throw YaiaError(.badJournal, "unknown input kind \"\(kind)\"")
+        }
+    }
+
+    /// Time travel: the state as it was right after input `seq` of the active
+    /// journal, restored in place (and journaled as a restore).
+    public func rewind(to seq: Int64) throws(YaiaError) -> JSON {
+        guard let journal = lock.withLock({ self.journal }) else {
+            throw YaiaError(.badJournal, "rewind needs an active journal")
+        }
+        journal.lockInput()
+        defer { journal.unlockInput() }
+        guard seq >= 0, seq <= journal.seq else {
+            throw YaiaError(.badRequest, "the journal holds inputs 1 to \(journal.seq); it cannot rewind to \(seq)", at: "/to")
+        }
+        guard journal.flush() else { throw YaiaError(.badJournal, journal.failure ?? "the journal could not be written") }
+        let replayed = try Runtime.replay(path: journal.path, catalog: catalog, upTo: seq)
+        guard replayed["identical"] == .bool(true), let snapshot = replayed["snapshot"] else {
+            throw YaiaError(.badJournal, "the journal does not replay identically up to \(seq): \(replayed)")
+        }
+        var result = try restore(snapshot).objectValue ?? [:]
+        result["to"] = .int(seq)
+        return .object(result)
+    }
+}
+
+/// A journal's lines, read in 64 KiB chunks: a replay holds one line at a
+/// time, never the file.
+struct JournalLines: ~Copyable {
+    let path: String
+    /// The longest line read.
+    let maxLine: Int
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    /// Where the next line starts in `buffer`, and how far past it no line
+    /// break was found.
+    private var start = 0
+    private var scanned = 0
+    private var atEnd = false
+    /// The line last returned, from 1.
+    private(set) var number = 0
+
+    init(path: String, maxLine: Int) throws(YaiaError) {
+        self.path = path
+        self.maxLine = maxLine
+        fd = try openRegularFile(path, flags: O_RDONLY, followSymlink: true, code: .badJournal)
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// The next line without its line break, or nil at the end of the file.
+    mutating func next() throws(YaiaError) -> [UInt8]? {
+        while true {
+            if let end = lineBreak() {
+                defer {
+                    start = end + 1
+                    scanned = start
+                }
+                return try line(start..<end)
+            }
+            scanned = buffer.count
+            if atEnd { return start < buffer.count ? try line(start..<buffer.count) : nil }
+            guard buffer.count - start <= maxLine else { throw tooLong(number + 1) }
+            try fill()
+        }
+    }
+
+    /// The index of the first line break at or after `scanned`.
+    private func lineBreak() -> Int? {
+        buffer.withUnsafeBytes { all -> Int? in
+            guard let base = all.baseAddress, scanned < all.count,
+                  let hit = memchr(base + scanned, 0x0A, all.count - scanned) else { return nil }
+            return UnsafeRawPointer(hit) - base
+        }
+    }
+
+    private mutating func line(_ range: Range<Int>) throws(YaiaError) -> [UInt8] {
+        number += 1
+        guard range.count <= maxLine else { throw tooLong(number) }
+        return Array(buffer[range])
+    }
+
+    private func tooLong(_ line: Int) -> YaiaError {
+        YaiaError(.badJournal, "line \(line) of \(path) is longer than request_bytes, \(maxLine) bytes")
+    }
+
+    /// Drops the lines read and appends the next chunk.
+    private mutating func fill() throws(YaiaError) {
+        if start > 0 {
+            buffer.removeSubrange(0..<start)
+            scanned -= start
+            start = 0
+        }
+        let chunk = 1 << 16
+        let old = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: chunk))
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress.map { $0 + old }, chunk) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else {
+                let reason = String(cString: strerror(errno))
+                buffer.removeSubrange(old...)
+                throw YaiaError(.badJournal, "cannot read journal \(path): \(reason)")
+            }
+            buffer.removeSubrange((old + n)...)
+            if n == 0 { atEnd = true }
+            return
+        }
+    }
+}
