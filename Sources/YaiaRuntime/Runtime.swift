@@ -27,8 +27,7 @@ public final class Runtime: @unchecked Sendable {
     var state: RuntimeState
     /// The calls of running effects (and their direct callers), by effect id.
     var effectCalls: [Int64: EffectCall] = [:]
-    /// The service holder: services by name.
-    var services: [String: ServiceEntry] = [:]
+    var services = ServiceHolder()
     var plugins: [PluginInfo] = []
     private var isShutDown = false
     private var notifier: Notifier?
@@ -191,11 +190,8 @@ public final class Runtime: @unchecked Sendable {
             isShutDown = true
             notifier = nil
             _ = state.removeAll()
-            defer {
-                effectCalls.removeAll()
-                services.removeAll()
-            }
-            return (Array(effectCalls.values), Array(services.values))
+            defer { effectCalls.removeAll() }
+            return (Array(effectCalls.values), services.removeAll())
         }
         pool.stop()
         lock.withLock { timerTable }?.stop()

@@ -1,30 +1,51 @@
 import YaiaCore
 
-/// The service holder: services by name, registered by the host, plugins
-/// and bindings; effects reach them by name.
+/// The service holder (DESIGN.md): the services of a runtime by name,
+/// registered by the host, by plugins and by bindings; effects reach them by
+/// name. Guarded by the runtime's lock.
+struct ServiceHolder {
+    private var services: [String: ServiceEntry] = [:]
+
+    subscript(name: String) -> ServiceEntry? { services[name] }
+
+    var names: Set<String> { Set(services.keys) }
+
+    /// The services, by name.
+    var list: [ServiceEntry] { services.values.sorted { $0.name < $1.name } }
+
+    /// Adds services, all or none: a name already held is `duplicate_service`.
+    mutating func add(_ entries: [ServiceEntry], from plugin: String? = nil) throws(YaiaError) {
+        if let clash = entries.first(where: { services[$0.name] != nil }) {
+            throw YaiaError(.duplicateService, plugin.map { "plugin \($0) registers service \"\(clash.name)\", which is already registered" }
+                            ?? "a service named \"\(clash.name)\" is already registered")
+        }
+        for e in entries { services[e.name] = e }
+    }
+
+    /// Lets go of every service; returns them, to be retired.
+    mutating func removeAll() -> [ServiceEntry] {
+        defer { services.removeAll() }
+        return Array(services.values)
+    }
+}
+
 extension Runtime {
     public func addService(_ entry: ServiceEntry) throws(YaiaError) {
         try lock.withLock { () throws(YaiaError) in
             try checkRunning()
-            guard services[entry.name] == nil else {
-                throw YaiaError(.duplicateService, "a service named \"\(entry.name)\" is already registered")
-            }
-            services[entry.name] = entry
+            try services.add([entry])
         }
     }
 
     @discardableResult
     public func loadPlugin(path: String, config: JSON) throws(YaiaError) -> PluginInfo {
-        let taken = lock.withLock { Set(services.keys) }
+        let taken = lock.withLock { services.names }
         let (info, entries) = try YaiaRuntime.loadPlugin(path: path, config: config, taken: taken)
         do throws(YaiaError) {
             try lock.withLock { () throws(YaiaError) in
                 try checkRunning()
                 // Another thread may have registered a name meanwhile.
-                if let clash = entries.first(where: { services[$0.name] != nil }) {
-                    throw YaiaError(.duplicateService, "plugin \(info.name) registers service \"\(clash.name)\", which is already registered")
-                }
-                for e in entries { services[e.name] = e }
+                try services.add(entries, from: info.name)
                 plugins.append(info)
             }
         } catch {
@@ -44,7 +65,7 @@ extension Runtime {
     }
 
     public func serviceList() -> JSON {
-        let list = lock.withLock { services.values.sorted { $0.name < $1.name } }
+        let list = lock.withLock { services.list }
         return ["ok": true, "services": .array(list.map(\.json))]
     }
 
