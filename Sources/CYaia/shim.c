@@ -15,3 +15,17 @@ void cyaia_reentry_leave(void)
     if (reentry_depth > 0)
         reentry_depth--;
 }
+
+int cyaia_reentry_depth(void)
+{
+    return reentry_depth;
+}
+
+static _Thread_local void *deferred;
+
+void *cyaia_deferred_swap(void *next)
+{
+    void *previous = deferred;
+    deferred = next;
+    return previous;
+}

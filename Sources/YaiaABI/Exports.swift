@@ -120,7 +120,8 @@ public func yaia_execute_n(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>
 @_cdecl("yaia_receive")
 public func yaia_receive(_ rt: OpaquePointer?, _ timeout: Double) -> UnsafeMutablePointer<CChar>? {
     guard let runtime = runtime(rt) else { return handleError(rt) }
-    return runtime.receive(timeout: timeout).flatMap(cString)
+    var writer = JSONWriter()
+    return runtime.receive(timeout: timeout, into: &writer) ? writer.takeCString() : nil
 }
 
 @_cdecl("yaia_set_notifier")

@@ -60,6 +60,9 @@ public struct RuntimeState: Sendable {
         /// Queue an event for receivers (in this order, before the runtime
         /// takes its next input).
         case event(JSON)
+        /// The same, as canonical JSON text: a scene update whose view model
+        /// is the scene's own text (a pack's is not parsed and written again).
+        case eventText([UInt8])
         /// A scene's effect ended with an outcome: its call is done.
         case ended(Int64)
         /// A direct call ended: its outcome, or nil when it timed out (its
@@ -146,12 +149,12 @@ public struct RuntimeState: Sendable {
     /// member, for the caller to write with `LiveScene.writeViewModel`.
     /// `stacked` is set when a response carries a flow's stack.
     public mutating func reduce<E: RuntimeEnvironment>(
-        _ id: Int64, _ action: Action, cause: Cause, env: E, steps: inout [Step], stacked: inout Bool
+        _ id: Int64, _ action: Action, cause: Cause, env: E, steps: inout [Step], stacked: inout Bool, textEvents: Bool = false
     ) throws(YaiaError) -> JSON {
         var results: [JSON] = []
         var closed: OpenScene?
         return try reduce(id, action, cause: cause, env: env, steps: &steps, stacked: &stacked, results: &results,
-                          depth: 0, closed: &closed)
+                          depth: 0, closed: &closed, viewModelLater: textEvents && cause != .request)
     }
 
     /// `reduce` of a request whose response the caller writes itself: its
@@ -236,7 +239,16 @@ public struct RuntimeState: Sendable {
             // A result's update follows the update of the scene that caused it.
             results.append(response)
         } else if cause != .request {
-            steps.append(.event(response))
+            if viewModelLater {
+                var w = JSONWriter()
+                w.write(response)
+                w.replaceNullAtEnd { (w: inout JSONWriter) in
+                    if let closed { closed.value.writeViewModel(into: &w) } else { writeViewModel(of: id, into: &w) }
+                }
+                steps.append(.eventText(w.takeBytes()))
+            } else {
+                steps.append(.event(response))
+            }
         }
         if depth == 0 && !results.isEmpty {
             for event in results { steps.append(.event(event)) }
@@ -306,8 +318,10 @@ public struct RuntimeState: Sendable {
     /// scene that received it; `{}` when the effect ended but nothing was
     /// reduced; nil when nothing happened (the effect is no longer live, or
     /// it was a direct call, answered by a step): only non-nil is journaled.
+    /// `textEvents`: the update's event is text, and the update returned
+    /// leaves its view model null (for a caller that only needs to know).
     public mutating func complete<E: RuntimeEnvironment>(effect id: Int64, outcome: Outcome, env: E,
-                                                         steps: inout [Step], stacked: inout Bool) -> JSON? {
+                                                         steps: inout [Step], stacked: inout Bool, textEvents: Bool = false) -> JSON? {
         guard let live = effects[id], live.status != .queued,
               let (record, ended) = effects.end(id, served: env.serves, now: env.now) else { return nil }
         if record.scene == 0 {
@@ -318,7 +332,7 @@ public struct RuntimeState: Sendable {
         for s in ended { steps.append(.effect(s)) }
         guard scenes[record.scene] != nil, let action = record.effect.outcomeAction(outcome) else { return .object([:]) }
         do throws(YaiaError) {
-            return try reduce(record.scene, action, cause: .effect(id), env: env, steps: &steps, stacked: &stacked)
+            return try reduce(record.scene, action, cause: .effect(id), env: env, steps: &steps, stacked: &stacked, textEvents: textEvents)
         } catch {
             steps.append(.warn("scene \(record.scene) refused the outcome of effect \(id): \(error.message)"))
             steps.append(.event(["ok": false, "event": "error", "scene": .int(record.scene), "effect": .int(id),
@@ -343,7 +357,7 @@ public struct RuntimeState: Sendable {
     /// action gets `outcome` (`timeoutOutcome`); a direct call's caller gives
     /// up. As `complete`, nil when nothing is journaled.
     public mutating func timeOut<E: RuntimeEnvironment>(effect id: Int64, outcome: Outcome, env: E, steps: inout [Step],
-                                                        stacked: inout Bool) -> JSON? {
+                                                        stacked: inout Bool, textEvents: Bool = false) -> JSON? {
         guard isDue(id, at: env.now), let record = effects[id] else { return nil }
         if record.scene == 0 {
             _ = effects.end(id, served: env.serves, now: env.now)
@@ -351,7 +365,7 @@ public struct RuntimeState: Sendable {
             return nil
         }
         steps.append(.effect(.cancel(id)))
-        return complete(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
+        return complete(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked, textEvents: textEvents)
     }
 
     // MARK: flows

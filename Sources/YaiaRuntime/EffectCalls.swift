@@ -60,7 +60,10 @@ extension Runtime {
             case .effect(.arm(let id, let at)):
                 work.items.deadlines.append((id, at))
             case .event(let event):
-                events.push(event)
+                events.push(.json(event))
+                work.notify = true
+            case .eventText(let text):
+                events.push(.text(text))
                 work.notify = true
             case .ended(let id):
                 effectCalls[id] = nil
@@ -91,9 +94,10 @@ extension Runtime {
     /// queued, and journaled. Outcomes of effects no longer live are dropped.
     func finish(effectID: Int64, outcome: Outcome) {
         _ = try? input({ (work) throws(YaiaError) -> JSON? in
-            try apply(&work, offThread: true) { (state, env, steps) -> JSON? in
+            let text = !work.recording
+            return try apply(&work, offThread: true) { (state, env, steps) -> JSON? in
                 var stacked = false
-                return state.complete(effect: effectID, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
+                return state.complete(effect: effectID, outcome: outcome, env: env, steps: &steps, stacked: &stacked, textEvents: text)
             }
         }, record: { r in r.map { (.outcome(effect: effectID, outcome), $0) } })
     }
@@ -104,10 +108,11 @@ extension Runtime {
     func timedOut(_ id: Int64) {
         var outcome = Outcome.success(.null)
         _ = try? input({ (work) throws(YaiaError) -> JSON? in
-            try apply(&work, offThread: true) { (state, env, steps) -> JSON? in
+            let text = !work.recording
+            return try apply(&work, offThread: true) { (state, env, steps) -> JSON? in
                 var stacked = false
                 outcome = state.timeoutOutcome(id)
-                return state.timeOut(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
+                return state.timeOut(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked, textEvents: text)
             }
         }, record: { r in r.map { (.outcome(effect: id, outcome), $0) } })
     }
@@ -191,6 +196,8 @@ extension Runtime {
             }
         }
         var notify = false
+        /// The input is journaled: its update must be whole (its digest is recorded).
+        var recording = false
         /// Set on the paths that end effects (completions, time-outs): their
         /// launches go through the pool, so that perform() never runs inside
         /// a service's own call_complete and cannot deadlock on its locks.
@@ -212,7 +219,16 @@ extension Runtime {
             for (waiter, outcome) in items.answers {
                 if let outcome { waiter.deliver(outcome) } else { waiter.expire() }
             }
-            for (effect, call) in items.launches { launch(effect, call, offThread: work.offThread) }
+            for (effect, call) in items.launches {
+                // An effect started because another ended inside a service
+                // call on this thread waits until that call returns (the
+                // service may hold its locks); from any other thread, the pool.
+                if work.offThread && cyaia_reentry_depth() > 0 {
+                    DeferredLaunches.add(self, effect, call)
+                } else {
+                    launch(effect, call, offThread: work.offThread)
+                }
+            }
         }
         if work.notify { notify() }
     }
@@ -243,7 +259,7 @@ extension Runtime {
     }
 
     /// Hands a running effect to its service: inline, or on the pool if it blocks.
-    private func launch(_ effect: Effect, _ call: EffectCall, offThread: Bool) {
+    fileprivate func launch(_ effect: Effect, _ call: EffectCall, offThread: Bool) {
         let id = call.id
         let service = call.service
         let handle = calls.insert(CallTarget(runtime: self, effectID: id, service: service))
@@ -267,7 +283,10 @@ extension Runtime {
                 self?.finish(effectID: id, outcome: .failure(error.json))
                 return
             }
-            defer { cyaia_reentry_leave() }
+            defer {
+                cyaia_reentry_leave()
+                if cyaia_reentry_depth() == 0 { DeferredLaunches.run() }
+            }
             if !service.perform(handle, op: effect.op, args: effect.args) {
                 calls.remove(handle)
             }
@@ -287,6 +306,35 @@ extension Runtime {
         for call in ended {
             guard let handle = lock.withLock({ call.handle }), let target = calls.remove(handle) else { continue }
             if target.cancel() { target.service.cancel(handle) }
+        }
+    }
+}
+
+/// Effects started by an outcome that a service delivered from inside its
+/// own perform() on this thread: they start once that perform() returns,
+/// on the same thread, without a hop through the pool. Kept in a C
+/// thread-local slot.
+private final class DeferredLaunches {
+    var items: [(Runtime, Effect, EffectCall)] = []
+
+    static func add(_ runtime: Runtime, _ effect: Effect, _ call: EffectCall) {
+        let list = cyaia_deferred_swap(nil).map { Unmanaged<DeferredLaunches>.fromOpaque($0).takeRetainedValue() } ?? DeferredLaunches()
+        list.items.append((runtime, effect, call))
+        _ = cyaia_deferred_swap(Unmanaged.passRetained(list).toOpaque())
+    }
+
+    /// Starts what was deferred, and what those start in turn: in this
+    /// loop, which counts as a call under way, so the stack does not grow
+    /// with a chain of effects.
+    static func run() {
+        guard let first = cyaia_deferred_swap(nil) else { return }
+        _ = cyaia_deferred_swap(first)
+        _ = cyaia_reentry_enter(Int32.max)
+        defer { cyaia_reentry_leave() }
+        while let raw = cyaia_deferred_swap(nil) {
+            for (runtime, effect, call) in Unmanaged<DeferredLaunches>.fromOpaque(raw).takeRetainedValue().items {
+                runtime.launch(effect, call, offThread: false)
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ extension Runtime {
         var work = Work()
         defer { run(work) }
         guard let journal = lock.withLock({ self.journal }) else { return try body(&work) }
+        work.recording = true
         journal.lockInput()
         defer { journal.unlockInput() }
         let result = try body(&work)

@@ -163,7 +163,14 @@ public final class Runtime: @unchecked Sendable {
 
     /// The next queued event, waiting up to `timeout` seconds (negative: no limit).
     public func receive(timeout: Double) -> JSON? {
-        events.pop(timeout: timeout.isNaN ? 0 : timeout)
+        events.pop(timeout: timeout.isNaN ? 0 : timeout)?.value
+    }
+
+    /// `receive`, the event's text written into `writer`; false when none came.
+    public func receive(timeout: Double, into writer: inout JSONWriter) -> Bool {
+        guard let event = events.pop(timeout: timeout.isNaN ? 0 : timeout) else { return false }
+        event.write(into: &writer)
+        return true
     }
 
     /// Threads blocked in receive() now.

@@ -24,10 +24,30 @@ final class Lock: @unchecked Sendable {
     }
 }
 
-/// A FIFO of JSON events that threads can wait on.
+/// An event: a JSON value, or its canonical text.
+enum Event: Sendable {
+    case json(JSON)
+    case text([UInt8])
+
+    var value: JSON {
+        switch self {
+        case .json(let json): return json
+        case .text(let text): return (try? JSONParser.parse(text)) ?? .null
+        }
+    }
+
+    func write(into writer: inout JSONWriter) {
+        switch self {
+        case .json(let json): writer.write(json)
+        case .text(let text): text.withUnsafeBytes { writer.append($0) }
+        }
+    }
+}
+
+/// A FIFO of events that threads can wait on.
 final class EventQueue: @unchecked Sendable {
     private let monitor = Monitor()
-    private var items: [JSON] = []
+    private var items: [Event] = []
     private var head = 0
     private var closed = false
     /// At most this many events wait; beyond it the oldest is dropped, so a
@@ -43,7 +63,7 @@ final class EventQueue: @unchecked Sendable {
         self.capacity = capacity
     }
 
-    func push(_ event: JSON) {
+    func push(_ event: Event) {
         monitor.lock.withLock {
             guard !closed else { return }
             if items.count - head >= capacity {
@@ -86,7 +106,7 @@ final class EventQueue: @unchecked Sendable {
     }
 
     /// The next event; waits up to `timeout` seconds (negative: no limit).
-    func pop(timeout: Double) -> JSON? {
+    func pop(timeout: Double) -> Event? {
         let deadline = timeout < 0 ? Double.infinity : monotonicNow() + timeout
         return monitor.lock.withLock {
             while head == items.count && !closed && timeout != 0 {
@@ -100,9 +120,9 @@ final class EventQueue: @unchecked Sendable {
             head += 1
             compact()
             // The first event after a drop says how many were lost.
-            if droppedSincePop > 0, case .object(var o) = event {
+            if droppedSincePop > 0, case .object(var o) = event.value {
                 o["dropped"] = .int(Int64(droppedSincePop))
-                event = .object(o)
+                event = .json(.object(o))
             }
             droppedSincePop = 0
             return event

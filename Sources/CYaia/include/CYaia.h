@@ -29,4 +29,9 @@ static inline void cyaia_prefetch_for_write(const void *p) { __builtin_prefetch(
 ** none). enter returns 0, and counts nothing, when `limit` are in progress. */
 int cyaia_reentry_enter(int limit);
 void cyaia_reentry_leave(void);
+/* Service calls under way on this thread. */
+int cyaia_reentry_depth(void);
+/* This thread's list of launches deferred until its service call returns:
+** stores next, returns what was there. */
+void *cyaia_deferred_swap(void *next);
 #endif
