@@ -111,7 +111,7 @@ $(PLUGINS)/auth.so: Examples/plugins/auth/auth.c Examples/plugins/common/plugin_
 TEST_PLUGIN_SRC := $(wildcard Tests/plugins/*.c)
 TEST_PLUGINS    := $(patsubst Tests/plugins/%.c,$(TESTPLUG)/%.so,$(TEST_PLUGIN_SRC))
 
-$(TESTPLUG)/%.so: Tests/plugins/%.c Examples/plugins/common/plugin_util.h Include/yaia_plugin.h
+$(TESTPLUG)/%.so: Tests/plugins/%.c Tests/c/gate.h Examples/plugins/common/plugin_util.h Include/yaia_plugin.h
 	@mkdir -p $(TESTPLUG)
 	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lpthread
 
@@ -174,7 +174,7 @@ test-python: test-packs
 TESTLIB := $(OUT)/lib
 export YAIA_TEST_LIB_DIR := $(abspath $(TESTLIB))
 
-$(TESTLIB)/libyaiatypes.so: Tests/ffi/typelib.c
+$(TESTLIB)/libyaiatypes.so: Tests/ffi/typelib.c Tests/c/gate.h
 	@mkdir -p $(TESTLIB)
 	$(CC) $(CWARN) $(CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread -lm
 

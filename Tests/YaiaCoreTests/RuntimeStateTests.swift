@@ -43,6 +43,15 @@ import YaiaExamples
         return login
     }
 
+    /// A login submitted, its effect running on the "auth" service.
+    func submitted(in state: inout RuntimeState) throws -> (Int64, World) {
+        let login = try readyLogin(in: &state)
+        var world = World()
+        world.services = ["auth"]
+        _ = try send(&state, login, action("submit"), world: world)
+        return (login, world)
+    }
+
     func events(_ steps: [Step]) -> [JSON] {
         steps.compactMap { if case .event(let e) = $0 { return e } else { return nil } }
     }
@@ -91,10 +100,7 @@ import YaiaExamples
 
     @Test func aServiceOutcomeBecomesAnEventOfItsScene() throws {
         var state = RuntimeState()
-        let login = try readyLogin(in: &state)
-        var world = World()
-        world.services = ["auth"]
-        _ = try send(&state, login, action("submit"), world: world)
+        let (login, world) = try submitted(in: &state)
         var steps: [Step] = []
         var stacked = false
         let update = state.complete(effect: 1, outcome: .failure(["message": "refused"]), env: world, steps: &steps, stacked: &stacked)
@@ -144,10 +150,7 @@ import YaiaExamples
 
     @Test func closingASceneCancelsItsEffects() throws {
         var state = RuntimeState()
-        let login = try readyLogin(in: &state)
-        var world = World()
-        world.services = ["auth"]
-        _ = try send(&state, login, action("submit"), world: world)
+        let (login, world) = try submitted(in: &state)
         var steps: [Step] = []
         try state.close(scene: login, steps: &steps)
         #expect(steps == [.effect(.cancel(1))])

@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "yaia_plugin.h"
+#include "../c/gate.h"
 
 static atomic_llong allocs, frees, bad_frees;
 
@@ -120,32 +121,6 @@ static int32_t stats(const void *data, size_t n, uint64_t *sum, double *mean)
     return (int32_t)n;
 }
 
-/* A gate a test holds blocking calls at, instead of timing them. */
-static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t gate_opened = PTHREAD_COND_INITIALIZER;
-static int64_t permits;
-
-static int32_t wait_for_permit(int32_t v)
-{
-    pthread_mutex_lock(&gate_lock);
-    while (permits == 0)
-        pthread_cond_wait(&gate_opened, &gate_lock);
-    permits--;
-    pthread_mutex_unlock(&gate_lock);
-    return v;
-}
-
-static int64_t release(int64_t n)
-{
-    pthread_mutex_lock(&gate_lock);
-    if (n > 0)
-        permits += n;
-    int64_t left = permits;
-    pthread_cond_broadcast(&gate_opened);
-    pthread_mutex_unlock(&gate_lock);
-    return left;
-}
-
 static double mul(double a, double b) { return a * b; }
 static int64_t neg(int64_t v) { return (int64_t)(0 - (uint64_t)v); }
 
@@ -159,13 +134,13 @@ static const yaia_function calc[] = {
     {sizeof(yaia_function), "frees", "int64()", FN(get_frees), NULL},
     {sizeof(yaia_function), "bad_frees", "int64(void)", FN(get_bad_frees), NULL},
     {sizeof(yaia_function), "thread", "uint64()", FN(thread), NULL},
-    {sizeof(yaia_function), "release", "int64(int64)", FN(release), NULL},
+    {sizeof(yaia_function), "release", "int64(int64)", FN(gate_release), NULL},
     {sizeof(yaia_function), "stats", "int32(bytes, len size_t, out uint64, out double)", FN(stats), NULL},
 };
 
 static const yaia_function calc_slow[] = {
     {sizeof(yaia_function), "thread", "uint64()", FN(thread), NULL},
-    {sizeof(yaia_function), "wait", "int32(int32)", FN(wait_for_permit), NULL},
+    {sizeof(yaia_function), "wait", "int32(int32)", FN(gate_wait), NULL},
     {sizeof(yaia_function), "add", "double(double,double)", FN(add), NULL},
 };
 
