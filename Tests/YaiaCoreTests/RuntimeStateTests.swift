@@ -100,7 +100,7 @@ import YaiaExamples
 
     @Test func aServiceOutcomeBecomesAnEventOfItsScene() throws {
         var state = RuntimeState()
-        let (login, world) = try submitted(in: &state)
+        let (_, world) = try submitted(in: &state)
         var steps: [Step] = []
         var stacked = false
         let update = state.complete(effect: 1, outcome: .failure(["message": "refused"]), env: world, steps: &steps, stacked: &stacked)
@@ -150,7 +150,7 @@ import YaiaExamples
 
     @Test func closingASceneCancelsItsEffects() throws {
         var state = RuntimeState()
-        let (login, world) = try submitted(in: &state)
+        let (login, _) = try submitted(in: &state)
         var steps: [Step] = []
         try state.close(scene: login, steps: &steps)
         #expect(steps == [.effect(.cancel(1))])
