@@ -80,7 +80,7 @@ public struct RuntimeState: Sendable {
         case result(from: Int64)
     }
 
-    public internal(set) var scenes: [Int64: OpenScene] = [:]
+    public internal(set) var scenes = SceneTable()
     public internal(set) var flows: [Int64: OpenFlow] = [:]
     public internal(set) var effects: EffectTable
     public internal(set) var nextSceneID: Int64 = 1
@@ -129,7 +129,7 @@ public struct RuntimeState: Sendable {
 
     /// Open scenes and flows, for `{"op":"scenes"}`.
     public var listing: (scenes: [JSON], flows: [JSON]) {
-        let open = scenes.values.sorted { $0.id < $1.id }.map { scene in
+        let open = scenes.values.map { scene in
             JSON.object(["id": .int(scene.id), "name": .string(scene.value.name), "seq": .int(scene.seq)])
         }
         let flowList = flows.values.sorted { $0.id < $1.id }.map { flow -> JSON in
@@ -169,19 +169,29 @@ public struct RuntimeState: Sendable {
                           depth: 0, closed: &closed, text: text, viewModelLater: true)
     }
 
+    /// Writes a response whose view model was left null, with scene `id`'s
+    /// (or `closed`'s) view model in its place, as the scene writes it.
+    public func write(_ response: JSON, viewModelOf id: Int64, closed: OpenScene?, into writer: inout JSONWriter) {
+        writer.write(response)
+        writer.replaceNullAtEnd { (w: inout JSONWriter) in
+            if let closed { closed.value.writeViewModel(into: &w) } else { scenes.writeViewModel(of: id, into: &w) }
+        }
+    }
+
     /// Writes scene `id`'s view model as the scene writes it (a pack's text as is).
     public func writeViewModel(of id: Int64, into writer: inout JSONWriter) {
-        guard let scene = scenes[id] else { return writer.write(.null) }
-        scene.value.writeViewModel(into: &writer)
+        scenes.writeViewModel(of: id, into: &writer)
     }
 
     private mutating func reduce<E: RuntimeEnvironment>(
         _ id: Int64, _ action: Action, cause: Cause, env: E, steps: inout [Step], stacked: inout Bool, results: inout [JSON],
         depth: Int, closed: inout OpenScene?, text: UnsafeBufferPointer<UInt8>? = nil, viewModelLater: Bool = false
     ) throws(YaiaError) -> JSON {
-        if effects.exhausted { throw scenes[id] == nil ? RuntimeState.noSuchScene(id) : idsExhausted("effect") }
+        if effects.exhausted { throw scenes.contains(id) ? idsExhausted("effect") : RuntimeState.noSuchScene(id) }
         // In place: the scene's value is not copied.
-        guard let (commands, seq, flowID, viewModel) = try scenes[id]?.reduce(action, text: text, viewModelLater: viewModelLater) else {
+        guard let (commands, seq, flowID, viewModel) = try scenes.modify(id, { (scene) throws(YaiaError) in
+            try scene.reduce(action, text: text, viewModelLater: viewModelLater)
+        }) else {
             throw RuntimeState.noSuchScene(id)
         }
         if inspecting {
@@ -212,7 +222,7 @@ public struct RuntimeState: Sendable {
                     navigationErrors.append(["route": route.json, "error": error.json])
                 }
             }
-            if scenes[id] == nil { closed = before }
+            if !scenes.contains(id) { closed = before }
         }
         var response = RuntimeState.update(id, seq: seq, viewModel: viewModel, effects: emitted, routes: routes.map(\.json), cause: cause)
         let flowChanged = flowID.map { flows[$0]?.flow.version != version } ?? false
@@ -330,7 +340,7 @@ public struct RuntimeState: Sendable {
         }
         steps.append(.ended(id))
         for s in ended { steps.append(.effect(s)) }
-        guard scenes[record.scene] != nil, let action = record.effect.outcomeAction(outcome) else { return .object([:]) }
+        guard scenes.contains(record.scene), let action = record.effect.outcomeAction(outcome) else { return .object([:]) }
         do throws(YaiaError) {
             return try reduce(record.scene, action, cause: .effect(id), env: env, steps: &steps, stacked: &stacked, textEvents: textEvents)
         } catch {
@@ -386,7 +396,7 @@ public struct RuntimeState: Sendable {
     /// Reduces `action` on the top scene of flow `id`.
     public mutating func send<E: RuntimeEnvironment>(flow id: Int64, action: Action, env: E, steps: inout [Step],
                                                      stacked: inout Bool) throws(YaiaError) -> JSON {
-        guard let flow = flows[id], scenes[flow.flow.top.scene] != nil else { throw RuntimeState.noSuchFlow(id) }
+        guard let flow = flows[id], scenes.contains(flow.flow.top.scene) else { throw RuntimeState.noSuchFlow(id) }
         return try reduce(flow.flow.top.scene, action, cause: .request, env: env, steps: &steps, stacked: &stacked)
     }
 
@@ -532,7 +542,7 @@ public struct RuntimeState: Sendable {
 
     /// Flows, scene states, effects in flight and counters.
     public var snapshot: JSON {
-        let sceneList = scenes.values.sorted { $0.id < $1.id }.map { scene -> JSON in
+        let sceneList = scenes.values.map { scene -> JSON in
             var o: JSONObject = ["id": .int(scene.id), "name": .string(scene.value.name), "seq": .int(scene.seq), "state": scene.value.json]
             if let flow = scene.flow { o["flow"] = .int(flow) }
             return .object(o)
@@ -596,7 +606,7 @@ public struct RuntimeState: Sendable {
         }
         // Take down what is open now.
         for id in effects.removeSceneEffects() { steps.append(.effect(.cancel(id))) }
-        scenes = byID
+        scenes = SceneTable(byID)
         flows = flowsByID
         nextSceneID = max(nextSceneID, next.scene)
         effects.advanceNextID(to: next.effect)
@@ -627,7 +637,7 @@ public struct RuntimeState: Sendable {
             for s in effectSteps { steps.append(.effect(s)) }
         }
         // The view models as restored, before cancellations are delivered.
-        let views = scenes.values.sorted { $0.id < $1.id }.map { scene in
+        let views = scenes.values.map { scene in
             JSON.object(["id": .int(scene.id), "name": .string(scene.value.name), "viewModel": scene.value.viewModel])
         }
         // Cancelled effects tell their scenes, as a time-out would; part of

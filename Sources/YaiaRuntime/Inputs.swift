@@ -58,10 +58,7 @@ extension Runtime {
             var closed: RuntimeState.OpenScene?
             var response = try state.reduce(id, action, text: actionText, env: env, steps: &steps, stacked: &stacked, closed: &closed)
             guard let journal else {
-                writer.write(response)
-                writer.replaceNullAtEnd { (w: inout JSONWriter) in
-                    if let closed { closed.value.writeViewModel(into: &w) } else { state.writeViewModel(of: id, into: &w) }
-                }
+                state.write(response, viewModelOf: id, closed: closed, into: &writer)
                 return
             }
             // A stack in the response is digested with it: the view model must be there.
