@@ -66,6 +66,17 @@ import YaiaExamples
         #expect(state.scenes[login]?.seq == 1)
     }
 
+    @Test func aStateIsAValue() throws {
+        var state = RuntimeState()
+        let login = try open("example/login", in: &state)
+        var copy = state
+        _ = try send(&copy, login, action("emailChanged", "a@b.c"))
+        #expect(copy.scenes[login]?.seq == 1 && copy.scenes[login]?.value.viewModel["email"] == "a@b.c")
+        #expect(state.scenes[login]?.seq == 0 && state.scenes[login]?.value.viewModel["email"] == "")
+        _ = try send(&state, login, action("emailChanged", "x@y.z"))
+        #expect(copy.scenes[login]?.value.viewModel["email"] == "a@b.c")
+    }
+
     @Test func anEffectStartsOnItsServiceOrWaitsForTheHost() throws {
         var state = RuntimeState()
         let login = try readyLogin(in: &state)
