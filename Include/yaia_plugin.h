@@ -44,7 +44,8 @@
 ** what you keep. Every string a plugin passes to the host (results, errors,
 ** log messages) is copied by the host before the function returns. Names and
 ** metadata in yaia_plugin and yaia_service must stay valid while the process
-** lives (string literals are the usual choice).
+** lives (string literals are the usual choice). Values read from a call
+** (yaia_host_api.arg_string and the like) live as READING A CALL says.
 **
 ** THREADS
 **
@@ -56,9 +57,11 @@
 ** a queue, one emitted by the reducer receiving an outcome), runs on a
 ** worker-pool thread -- never inside a call_complete() or call_fail(), so a
 ** service may complete calls while holding its own locks. cancel() may run
-** while perform() for the same call is still running on another thread. A call is completed exactly once, with
-** call_complete() or call_fail(), from any thread, during perform() or at any
-** later time. release() is called once per registered service, after the last
+** while perform() for the same call is still running on another thread. A
+** call is completed exactly once, with call_complete(), call_fail(),
+** call_finish() or call_error(), from any thread, during perform() or at any
+** later time. Jobs of call queues run on the plugins' worker pool (see
+** QUEUES). release() is called once per registered service, after the last
 ** perform() or cancel() for it has returned, when the runtime is freed.
 */
 #ifndef YAIA_PLUGIN_H
@@ -82,8 +85,10 @@ extern "C" {
 */
 #define YAIA_OK           0  /* done */
 #define YAIA_ERR_ARGUMENT 1  /* a required pointer was NULL, or a struct was too small */
-#define YAIA_ERR_STALE    2  /* the call was completed or cancelled already, or its runtime is gone */
-#define YAIA_ERR_JSON     3  /* the JSON text given was not valid; the call failed with code "bad_result" */
+#define YAIA_ERR_STALE    2  /* the call was completed or cancelled already, or its runtime is
+                                gone; or the queue was freed */
+#define YAIA_ERR_JSON     3  /* the JSON text (or value) given was not valid JSON; the call
+                                failed with code "bad_result" */
 #define YAIA_ERR_STATE    4  /* not allowed now (for example add_service() outside setup()) */
 #define YAIA_ERR_EXISTS   5  /* a service with that name is already registered */
 #define YAIA_ERR_LIMIT    6  /* the text given passes a limit of the runtime (its size or
@@ -287,8 +292,8 @@ typedef struct yaia_function {
 **                happens); YAIA_ERR_ARGUMENT (a NULL name inside an object, a
 **                NULL string, another type to result_open: nothing happens);
 **                YAIA_ERR_STATE (a named value at the top after the result
-**                was replaced by one that is no object, result_close with
-**                nothing open: nothing happens); YAIA_ERR_JSON (text that is
+**                was replaced by a value that is no container, result_close
+**                with nothing open: nothing happens); YAIA_ERR_JSON (text that is
 **                not JSON, a string that is not UTF-8, a NaN or infinity: the
 **                call then fails with the error {"code": "bad_result"});
 **                YAIA_ERR_LIMIT (past the runtime's size or nesting limits:
@@ -299,15 +304,17 @@ typedef struct yaia_function {
 **                members "code" and "message", each left out when NULL:
 **                call_error(call, "not_found", "no such key"). Returns as
 **                call_fail, or YAIA_ERR_STATE when the result was replaced by
-**                one that is no object (the call stays open).
+**                a value or an array (the call stays open).
 **
 ** QUEUES
 **
-** Queue jobs run on a worker pool of the process, shared by every plugin
-** and runtime (up to 8 threads, started on demand), not on a runtime's
-** "workers": a queue outlives the runtimes whose calls it serves, as a
-** plugin's state does. So each job runs at most one at a time per queue,
-** and at most 8 jobs of different queues run at once.
+** Queue jobs run on the plugins' worker pool: one for the process, shared
+** by every plugin and runtime, of up to 8 threads started on demand. Not on
+** a runtime's "workers": a queue belongs to the plugin, may serve calls of
+** several runtimes, and must run its jobs while a runtime is being freed
+** (release() waits for them) -- when that runtime's pool has stopped. Jobs
+** of one queue run one at a time; jobs of different queues side by side,
+** at most 8 at once.
 **
 ** queue_new      a new, empty queue, or NULL when out of memory. Any thread,
 **                any time (usually setup(), one per registration).

@@ -48,18 +48,18 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
             }
         },
         arg_string: { call, name, out, length in
-            read(call, name, out) { data, value in
+            readArg(call, name, out) { data, value in
                 guard case .string(let s) = value else { return nil }
                 let (text, count) = data.keep(s.utf8)
                 length?.pointee = count
                 return UnsafePointer(text)
             }
         },
-        arg_int: { call, name, out in read(call, name, out) { _, value in value.int64Value } },
-        arg_double: { call, name, out in read(call, name, out) { _, value in value.doubleValue } },
-        arg_bool: { call, name, out in read(call, name, out) { _, value in value.boolValue.map { $0 ? 1 : 0 } } },
+        arg_int: { call, name, out in readArg(call, name, out) { _, value in value.int64Value } },
+        arg_double: { call, name, out in readArg(call, name, out) { _, value in value.doubleValue } },
+        arg_bool: { call, name, out in readArg(call, name, out) { _, value in value.boolValue.map { $0 ? 1 : 0 } } },
         arg_json: { call, name, out, length in
-            read(call, name, out) { data, value in
+            readArg(call, name, out) { data, value in
                 let (text, count) = data.keep(value.serializedBytes())
                 length?.pointee = count
                 return UnsafePointer(text)
@@ -70,7 +70,7 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
             guard let value else { return YAIA_ERR_ARGUMENT }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(value).assumingMemoryBound(to: UInt8.self),
                                             count: length == YAIA_NTS ? strlen(value) : length)
-            return build(call) { (b, _) throws(BuildError) in
+            return buildResult(call) { (b) throws(BuildError) in
                 guard let s = String(validating: bytes, as: UTF8.self) else {
                     throw BuildError.badResult("a result string that is not UTF-8")
                 }
@@ -78,22 +78,23 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
             }
         },
         result_int: { call, name, value in
-            build(call) { (b, _) throws(BuildError) in try b.place(memberName(name), .int(value), cost: 20) }
+            buildResult(call) { (b) throws(BuildError) in try b.place(memberName(name), .int(value), cost: 20) }
         },
         result_double: { call, name, value in
-            build(call) { (b, _) throws(BuildError) in
+            buildResult(call) { (b) throws(BuildError) in
                 guard value.isFinite else { throw BuildError.badResult("a result number that is \(value), which JSON cannot hold") }
                 try b.place(memberName(name), .double(value), cost: 24)
             }
         },
         result_bool: { call, name, value in
-            build(call) { (b, _) throws(BuildError) in try b.place(memberName(name), .bool(value != 0), cost: 5) }
+            buildResult(call) { (b) throws(BuildError) in try b.place(memberName(name), .bool(value != 0), cost: 5) }
         },
         result_json: { call, name, text, length in
             guard let text else { return YAIA_ERR_ARGUMENT }
             let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self),
                                             count: length == YAIA_NTS ? strlen(text) : length)
-            return build(call) { (b, limits) throws(BuildError) in
+            return buildResult(call) { (b) throws(BuildError) in
+                let limits = b.limits
                 let value: JSON
                 do throws(YaiaError) {
                     try limits.checkSize(b.bytes + bytes.count)
@@ -108,20 +109,20 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
         },
         result_open: { call, name, type in
             guard type == YAIA_JSON_OBJECT || type == YAIA_JSON_ARRAY else { return YAIA_ERR_ARGUMENT }
-            return build(call) { (b, _) throws(BuildError) in try b.open(memberName(name), array: type == YAIA_JSON_ARRAY) }
+            return buildResult(call) { (b) throws(BuildError) in try b.open(memberName(name), array: type == YAIA_JSON_ARRAY) }
         },
-        result_close: { call in build(call) { (b, _) throws(BuildError) in try b.close() } },
-        result_reset: { call in build(call) { (b, limits) throws(BuildError) in b = ResultBuilder(limits: limits) } },
+        result_close: { call in buildResult(call) { (b) throws(BuildError) in try b.close() } },
+        result_reset: { call in buildResult(call) { (b) throws(BuildError) in b = ResultBuilder(limits: b.limits) } },
         call_finish: { call in
             guard let call else { return YAIA_ERR_ARGUMENT }
             guard let data = calls.get(UInt(bitPattern: call))?.callData else { return YAIA_ERR_STALE }
-            let result = data.withBuilder { b, _ in b.finish() }
+            let result = data.withBuilder { $0.finish() }
             return deliver(UInt(bitPattern: call), .success(result)) ? YAIA_OK : YAIA_ERR_STALE
         },
         call_error: { call, code, message in
             guard let call else { return YAIA_ERR_ARGUMENT }
             guard let data = calls.get(UInt(bitPattern: call))?.callData else { return YAIA_ERR_STALE }
-            let error = data.withBuilder { b, _ in
+            let error = data.withBuilder { b in
                 b.error(code: code.map { String(cString: $0) }, message: message.map { String(cString: $0) })
             }
             guard let error else { return YAIA_ERR_STATE }
@@ -155,7 +156,6 @@ final class CallData: Sendable {
     let op: String
     let args: JSON
     let blocking: Bool
-    let limits: Limits
     private let state: Mutex<State>
 
     struct State {
@@ -170,7 +170,6 @@ final class CallData: Sendable {
         self.op = op
         self.args = args
         self.blocking = blocking
-        self.limits = limits
         state = Mutex(State(builder: ResultBuilder(limits: limits)))
     }
 
@@ -213,8 +212,8 @@ final class CallData: Sendable {
     /// Whether a job may run inline: this thread runs perform() of a blocking service.
     var mayBlockHere: Bool { blocking && state.withLock { $0.performer } == pthread_self() }
 
-    func withBuilder<T: Sendable, E: Error>(_ body: (inout ResultBuilder, Limits) throws(E) -> T) throws(E) -> T {
-        try state.withLock { (s) throws(E) -> T in try body(&s.builder, limits) }
+    func withBuilder<T: Sendable>(_ body: (inout ResultBuilder) -> T) -> T {
+        state.withLock { body(&$0.builder) }
     }
 }
 
@@ -237,7 +236,7 @@ func jsonType(_ value: JSON) -> Int32 {
 }
 
 /// One typed read: `convert` answers the value, or nil for another type.
-func read<T>(_ call: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<T>?,
+func readArg<T>(_ call: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ out: UnsafeMutablePointer<T>?,
              _ convert: (CallData, JSON) -> T?) -> Int32 {
     guard let out else { return YAIA_ERR_ARGUMENT }
     guard let data = readable(call) else { return YAIA_ERR_STALE }
@@ -366,10 +365,11 @@ struct ResultBuilder {
         return stack.removeLast().json()
     }
 
-    /// The result as an error object with "code" and "message"; nil when it is no object.
+    /// The result as an error object with "code" and "message"; nil (and
+    /// nothing changed) when it is no object.
     mutating func error(code: String?, message: String?) -> JSON? {
-        while stack.count > 1 { try? close() }
         guard stack[0].kind == YAIA_JSON_OBJECT else { return nil }
+        while stack.count > 1 { try? close() }
         if let code { stack[0].object["code"] = .string(code) }
         if let message { stack[0].object["message"] = .string(message) }
         return finish()
@@ -382,13 +382,13 @@ func memberName(_ name: UnsafePointer<CChar>?) -> String? { name.map { String(cS
 
 /// Runs one change of a call's result. A change that makes the result no
 /// JSON, or passes a limit, fails the call.
-func build(_ call: OpaquePointer?, _ change: (inout ResultBuilder, Limits) throws(BuildError) -> Void) -> Int32 {
+func buildResult(_ call: OpaquePointer?, _ change: (inout ResultBuilder) throws(BuildError) -> Void) -> Int32 {
     guard let call else { return YAIA_ERR_ARGUMENT }
     let handle = UInt(bitPattern: call)
     guard let data = calls.get(handle)?.callData else { return YAIA_ERR_STALE }
-    let refused = data.withBuilder { (b, limits) -> BuildError? in
+    let refused = data.withBuilder { b -> BuildError? in
         do throws(BuildError) {
-            try change(&b, limits)
+            try change(&b)
             return nil
         } catch {
             return error
