@@ -88,6 +88,7 @@ public final class ServiceEntry: @unchecked Sendable {
             }
         }
         if blocking { data?.setPerformer(0) }
+        withExtendedLifetime(data) {}
         return true
     }
 

@@ -103,21 +103,19 @@ static const char *read_args(yaia_call *call, int op, args *a)
         return NULL; /* no args at all: every member takes its default */
     if (type != YAIA_JSON_OBJECT)
         return "args must be a JSON object";
-    int rc[4] = {
-        api->arg_string(call, "key", &a->key, &a->key_length),
-        api->arg_json(call, "value", &a->value, &a->value_length),
-        api->arg_string(call, "prefix", &a->prefix, &a->prefix_length),
-        api->arg_int(call, "limit", &a->limit),
-    };
     size_t taken = 0;
     for (int m = 0; m < 4; m++) {
-        if (rc[m] == YAIA_ERR_MISSING && (ops[op].required & 1 << m))
-            return m == 0 ? "this op needs a string \"key\"" : "put needs a \"value\"";
-        if (rc[m] == YAIA_ERR_MISSING)
-            continue;
         if (!(ops[op].allowed & 1 << m))
-            return "args hold a member this op does not take";
-        if (rc[m] != YAIA_OK || (m == 3 && (a->limit < 0 || a->limit > MAX_LIMIT)))
+            continue; /* if it is there, the count below tells */
+        int rc = m == 0 ? api->arg_string(call, "key", &a->key, &a->key_length)
+                 : m == 1 ? api->arg_json(call, "value", &a->value, &a->value_length)
+                 : m == 2 ? api->arg_string(call, "prefix", &a->prefix, &a->prefix_length)
+                          : api->arg_int(call, "limit", &a->limit);
+        if (rc == YAIA_ERR_MISSING && (ops[op].required & 1 << m))
+            return m == 0 ? "this op needs a string \"key\"" : "put needs a \"value\"";
+        if (rc == YAIA_ERR_MISSING)
+            continue;
+        if (rc != YAIA_OK || (m == 3 && (a->limit < 0 || a->limit > MAX_LIMIT)))
             return wrong[m];
         taken++;
     }
