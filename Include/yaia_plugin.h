@@ -326,8 +326,9 @@ typedef struct yaia_function {
 **                the call ended (YAIA_ERR_STALE) and should just return.
 **                Called from perform() of a YAIA_SERVICE_BLOCKING service,
 **                which already runs on a worker thread, with the queue idle,
-**                the job runs at once on that thread before queue_submit
-**                returns; so do not hold a lock there that the job takes.
+**                the job runs at once on that thread, and so may jobs
+**                submitted meanwhile (up to 64), before queue_submit
+**                returns; so do not hold a lock there that a job takes.
 **                Returns YAIA_OK; YAIA_ERR_ARGUMENT (NULL queue or job);
 **                YAIA_ERR_STALE (a freed or made-up queue, or call that ended
 **                or is not one); YAIA_ERR_RESOURCE (no worker thread could

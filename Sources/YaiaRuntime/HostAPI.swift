@@ -460,21 +460,15 @@ final class PluginQueue: @unchecked Sendable {
         }
         if let now { return now }
         // perform() of a blocking service already runs on a worker thread
-        // and may block: a hand-off would only add a wake-up.
+        // and may block: a hand-off would only add wake-ups, for this job
+        // and for those submitted while it runs.
         job.run()
-        let more = monitor.lock.withLock { () -> Bool in
-            runner = 0
-            monitor.broadcast()
-            guard head < jobs.count, !freed else {
-                busy = false
-                return false
-            }
-            return !pluginPool.submit({ self.drain() })
-        }
-        if more { drain() }
+        drain()
         return YAIA_OK
     }
 
+    /// Runs the jobs waiting, a turn's worth, then leaves the rest to another
+    /// thread of the pool.
     private func drain() {
         var ran = 0
         while true {
