@@ -111,6 +111,7 @@
 **   {"op": "close", "scene": ID}                      close a scene
 **   {"op": "scenes"}                                  scene types, packs, open scenes, flows
 **   {"op": "limits"}                                  limits, grants, events queued and dropped
+**   {"op": "advance", "seconds": S}                   move a manual clock; due time-outs fire
 ** Flows (docs/flows.md):
 **   {"op": "start", "flow": NAME?, "scene": NAME, "args": {...}}  a flow with a root scene
 **   {"op": "send", "flow": ID, "action": ACTION}      reduce on the flow's top scene
@@ -255,7 +256,8 @@ YAIA_API void yaia_free(void *p);
 ** config_json  NULL, or a JSON object, every key optional:
 **                {"scenes": [PACK, ...], "plugins": [PLUGIN, ...], "workers": N,
 **                 "bind": [BINDING, ...], "restore": SNAPSHOT, "journal": PATH,
-**                 "inspect": BOOL, "allow": GRANTS, "limits": LIMITS}
+**                 "inspect": BOOL, "allow": GRANTS, "limits": LIMITS,
+**                 "clock": "system" | "manual"}
 **              PACK is the path of a scene pack (yaia_scene.h): its scene
 **              types join the runtime's catalog, which has none of its own;
 **              a pack is loaded once per process, whatever runtimes name it.
@@ -269,7 +271,13 @@ YAIA_API void yaia_free(void *p);
 **              blocking services run; BINDING is a bind request's object
 **              (docs/ffi.md); SNAPSHOT is restored after plugins and bindings
 **              load, and the journal starts after that. GRANTS and LIMITS
-**              are described under SECURITY above. Unknown keys are refused
+**              are described under SECURITY above. "clock" is the time
+**              effect and perform time-outs run on: the system's monotonic
+**              clock (default), or "manual", a clock that stands at 0 until
+**              {"op": "advance", "seconds": S} moves it; the time-outs it
+**              passes fire before that request answers {"ok": true,
+**              "now": T, "fired": N}, so tests need not wait. advance on
+**              the system clock is "not_permitted". Unknown keys are refused
 **              (code "bad_config", naming the nearest key), so typos show.
 ** error_json   NULL, or where to store an error envelope on failure (free it
 **              with yaia_free()). Set to NULL on success.

@@ -167,28 +167,3 @@ extension Action {
         YaiaError(.unknownAction, "unknown action type \"\(type)\"", at: "/type")
     }
 }
-
-extension JSONObject {
-    /// Reads a member that must be a string or null; `bad_state` otherwise.
-    public func optionalString(_ key: String, code: ErrorCode = .badState) throws(YaiaError) -> String? {
-        switch self[key] {
-        case nil, .null?: return nil
-        case .string(let s)?: return s
-        case let other?: throw YaiaError(code, "\"\(key)\" must be a string, not \(other.kindName)", at: "/" + JSONPointer.token(key))
-        }
-    }
-
-    public func string(_ key: String, code: ErrorCode = .badState) throws(YaiaError) -> String {
-        guard let s = try optionalString(key, code: code) else {
-            throw YaiaError(code, "\"\(key)\" must be a string", at: "/" + JSONPointer.token(key))
-        }
-        return s
-    }
-
-    public func bool(_ key: String, code: ErrorCode = .badState) throws(YaiaError) -> Bool {
-        guard case .bool(let b)? = self[key] else {
-            throw YaiaError(code, "\"\(key)\" must be a boolean", at: "/" + JSONPointer.token(key))
-        }
-        return b
-    }
-}

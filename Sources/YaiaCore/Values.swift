@@ -100,11 +100,8 @@ public struct Effect: Sendable, Equatable {
             throw YaiaError(.notAnObject, "an effect must be an object, not \(json.kindName)", at: pointer)
         }
         func text(_ key: String, required: Bool) throws(YaiaError) -> String? {
-            switch o[key] {
-            case .string(let s)? where !s.isEmpty: return s
-            case nil where !required: return nil
-            default: throw YaiaError(.badRequest, "the effect's \"\(key)\" must be a non-empty string", at: JSONPointer.appending(pointer, key))
-            }
+            guard required || o[key] != nil else { return nil }
+            return try o.string(key, code: .badRequest, under: pointer, nonEmpty: true)
         }
         var timeout: Double?
         if let t = o["timeout"] {
@@ -215,10 +212,7 @@ public enum Route: Sendable, Equatable {
             throw YaiaError(.badRoute, "a route must be an object, not \(json.kindName)", at: pointer)
         }
         func scene(_ key: String) throws(YaiaError) -> String {
-            guard case .string(let s)? = o[key], !s.isEmpty else {
-                throw YaiaError(.badRoute, "\"\(key)\" takes a scene name", at: JSONPointer.appending(pointer, key))
-            }
-            return s
+            try o.string(key, code: .badRoute, under: pointer, nonEmpty: true)
         }
         let onResult = o["onResult"]?.stringValue
         if o["push"] != nil { self = .push(try scene("push"), args: o["args"], onResult: onResult) }

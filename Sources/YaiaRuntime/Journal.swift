@@ -679,11 +679,15 @@ extension Runtime {
 
     /// Runs one input; with a journal, under its input lock and recorded.
     /// `record` describes the input from its result (nil: nothing to record).
-    func input<T>(_ body: () throws(YaiaError) -> T, record: (T) -> (JournalInput, JSON?)?) throws(YaiaError) -> T {
-        guard let journal = lock.withLock({ self.journal }) else { return try body() }
+    /// The work `body` leaves is done once the input is recorded and the
+    /// journal's lock let go: a service completing inline is a later input.
+    func input<T>(_ body: (inout Work) throws(YaiaError) -> T, record: (T) -> (JournalInput, JSON?)?) throws(YaiaError) -> T {
+        var work = Work()
+        defer { run(work) }
+        guard let journal = lock.withLock({ self.journal }) else { return try body(&work) }
         journal.lockInput()
         defer { journal.unlockInput() }
-        let result = try body()
+        let result = try body(&work)
         if let (input, response) = record(result) { journal.record(input, response: response) }
         return result
     }
@@ -698,6 +702,7 @@ extension Runtime {
         let old = lock.withLock { () -> Journal? in
             let old = self.journal
             self.journal = journal
+            journaling.store(true, ordering: .relaxed)
             if let old { pastJournals.append(old) }
             return old
         }
@@ -713,7 +718,10 @@ extension Runtime {
     /// Stops journaling; pending lines are written.
     public func stopJournal() -> JSON {
         let old = lock.withLock { () -> Journal? in
-            defer { self.journal = nil }
+            defer {
+                self.journal = nil
+                journaling.store(false, ordering: .relaxed)
+            }
             if let old = self.journal { pastJournals.append(old) }
             return self.journal
         }
@@ -772,7 +780,9 @@ extension Runtime {
                     throw bad("a journal starts with a \(Journal.format) begin line")
                 }
                 do throws(YaiaError) {
-                    _ = try scratch.restore(snapshot, mode: .replay)
+                    var work = Work()
+                    defer { scratch.run(work) }
+                    _ = try scratch.restore(snapshot, mode: .replay, work: &work)
                 } catch {
                     throw bad(error.message, at: "/snapshot" + (error.at ?? ""))
                 }
@@ -830,36 +840,40 @@ extension Runtime {
         }
         switch kind {
         case "open":
-            let response = try open(try o.requestString("scene"), args: o["args"] ?? [:], state: o["state"])
+            let response = try open(try o.string("scene", code: .badRequest), args: o["args"] ?? [:], state: o["state"])
             if let id = o["id"]?.int64Value, response["scene"]?.int64Value != id {
                 throw YaiaError(.badJournal, "the scene opened as \(response["scene"]?.int64Value ?? 0), not \(id)")
             }
             return response
         case "send":
-            if o["flow"] != nil { return try send(flow: try o.requestInteger("flow"), action: try action()) }
-            return try send(scene: try o.requestInteger("scene"), action: try action())
+            if o["flow"] != nil { return try send(flow: try o.integer("flow", code: .badRequest), action: try action()) }
+            return try send(scene: try o.integer("scene", code: .badRequest), action: try action())
         case "outcome":
-            let id = try o.requestInteger("effect")
+            let id = try o.integer("effect", code: .badRequest)
             let outcome: Outcome
             if let r = o["result"] { outcome = .success(r) } else { outcome = .failure(o["error"] ?? .null) }
             var work = Work()
-            let response = complete(effectID: id, outcome: outcome, work: &work)
-            run(work)
-            return response
+            defer { run(work) }
+            return try apply(&work) { (state, env, steps) -> JSON? in
+                var stacked = false
+                return state.complete(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
+            }
         case "close":
-            if o["flow"] != nil { try closeFlow(try o.requestInteger("flow")) } else { try close(scene: try o.requestInteger("scene")) }
+            if o["flow"] != nil { try closeFlow(try o.integer("flow", code: .badRequest)) } else { try close(scene: try o.integer("scene", code: .badRequest)) }
             return nil
         case "start":
-            return try startFlow(name: o["name"]?.stringValue, scene: try o.requestString("scene"), args: o["args"] ?? [:])
+            return try startFlow(name: o["name"]?.stringValue, scene: try o.string("scene", code: .badRequest), args: o["args"] ?? [:])
         case "popped":
-            return try popped(flow: try o.requestInteger("flow"), depth: Int(try o.requestInteger("depth")), version: nil)
+            return try popped(flow: try o.integer("flow", code: .badRequest), depth: Int(try o.integer("depth", code: .badRequest)), version: nil)
         case "link":
             guard case .array(let path)? = o["path"] else { throw YaiaError(.badJournal, "a link input needs a \"path\"") }
-            return try link(flow: try o.requestInteger("flow"), path: path)
+            return try link(flow: try o.integer("flow", code: .badRequest), path: path)
         case "restore":
             guard let s = o["snapshot"] else { throw YaiaError(.badJournal, "a restore input needs a \"snapshot\"") }
             // As live, with each effect's policy: without services, reissued effects wait.
-            _ = try restore(s, mode: .live)
+            var work = Work()
+            defer { run(work) }
+            _ = try restore(s, mode: .live, work: &work)
             return nil
         default:
             throw YaiaError(.badJournal, "unknown input kind \"\(kind)\"")

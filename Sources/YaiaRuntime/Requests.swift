@@ -41,7 +41,7 @@ extension Runtime {
         case "open":
             let args = o["args"] ?? [:]
             guard case .object = args else { throw YaiaError(.notAnObject, "\"args\" must be an object, not \(args.kindName)", at: "/args") }
-            let scene = try o.requestString("scene")
+            let scene = try o.string("scene", code: .badRequest)
             let state = o["state"]
             if state != nil && o["args"] != nil {
                 throw YaiaError(.badRequest, "open takes \"args\" or \"state\", not both", at: "/state")
@@ -59,9 +59,9 @@ extension Runtime {
             let toFlow = o["flow"] != nil
             if toFlow {
                 guard o["scene"] == nil else { throw YaiaError(.badRequest, "send takes \"scene\" or \"flow\", not both", at: "/flow") }
-                target = try o.requestInteger("flow")
+                target = try o.integer("flow", code: .badRequest)
             } else {
-                target = try o.requestInteger("scene")
+                target = try o.integer("scene", code: .badRequest)
             }
             guard let actionValue = o["action"] else { throw YaiaError(.badRequest, "send needs an \"action\"", at: "/action") }
             let action = try Action(json: actionValue, at: "/action")
@@ -72,7 +72,7 @@ extension Runtime {
                 throw error.at == nil ? error : error.nested(under: "/action")
             }
         case "resolve":
-            let id = try o.requestInteger("effect")
+            let id = try o.integer("effect", code: .badRequest)
             let (outcome, field): (Outcome, String)
             switch (o["result"], o["error"]) {
             case (let result?, nil): (outcome, field) = (.success(result), "/result")
@@ -89,14 +89,14 @@ extension Runtime {
                 throw moved
             }
         case "state":
-            return try state(scene: try o.requestInteger("scene"))
+            return try state(scene: try o.integer("scene", code: .badRequest))
         case "close":
             if o["flow"] != nil {
-                let id = try o.requestInteger("flow")
+                let id = try o.integer("flow", code: .badRequest)
                 try closeFlow(id)
                 return ["ok": true, "flow": .int(id), "closed": true]
             }
-            let id = try o.requestInteger("scene")
+            let id = try o.integer("scene", code: .badRequest)
             try close(scene: id)
             return ["ok": true, "scene": .int(id), "closed": true]
         case "start":
@@ -107,27 +107,32 @@ extension Runtime {
                 guard case .string(let s) = n else { throw YaiaError(.badRequest, "\"flow\" names the flow: a string", at: "/flow") }
                 name = s
             }
-            return try startFlow(name: name, scene: try o.requestString("scene"), args: args)
+            return try startFlow(name: name, scene: try o.string("scene", code: .badRequest), args: args)
         case "flow":
-            return try describeFlow(try o.requestInteger("flow"))
+            return try describeFlow(try o.integer("flow", code: .badRequest))
         case "popped":
-            let depth = try o.requestInteger("depth")
-            let version = try o["version"].map { (_) throws(YaiaError) -> Int64 in try o.requestInteger("version") }
-            return try popped(flow: try o.requestInteger("flow"), depth: Int(clamping: depth), version: version)
+            let depth = try o.integer("depth", code: .badRequest)
+            let version = try o["version"].map { (_) throws(YaiaError) -> Int64 in try o.integer("version", code: .badRequest) }
+            return try popped(flow: try o.integer("flow", code: .badRequest), depth: Int(clamping: depth), version: version)
         case "link":
             guard case .array(let path)? = o["path"] else { throw YaiaError(.badRequest, "link needs a \"path\" array", at: "/path") }
-            return try link(flow: try o.requestInteger("flow"), path: path)
+            return try link(flow: try o.integer("flow", code: .badRequest), path: path)
         case "scenes":
             return sceneList()
         case "limits":
             return limitReport()
+        case "advance":
+            guard let seconds = o["seconds"]?.doubleValue else {
+                throw YaiaError(.badRequest, "advance takes {\"seconds\": N}", at: "/seconds")
+            }
+            return try advance(by: seconds)
         case "services":
             return serviceList()
         case "load_plugin":
             let config = o["config"] ?? [:]
             guard case .object = config else { throw YaiaError(.notAnObject, "\"config\" must be an object", at: "/config") }
             // Found as the config's plugins are, then confined where it was found.
-            let path = try o.requestString("path")
+            let path = try o.string("path", code: .badRequest)
             let info = try loadPlugin(path: try grants.confine(resolveLibraryPath(path) ?? path, at: "/path"), config: config)
             return ["ok": true, "plugin": info.json]
         case "snapshot":
@@ -148,11 +153,11 @@ extension Runtime {
             if o["flush"] == .bool(true) { return flushJournal() }
             throw YaiaError(.badRequest, "journal takes {\"start\": PATH}, {\"stop\": true} or {\"flush\": true}")
         case "replay":
-            let path = try grants.confine(try o.requestString("journal"), at: "/journal")
-            let upTo = try o["to"].map { (_) throws(YaiaError) -> Int64 in try o.requestInteger("to") }
+            let path = try grants.confine(try o.string("journal", code: .badRequest), at: "/journal")
+            let upTo = try o["to"].map { (_) throws(YaiaError) -> Int64 in try o.integer("to", code: .badRequest) }
             return try Runtime.replay(path: path, catalog: catalog, upTo: upTo, maxLine: limits.requestBytes)
         case "rewind":
-            return try rewind(to: try o.requestInteger("to"))
+            return try rewind(to: try o.integer("to", code: .badRequest))
         case "inspect":
             guard case .bool(let on)? = o["on"] else { throw YaiaError(.badRequest, "inspect takes {\"on\": true|false}", at: "/on") }
             setInspecting(on)
@@ -170,23 +175,5 @@ extension Runtime {
         default:
             throw YaiaError(.unknownOp, "unknown op \"\(op)\"" + Suggestion.hint(op, among: ordinaryOps.union(Grants.privilegedOps)), at: "/op")
         }
-    }
-}
-
-extension JSONObject {
-    func requestString(_ key: String) throws(YaiaError) -> String {
-        guard let v = self[key] else { throw YaiaError(.badRequest, "the request needs \"\(key)\"", at: "/" + key) }
-        guard case .string(let s) = v else {
-            throw YaiaError(.badRequest, "\"\(key)\" must be a string, not \(v.kindName)", at: "/" + key)
-        }
-        return s
-    }
-
-    func requestInteger(_ key: String) throws(YaiaError) -> Int64 {
-        guard let v = self[key] else { throw YaiaError(.badRequest, "the request needs \"\(key)\"", at: "/" + key) }
-        guard let i = v.int64Value else {
-            throw YaiaError(.badRequest, "\"\(key)\" must be a whole number, not \(v.kindName == "a number" ? "a fraction" : v.kindName)", at: "/" + key)
-        }
-        return i
     }
 }

@@ -2,78 +2,65 @@ import CYaia
 import Synchronization
 import YaiaCore
 
-/// The root object: scene catalog, open scenes, effects in flight, services
+/// The root object: scene catalog, the runtime's state, the service holder
 /// and the event queue.
 ///
-/// Locking: `lock` guards the runtime's tables and every EffectRecord; each
-/// scene has its own lock that serializes its reductions. A scene lock may be
-/// held while taking `lock` or the event queue's lock, never the other way
-/// round, and no lock is held while calling a service or the notifier.
+/// The runtime's state (scenes, flows, effects in flight, ids) is one value,
+/// `state`, whose methods decide; the runtime applies each input to it under
+/// `lock` and then executes the steps it returns, with no lock held. One
+/// lock: nothing else is taken while it is held but the event queue's lock
+/// (events are queued in order before it is let go) and, on the send path, a
+/// journal's input lock is taken before it.
 public final class Runtime: @unchecked Sendable {
     public let catalog: Catalog
     /// What requests may do beyond the ordinary ops (the config's "allow").
     public let grants: Grants
     public let limits: Limits
+    /// The time deadlines run on.
+    public let clock: RuntimeClock
     let events: EventQueue
-    private let pool: WorkerPool
-    private var timers: Timers?
+    let pool: WorkerPool
+    var timerTable: Timers?
 
     let lock = Lock()
-    var scenes: [Int64: SceneSlot] = [:]
-    var effects: [Int64: EffectRecord] = [:]
-    /// Live effects by scene and key, in the order they were emitted.
-    var keyed: [EffectKey: [EffectRecord]] = [:]
+    /// Scenes, flows, effects and ids, as a value. Guarded by `lock`.
+    var state: RuntimeState
+    /// The calls of running effects (and their direct callers), by effect id.
+    var effectCalls: [Int64: EffectCall] = [:]
+    /// The service holder: services by name.
     var services: [String: ServiceEntry] = [:]
-    private var plugins: [PluginInfo] = []
-    var nextSceneID: Int64 = 1
-    var flows: [Int64: FlowSlot] = [:]
-    var nextFlowID: Int64 = 1
-    var nextEffectID: Int64 = 1
-    /// Direct calls count down from -1: they are no input, so they must not
-    /// take ids from scenes' effects, which a journal replays.
-    private var nextDirectID: Int64 = -1
+    var plugins: [PluginInfo] = []
     private var isShutDown = false
     private var notifier: Notifier?
     var journal: Journal?
+    /// Whether `journal` is set: read by every send without the lock.
+    let journaling = Atomic<Bool>(false)
     /// Journals stopped or replaced, kept (closed, their buffers let go)
     /// until the runtime goes: a send uses `journal` unretained, which saves
     /// a retain and a release on every send.
     var pastJournals: [Journal] = []
     /// A scratch runtime re-running a journal: no deadlines, outcomes come from the journal.
     var replaying = false
-    /// Queue inspection events (action, effect, route, flow). Read on every
-    /// reduction, set rarely: an atomic, not the runtime lock.
-    private let inspecting = Atomic<Bool>(false)
-    /// Effect ids ran out: reductions are refused. Read on every reduction.
-    private let effectIDsExhausted = Atomic<Bool>(false)
-
-    /// Hands out the id `counter` holds and counts on; `ids_exhausted`
-    /// past `Runtime.maxID`. Caller holds `lock`.
-    func takeID(_ counter: inout Int64, _ kind: String) throws(YaiaError) -> Int64 {
-        guard counter <= Runtime.maxID else { throw Runtime.idsExhausted(kind) }
-        defer { counter += 1 }
-        return counter
-    }
-
-    static func idsExhausted(_ kind: String) -> YaiaError {
-        YaiaError(.idsExhausted, "no \(kind) ids are left: ids end at \(Runtime.maxID)")
-    }
 
     public static let defaultWorkers = 4
 
-    public init(catalog: Catalog, workers: Int = Runtime.defaultWorkers, grants: Grants = Grants(), limits: Limits = Limits()) {
+    public init(catalog: Catalog, workers: Int = Runtime.defaultWorkers, grants: Grants = Grants(), limits: Limits = Limits(),
+                clock: RuntimeClock = .system) {
         self.catalog = catalog
         self.grants = grants
         self.limits = limits
+        self.clock = clock
         self.events = EventQueue(capacity: limits.events)
         self.pool = WorkerPool(size: workers)
+        self.state = RuntimeState(sceneLimit: limits.scenes, maxID: Runtime.maxID)
     }
 
-    public convenience init(catalog: SceneCatalog, workers: Int = Runtime.defaultWorkers, grants: Grants = Grants(), limits: Limits = Limits()) {
-        self.init(catalog: Catalog(catalog), workers: workers, grants: grants, limits: limits)
+    public convenience init(catalog: SceneCatalog, workers: Int = Runtime.defaultWorkers, grants: Grants = Grants(), limits: Limits = Limits(),
+                            clock: RuntimeClock = .system) {
+        self.init(catalog: Catalog(catalog), workers: workers, grants: grants, limits: limits, clock: clock)
     }
 
-    static let configKeys = ["scenes", "plugins", "workers", "bind", "restore", "journal", "inspect", "allow", "limits"]
+    static let configKeys = ["scenes", "plugins", "workers", "bind", "restore", "journal", "inspect", "allow", "limits", "clock"]
 
     public convenience init(catalog: SceneCatalog, config: JSON) throws(YaiaError) {
         try self.init(catalog: Catalog(catalog), config: config)
@@ -91,6 +78,7 @@ public final class Runtime: @unchecked Sendable {
         }
         let grants = try o["allow"].map { (v) throws(YaiaError) in try Grants(config: v, at: "/allow") } ?? Grants()
         let limits = try o["limits"].map { (v) throws(YaiaError) in try Limits(config: v, at: "/limits") } ?? Limits()
+        let clock = try o["clock"].map { (v) throws(YaiaError) in try RuntimeClock(config: v, at: "/clock") } ?? .system
         var workers = Runtime.defaultWorkers
         if let w = o["workers"] {
             guard let n = w.int64Value, n >= 1, n <= 256 else {
@@ -113,7 +101,7 @@ public final class Runtime: @unchecked Sendable {
                 }
             }
         }
-        self.init(catalog: catalog, workers: workers, grants: grants, limits: limits)
+        self.init(catalog: catalog, workers: workers, grants: grants, limits: limits, clock: clock)
         do throws(YaiaError) {
             if let list = o["plugins"] {
                 guard case .array(let items) = list else {
@@ -172,597 +160,6 @@ public final class Runtime: @unchecked Sendable {
         }
     }
 
-    // MARK: scenes
-
-    /// Opens a scene from `args`, or, given a `state`, in that state (as a
-    /// snapshot restores it: `bad_state` when the scene refuses it).
-    public func open(_ name: String, args: JSON = [:], state: JSON? = nil) throws(YaiaError) -> JSON {
-        let type = try sceneType(name)
-        let value: any LiveScene
-        if let state { value = try type.restore(state: state) } else { value = try type.open(args: args) }
-        return try input({ () throws(YaiaError) -> JSON in
-            let slot = try lock.withLock { () throws(YaiaError) -> SceneSlot in
-                try checkRunning()
-                try checkSceneRoom()
-                let slot = SceneSlot(id: try takeID(&nextSceneID, "scene"), value: value)
-                scenes[slot.id] = slot
-                return slot
-            }
-            return slot.lock.withLock { update(slot, effects: [], routes: [], cause: .request) }
-        }, record: { r in (.open(scene: name, args: args, state: state, id: r["scene"] ?? .null), r) })
-    }
-
-    public func send(scene id: Int64, action: Action) throws(YaiaError) -> JSON {
-        let slot = try scene(id)
-        let (response, work) = try input({ () throws(YaiaError) in try reduce(slot, action, cause: .request) },
-                                         record: { r in (.send(scene: id, action: action), r.0) })
-        run(work)
-        return response
-    }
-
-    /// `send`, with the response written into `writer`: with a journal, the
-    /// bytes written are also what its digest is taken from, so the view
-    /// model is serialized once.
-    public func send(scene id: Int64, action: Action, actionText: UnsafeBufferPointer<UInt8>? = nil,
-                     into writer: inout JSONWriter) throws(YaiaError) {
-        let (slot, journal) = try lock.withLock { () throws(YaiaError) -> (SceneSlot, Unmanaged<Journal>?) in
-            guard let slot = scenes[id] else { throw noSuchScene(id) }
-            return (slot, self.journal.map(Unmanaged.passUnretained))
-        }
-        guard let journal else {
-            // The view model goes from the scene into the response as the
-            // scene wrote it, under the scene's lock: a pack's is not parsed.
-            let work = try slot.lock.withLock { () throws(YaiaError) -> Work in
-                var work = Work()
-                let response = try reduceLocked(slot, action, cause: .request, work: &work, text: actionText, viewModelLater: true)
-                writer.write(response)
-                writer.replaceNullAtEnd { (w: inout JSONWriter) in slot.value.writeViewModel(into: &w) }
-                return work
-            }
-            run(work)
-            return
-        }
-        let result = journal._withUnsafeGuaranteedRef { journal -> Result<Work, YaiaError> in
-            // The clock is read first: its latency then overlaps the reduction.
-            let time = Journal.now()
-            journal.lockInput()
-            defer { journal.unlockInput() }
-            return Result { () throws(YaiaError) -> Work in
-                try slot.lock.withLock { () throws(YaiaError) -> Work in
-                    var work = Work()
-                    var response = try reduceLocked(slot, action, cause: .request, work: &work, text: actionText, viewModelLater: true)
-                    // A stack in the response is digested with it: the view model must be there.
-                    if work.stacked, case .object(var o) = response {
-                        o["viewModel"] = slot.value.viewModel
-                        response = .object(o)
-                    }
-                    journal.recordSend(scene: id, action: action, actionText: actionText, response: response, stacked: work.stacked,
-                                       time: time, into: &writer, viewModel: { (w: inout JSONWriter) in slot.value.writeViewModel(into: &w) })
-                    return work
-                }
-            }
-        }
-        let work = try result.get()
-        run(work)
-    }
-
-    public func state(scene id: Int64) throws(YaiaError) -> JSON {
-        let slot = try scene(id)
-        return try slot.lock.withLock { () throws(YaiaError) -> JSON in
-            guard !slot.closed else { throw noSuchScene(id) }
-            return ["ok": true, "scene": .int(id), "name": .string(slot.value.name), "seq": .int(slot.seq),
-                    "state": slot.value.json, "viewModel": slot.value.viewModel]
-        }
-    }
-
-    /// Closes a scene; its effects are cancelled.
-    public func close(scene id: Int64) throws(YaiaError) {
-        try input({ () throws(YaiaError) in try closeScene(id) }, record: { _ in (.close(scene: id), nil) })
-    }
-
-    private func closeScene(_ id: Int64) throws(YaiaError) {
-        let (slot, dropped) = try lock.withLock { () throws(YaiaError) -> (SceneSlot, [EffectRecord]) in
-            guard let slot = scenes[id] else { throw noSuchScene(id) }
-            if let flow = slot.flow {
-                throw YaiaError(.sceneInFlow, "scene \(id) belongs to flow \(flow.id): navigate (pop, dismiss) or close the flow")
-            }
-            scenes[id] = nil
-            let dropped = effects.values.filter { $0.sceneID == id }
-            for record in dropped { forget(record) }
-            return (slot, dropped)
-        }
-        slot.lock.withLock { slot.closed = true }
-        cancelCalls(dropped)
-    }
-
-    public func sceneList() -> JSON {
-        let list = lock.withLock { scenes.values.sorted { $0.id < $1.id } }
-        let open = list.map { slot in
-            slot.lock.withLock { JSON.object(["id": .int(slot.id), "name": .string(slot.value.name), "seq": .int(slot.seq)]) }
-        }
-        let flowList = lock.withLock { flows.values.sorted { $0.id < $1.id } }.map { flow in
-            flow.lock.withLock { () -> JSON in
-                var o: JSONObject = ["id": .int(flow.id), "version": .int(flow.flow.version), "depth": .int(Int64(flow.flow.depth))]
-                if let name = flow.name { o["name"] = .string(name) }
-                return .object(o)
-            }
-        }
-        return ["ok": true, "types": .array(catalog.names.map(JSON.string)), "packs": .array(catalog.packs.map(\.json)),
-                "scenes": .array(open), "flows": .array(flowList)]
-    }
-
-    // MARK: reducing
-
-    /// Why a scene was reduced: a direct request (answered), or an effect's
-    /// outcome or a popped scene's result (queued as an event).
-    enum Cause: Equatable {
-        case request
-        case effect(Int64)
-        case result(from: Int64)
-    }
-
-    /// Reduces one action on a scene, taking its lock.
-    private func reduce(_ slot: SceneSlot, _ action: Action, cause: Cause,
-                        before: () throws(YaiaError) -> Void = {}) throws(YaiaError) -> (JSON, Work) {
-        try slot.lock.withLock { () throws(YaiaError) -> (JSON, Work) in
-            var work = Work()
-            guard !slot.closed else { throw noSuchScene(slot.id) }
-            try before()
-            let response = try reduceLocked(slot, action, cause: cause, work: &work)
-            return (response, work)
-        }
-    }
-
-    /// Reduces one action; the caller holds the scene's lock. Effects are
-    /// admitted, and in a flow its routes applied, before the lock is let go.
-    /// Updates not caused by a request are queued as events, inside the lock,
-    /// so that the events of a scene keep their order.
-    /// `text` is the action as the caller sent it, when it has it.
-    /// `viewModelLater`: the response's view model is left null, the last
-    /// member, for the caller to write with `LiveScene.writeViewModel`.
-    func reduceLocked(_ slot: SceneSlot, _ action: Action, cause: Cause, work: inout Work, depth: Int = 0,
-                      text: UnsafeBufferPointer<UInt8>? = nil, viewModelLater: Bool = false) throws(YaiaError) -> JSON {
-        guard !slot.closed else { throw noSuchScene(slot.id) }
-        if effectIDsExhausted.load(ordering: .relaxed) { throw Runtime.idsExhausted("effect") }
-        let commands = try slot.value.reduce(action, text: text)
-        slot.seq &+= 1
-        let inspect = inspecting.load(ordering: .relaxed)
-        if inspect {
-            events.push(["ok": true, "event": "action", "scene": .int(slot.id), "seq": .int(slot.seq), "action": action.json])
-            work.notify = true
-        }
-        var routes: [Route] = []
-        var emitted: [EffectRecord] = []
-        if commands.contains(where: { if case .route = $0 { return false } else { return true } }) {
-            lock.withLock {
-                for command in commands {
-                    switch command {
-                    case .route(let r): routes.append(r)
-                    case .effect(let e): emitted.append(admit(e, scene: slot.id, work: &work))
-                    case .cancel(let key): cancel(key: key, scene: slot.id, work: &work)
-                    }
-                }
-            }
-        } else {
-            for case .route(let r) in commands { routes.append(r) }
-        }
-        var navigationErrors: [JSON] = []
-        let version = slot.flow?.flow.version
-        if let flow = slot.flow {
-            for route in routes {
-                do throws(YaiaError) {
-                    try navigate(flow, route, from: slot, work: &work, depth: depth)
-                } catch {
-                    navigationErrors.append(["route": route.json, "error": error.json])
-                }
-            }
-        }
-        var response = update(slot, effects: emitted, routes: routes.map(\.json), cause: cause, viewModelLater: viewModelLater)
-        let flowChanged = slot.flow.map { $0.flow.version != version } ?? false
-        if inspect {
-            for record in emitted {
-                events.push(["ok": true, "event": "effect", "scene": .int(slot.id), "effect": record.json, "request": record.effect.json])
-            }
-            for route in routes { events.push(["ok": true, "event": "route", "scene": .int(slot.id), "route": route.json]) }
-            if flowChanged, let flow = slot.flow {
-                var o: JSONObject = ["ok": true, "event": "flow"]
-                flow.describe(into: &o)
-                events.push(.object(o))
-            }
-        }
-        if !navigationErrors.isEmpty || flowChanged, case .object(var o) = response {
-            if !navigationErrors.isEmpty { o["navigationErrors"] = .array(navigationErrors) }
-            if flowChanged, let flow = slot.flow {
-                flow.describe(into: &o)
-                work.stacked = true
-            }
-            response = .object(o)
-        }
-        if case .result = cause {
-            // A result's update follows the update of the scene that caused it.
-            work.resultEvents.append(response)
-        } else if cause != .request {
-            events.push(response)
-            work.notify = true
-        }
-        if depth == 0 && !work.resultEvents.isEmpty {
-            for event in work.resultEvents { events.push(event) }
-            work.resultEvents.removeAll()
-            work.notify = true
-        }
-        return response
-    }
-
-    func update(_ slot: SceneSlot, effects records: [EffectRecord], routes: [JSON], cause: Cause, viewModelLater: Bool = false) -> JSON {
-        // Members in key order, so the object is built without sorting.
-        var members: [JSONObject.Member] = []
-        members.reserveCapacity(9)
-        if case .effect(let id) = cause { members.append(.init(key: "effect", value: .int(id))) }
-        members.append(.init(key: "effects", value: .array(records.map(\.json))))
-        if cause != .request { members.append(.init(key: "event", value: "update")) }
-        if case .result(let from) = cause { members.append(.init(key: "from", value: .int(from))) }
-        members.append(.init(key: "ok", value: true))
-        members.append(.init(key: "routes", value: .array(routes)))
-        members.append(.init(key: "scene", value: .int(slot.id)))
-        members.append(.init(key: "seq", value: .int(slot.seq)))
-        members.append(.init(key: "viewModel", value: viewModelLater ? .null : slot.value.viewModel))
-        return .object(JSONObject(members: members))
-    }
-
-    // MARK: the effect lifecycle (all under `lock`)
-
-    /// Registers a new effect and applies its policy: it starts now, waits
-    /// its turn (queue), or first cancels its predecessors (latest).
-    private func admit(_ effect: Effect, scene: Int64, work: inout Work) -> EffectRecord {
-        let record = EffectRecord(id: nextEffectID, sceneID: scene, effect: effect, service: services[effect.service])
-        // Past the last id, this reduction's effects still get theirs (ids
-        // start at most at 2^53, so no count of them can overflow); later
-        // reductions are refused.
-        nextEffectID &+= 1
-        if nextEffectID > Runtime.maxID { effectIDsExhausted.store(true, ordering: .relaxed) }
-        effects[record.id] = record
-        guard let key = effect.id else {
-            activate(record, work: &work)
-            return record
-        }
-        let ref = EffectKey(scene: scene, key: key)
-        if effect.policy == .latest { cancel(key: key, scene: scene, work: &work) }
-        let earlier = keyed[ref, default: []]
-        keyed[ref, default: []].append(record)
-        if effect.policy == .queue && !earlier.isEmpty {
-            record.status = .queued
-        } else {
-            activate(record, work: &work)
-        }
-        return record
-    }
-
-    /// Starts an effect: a service performs it, or it waits for the host.
-    func activate(_ record: EffectRecord, work: inout Work) {
-        record.status = record.service == nil ? .pending : .running
-        if let seconds = record.effect.timeout {
-            work.deadlines.append((record.id, monotonicNow() + seconds))
-        }
-        if record.service != nil { work.launches.append(record) }
-    }
-
-    /// Cancels a scene's live effects with `key`; their outcomes are never delivered.
-    private func cancel(key: String, scene: Int64, work: inout Work) {
-        guard let list = keyed.removeValue(forKey: EffectKey(scene: scene, key: key)) else { return }
-        for record in list {
-            effects[record.id] = nil
-            work.cancels.append(record)
-        }
-    }
-
-    /// Removes an ended effect; the next queued effect with its key may start.
-    func forget(_ record: EffectRecord, work: inout Work) {
-        effects[record.id] = nil
-        guard let key = record.effect.id else { return }
-        let ref = EffectKey(scene: record.sceneID, key: key)
-        guard var list = keyed[ref] else { return }
-        list.removeAll { $0 === record }
-        if list.isEmpty {
-            keyed[ref] = nil
-            return
-        }
-        keyed[ref] = list
-        if let next = list.first, next.status == .queued, next.effect.policy == .queue {
-            activate(next, work: &work)
-        }
-    }
-
-    private func forget(_ record: EffectRecord) {
-        var work = Work()
-        forget(record, work: &work)
-    }
-
-    // MARK: outcomes
-
-    /// The host's outcome for a pending effect. If the scene cannot read the
-    /// resulting action, the effect stays pending and the error is thrown.
-    public func resolve(effect id: Int64, outcome: Outcome) throws(YaiaError) -> JSON {
-        let (response, work) = try input({ () throws(YaiaError) in try resolveInput(effect: id, outcome: outcome) },
-                                         record: { r in (.outcome(effect: id, outcome), r.0) })
-        run(work)
-        return response
-    }
-
-    private func resolveInput(effect id: Int64, outcome: Outcome) throws(YaiaError) -> (JSON, Work) {
-        let (record, slot) = try lock.withLock { () throws(YaiaError) -> (EffectRecord, SceneSlot?) in
-            guard let record = effects[id] else {
-                if id > 0 && id < nextEffectID {
-                    throw YaiaError(.effectAlreadyResolved, "effect \(id) is no longer pending: it was resolved, cancelled or timed out, or its scene closed")
-                }
-                throw YaiaError(.noSuchEffect, "no effect with id \(id)")
-            }
-            guard record.status == .pending, record.sceneID != 0 else {
-                throw YaiaError(.effectNotPending, "effect \(id) is \(record.status.rawValue): only its service completes it")
-            }
-            return (record, scenes[record.sceneID])
-        }
-        guard let slot else { throw noSuchScene(record.sceneID) }
-        var claimed = Work()
-        let claim = { () throws(YaiaError) in
-            claimed = try self.lock.withLock { () throws(YaiaError) -> Work in
-                guard self.effects[id] === record else {
-                    throw YaiaError(.effectAlreadyResolved, "effect \(id) was resolved meanwhile")
-                }
-                var work = Work()
-                self.forget(record, work: &work)
-                return work
-            }
-        }
-        guard let action = record.effect.outcomeAction(outcome) else {
-            // The effect asked for no action on this outcome: nothing to reduce.
-            try claim()
-            return (slot.lock.withLock { update(slot, effects: [], routes: [], cause: .request) }, claimed)
-        }
-        var (response, work) = try reduce(slot, action, cause: .request) { () throws(YaiaError) in
-            try slot.value.check(action)
-            try claim()
-        }
-        work.merge(claimed)
-        return (response, work)
-    }
-
-    /// A service's outcome (or a time-out) for a live effect: reduced now,
-    /// its update queued, and journaled. Outcomes of effects no longer live
-    /// are dropped.
-    func finish(effectID: Int64, outcome: Outcome) {
-        var work = Work()
-        work.offThread = true
-        _ = try? input({ () throws(YaiaError) -> JSON? in complete(effectID: effectID, outcome: outcome, work: &work) },
-                       record: { r in r.map { (.outcome(effect: effectID, outcome), $0) } })
-        run(work)
-    }
-
-    /// Ends a live effect with its outcome. Returns the update of the scene
-    /// that received it, or nil when nothing was reduced. Not journaled.
-    @discardableResult
-    func complete(effectID: Int64, outcome: Outcome, work: inout Work) -> JSON? {
-        let found = lock.withLock { () -> (EffectRecord, SceneSlot?)? in
-            guard let record = effects[effectID], record.status != .queued else { return nil }
-            forget(record, work: &work)
-            return (record, scenes[record.sceneID])
-        }
-        guard let (record, slot) = found else { return nil }
-        if let waiter = record.waiter {
-            waiter.deliver(outcome)
-            return nil
-        }
-        // Still journaled (the effect ended) even when nothing is reduced.
-        guard let slot, let action = record.effect.outcomeAction(outcome) else { return .object([:]) }
-        do throws(YaiaError) {
-            let (response, more) = try reduce(slot, action, cause: .effect(effectID))
-            work.merge(more)
-            return response
-        } catch {
-            guard error.code != .noSuchScene else { return .object([:]) }
-            Log.write(.warning, "runtime", "scene \(slot.id) refused the outcome of effect \(effectID): \(error.message)")
-            events.push(["ok": false, "event": "error", "scene": .int(slot.id), "effect": .int(effectID),
-                         "error": error.nested(under: "/action").json])
-            work.notify = true
-            return .object([:])
-        }
-    }
-
-    /// A deadline passed: the call is cancelled (its service told, a late
-    /// completion made stale) and then the catch action told.
-    func timedOut(_ effectID: Int64) {
-        guard let record = lock.withLock({ effects[effectID] }), record.status != .queued else { return }
-        cancelCalls([record])
-        finish(effectID: effectID, outcome: .failure(["code": .string(ErrorCode.timeout.rawValue),
-                                                      "message": .string("effect \(effectID) (\(record.effect.service).\(record.effect.op)) timed out")]))
-    }
-
-    // MARK: direct calls
-
-    /// Performs one effect outside any scene and waits for its outcome, at
-    /// most its timeout (default `directTimeout` seconds).
-    public static let directTimeout = 60.0
-
-    public func perform(_ effect: Effect) throws(YaiaError) -> JSON {
-        let waiter = Waiter()
-        let record = try lock.withLock { () throws(YaiaError) -> EffectRecord in
-            try checkRunning()
-            guard let service = services[effect.service] else {
-                throw YaiaError(.noSuchService, "no service named \"\(effect.service)\"", at: "/effect/service")
-            }
-            let record = EffectRecord(id: nextDirectID, sceneID: 0, effect: effect, service: service, waiter: waiter)
-            nextDirectID -= 1
-            effects[record.id] = record
-            record.status = .running
-            return record
-        }
-        var work = Work()
-        work.launches.append(record)
-        run(work)
-        let seconds = effect.timeout ?? Runtime.directTimeout
-        guard let outcome = waiter.wait(until: monotonicNow() + seconds) else {
-            timedOut(record.id)
-            throw YaiaError(.timeout, "\(effect.service).\(effect.op) did not complete within \(seconds) s")
-        }
-        switch outcome {
-        case .success(let result):
-            return ["ok": true, "result": result]
-        case .failure(let detail) where detail["code"] == "cancelled":
-            throw YaiaError(.badHandle, "the runtime was freed while \(effect.service).\(effect.op) was in flight")
-        case .failure(let detail):
-            // Failures the runtime itself reports keep their code.
-            var code = ErrorCode.serviceFailed
-            let own: Set<String> = [ErrorCode.timeout.rawValue, ErrorCode.badResult.rawValue, ErrorCode.badArgument.rawValue,
-                                    ErrorCode.limitExceeded.rawValue]
-            if case .string(let c)? = detail["code"], own.contains(c) {
-                code = ErrorCode(rawValue: c)
-            }
-            let message = detail["message"]?.stringValue ?? "\(effect.service).\(effect.op) failed"
-            var error = YaiaError(code, message).json.objectValue ?? [:]
-            if code == .limitExceeded { error["limit"] = detail["limit"] }
-            error["detail"] = detail
-            return ["ok": false, "error": .object(error)]
-        }
-    }
-
-    // MARK: side work, done outside every lock
-
-    /// What a reduction or an ending effect leaves to do once locks are released.
-    struct Work {
-        var launches: [EffectRecord] = []
-        var cancels: [EffectRecord] = []
-        var deadlines: [(Int64, Double)] = []
-        var notify = false
-        /// Set on the paths that end effects (completions, time-outs): their
-        /// launches go through the pool, so that perform() never runs inside
-        /// a service's own call_complete and cannot deadlock on its locks.
-        var offThread = false
-        /// Updates of scenes that received a popped scene's result, queued
-        /// once the reduction that popped is queued.
-        var resultEvents: [JSON] = []
-        /// A response (of this reduction, or of one it caused) carries a
-        /// flow's stack; without one, a response's last member is its view
-        /// model, which is all a journal line's digest covers.
-        var stacked = false
-
-        mutating func merge(_ other: Work) {
-            launches += other.launches
-            cancels += other.cancels
-            deadlines += other.deadlines
-            notify = notify || other.notify
-            stacked = stacked || other.stacked
-        }
-    }
-
-    func run(_ work: Work) {
-        if !work.deadlines.isEmpty && !replaying {
-            let timers = lock.withLock { () -> Timers in
-                if let t = self.timers { return t }
-                let t = Timers { [weak self] id in self?.timedOut(id) }
-                self.timers = t
-                return t
-            }
-            for (id, deadline) in work.deadlines { timers.schedule(id, at: deadline) }
-        }
-        cancelCalls(work.cancels)
-        for record in work.launches { launch(record, offThread: work.offThread) }
-        if work.notify { notify() }
-    }
-
-    /// Hands a running effect to its service: inline, or on the pool if it blocks.
-    private func launch(_ record: EffectRecord, offThread: Bool) {
-        guard let service = record.service else { return }
-        let handle = calls.insert(CallTarget(runtime: self, effectID: record.id, service: service))
-        let live = lock.withLock { () -> Bool in
-            guard effects[record.id] === record, record.status == .running else { return false }
-            record.call = handle
-            return true
-        }
-        guard live else {
-            calls.remove(handle)
-            return
-        }
-        let effect = record.effect
-        let reentry = limits.reentry
-        let perform: @Sendable () -> Void = { [weak self] in
-            guard let target = calls.get(handle), target.start() else { return }
-            // A service that calls back into the runtime from perform() and
-            // so performs again on this thread must not recurse without end.
-            guard cyaia_reentry_enter(Int32(reentry)) != 0 else {
-                guard calls.remove(handle) != nil else { return }
-                let error = YaiaError.limit("reentry", reentry, "\(effect.service).\(effect.op) was called from inside \(reentry) service calls on one thread")
-                self?.finish(effectID: record.id, outcome: .failure(error.json))
-                return
-            }
-            defer { cyaia_reentry_leave() }
-            if !service.perform(handle, op: effect.op, args: effect.args) {
-                calls.remove(handle)
-            }
-        }
-        if service.blocking || offThread {
-            if !pool.submit(perform) {
-                calls.remove(handle)
-                finish(effectID: record.id, outcome: .failure(["code": "internal", "message": "no worker thread could be started"]))
-            }
-        } else {
-            perform()
-        }
-    }
-
-    /// Withdraws the calls of ended effects; services that saw them are told.
-    private func cancelCalls(_ records: [EffectRecord]) {
-        for record in records {
-            guard let handle = lock.withLock({ record.call }), let target = calls.remove(handle) else { continue }
-            if target.cancel() { target.service.cancel(handle) }
-        }
-    }
-
-    // MARK: services
-
-    public func addService(_ entry: ServiceEntry) throws(YaiaError) {
-        try lock.withLock { () throws(YaiaError) in
-            try checkRunning()
-            guard services[entry.name] == nil else {
-                throw YaiaError(.duplicateService, "a service named \"\(entry.name)\" is already registered")
-            }
-            services[entry.name] = entry
-        }
-    }
-
-    @discardableResult
-    public func loadPlugin(path: String, config: JSON) throws(YaiaError) -> PluginInfo {
-        let taken = lock.withLock { Set(services.keys) }
-        let (info, entries) = try YaiaRuntime.loadPlugin(path: path, config: config, taken: taken)
-        do throws(YaiaError) {
-            try lock.withLock { () throws(YaiaError) in
-                try checkRunning()
-                // Another thread may have registered a name meanwhile.
-                if let clash = entries.first(where: { services[$0.name] != nil }) {
-                    throw YaiaError(.duplicateService, "plugin \(info.name) registers service \"\(clash.name)\", which is already registered")
-                }
-                for e in entries { services[e.name] = e }
-                plugins.append(info)
-            }
-        } catch {
-            for e in entries { e.retire() }
-            throw error
-        }
-        return info
-    }
-
-    /// Binds a service to a shared library's functions (see docs/ffi.md).
-    @discardableResult
-    public func bind(_ binding: JSONObject, at pointer: String = "") throws(YaiaError) -> JSON {
-        let entry = try bindLibrary(binding, at: pointer)
-        try addService(entry)
-        let ops = (entry.native as? ForeignService)?.functions.keys.sorted() ?? []
-        return ["ok": true, "service": .string(entry.name), "ops": .array(ops.map(JSON.string))]
-    }
-
-    public func serviceList() -> JSON {
-        let list = lock.withLock { services.values.sorted { $0.name < $1.name } }
-        return ["ok": true, "services": .array(list.map(\.json))]
-    }
-
     // MARK: events and lifetime
 
     /// The next queued event, waiting up to `timeout` seconds (negative: no limit).
@@ -774,7 +171,7 @@ public final class Runtime: @unchecked Sendable {
     var receiversBlocked: Int { events.receiversBlocked }
 
     public func setInspecting(_ on: Bool) {
-        inspecting.store(on, ordering: .relaxed)
+        lock.withLock { state.inspecting = on }
     }
 
     /// Called after each queued event, outside every lock.
@@ -789,46 +186,30 @@ public final class Runtime: @unchecked Sendable {
     /// Closes every scene, cancels every call, retires the services (each is
     /// released once its callbacks under way return) and wakes receivers.
     public func shutDown() {
-        let (slots, oldFlows, dropped, retired) = lock.withLock { () -> ([SceneSlot], [FlowSlot], [EffectRecord], [ServiceEntry]) in
-            guard !isShutDown else { return ([], [], [], []) }
+        let (dropped, retired) = lock.withLock { () -> ([EffectCall], [ServiceEntry]) in
+            guard !isShutDown else { return ([], []) }
             isShutDown = true
             notifier = nil
+            _ = state.removeAll()
             defer {
-                scenes.removeAll()
-                flows.removeAll()
-                effects.removeAll()
-                keyed.removeAll()
+                effectCalls.removeAll()
                 services.removeAll()
             }
-            return (Array(scenes.values), Array(flows.values), Array(effects.values), Array(services.values))
+            return (Array(effectCalls.values), Array(services.values))
         }
-        for slot in slots { slot.lock.withLock { slot.closed = true } }
-        for flow in oldFlows { flow.dissolve() }
         pool.stop()
-        lock.withLock { timers }?.stop()
+        lock.withLock { timerTable }?.stop()
         cancelCalls(dropped)
-        for record in dropped {
-            record.waiter?.deliver(.failure(["code": "cancelled", "message": "the runtime was freed"]))
+        for call in dropped {
+            call.waiter?.deliver(.failure(["code": "cancelled", "message": "the runtime was freed"]))
         }
         for s in retired { s.retire() }
         events.close()
         _ = stopJournal()
     }
 
-    private func scene(_ id: Int64) throws(YaiaError) -> SceneSlot {
-        guard let slot = lock.withLock({ scenes[id] }) else { throw noSuchScene(id) }
-        return slot
-    }
-
     func checkRunning() throws(YaiaError) {
         if isShutDown { throw YaiaError(.badHandle, "the runtime has been freed") }
-    }
-
-    /// `limit_exceeded` when another scene would pass the "scenes" limit; under `lock`.
-    func checkSceneRoom(adding count: Int = 1) throws(YaiaError) {
-        guard scenes.count + count <= limits.scenes else {
-            throw YaiaError.limit("scenes", limits.scenes, "\(scenes.count) scenes are open")
-        }
     }
 
     /// The scene type `name`, or `unknown_scene` with the nearest name.
@@ -837,10 +218,6 @@ public final class Runtime: @unchecked Sendable {
             throw YaiaError(.unknownScene, "no scene type named \"\(name)\"" + Suggestion.hint(name, among: catalog.names), at: pointer)
         }
         return type
-    }
-
-    func noSuchScene(_ id: Int64) -> YaiaError {
-        YaiaError(.noSuchScene, "no open scene with id \(id)")
     }
 }
 
@@ -855,67 +232,4 @@ public struct Notifier: @unchecked Sendable {
     }
 
     func call() { function(context) }
-}
-
-/// An open scene. Its lock serializes reductions; `closed` is set under it.
-/// The scenes of a flow share the flow's lock, so navigation that touches
-/// several of them (close, deliver a result) happens in one critical section.
-final class SceneSlot: @unchecked Sendable {
-    let id: Int64
-    let lock: Lock
-    /// The flow the scene belongs to, if any; fixed at creation.
-    let flow: FlowSlot?
-    var value: any LiveScene
-    var seq: Int64 = 0
-    var closed = false
-
-    init(id: Int64, value: any LiveScene, flow: FlowSlot? = nil) {
-        self.id = id
-        self.value = value
-        self.flow = flow
-        self.lock = flow?.lock ?? Lock()
-    }
-}
-
-struct EffectKey: Hashable, Sendable {
-    let scene: Int64
-    let key: String
-}
-
-/// A live effect. Mutable fields are guarded by the runtime's lock.
-final class EffectRecord: @unchecked Sendable {
-    enum Status: String, Sendable {
-        /// Waiting for the host to resolve it.
-        case pending
-        /// A service is performing it.
-        case running
-        /// Waiting for an earlier effect with its key (policy queue).
-        case queued
-    }
-
-    let id: Int64
-    /// 0 for a direct call outside any scene.
-    let sceneID: Int64
-    let effect: Effect
-    let service: ServiceEntry?
-    let waiter: Waiter?
-    var status: Status = .pending
-    /// The call handle, once a service was asked to perform it.
-    var call: UInt?
-
-    init(id: Int64, sceneID: Int64, effect: Effect, service: ServiceEntry?, waiter: Waiter? = nil) {
-        self.id = id
-        self.sceneID = sceneID
-        self.effect = effect
-        self.service = service
-        self.waiter = waiter
-    }
-
-    /// As listed in updates; read under the runtime's lock or right after admission.
-    var json: JSON {
-        var o: JSONObject = ["id": .int(id), "service": .string(effect.service), "op": .string(effect.op),
-                             "args": effect.args, "status": .string(status.rawValue)]
-        if let key = effect.id { o["key"] = .string(key) }
-        return .object(o)
-    }
 }

@@ -111,7 +111,7 @@ public struct Grants: Sendable, Equatable {
 
 /// Ops every request may use.
 let ordinaryOps: Set<String> = ["open", "send", "resolve", "state", "close", "scenes", "start", "flow", "popped", "link",
-                                "services", "inspect", "limits"]
+                                "services", "inspect", "limits", "advance"]
 
 /// `path` with every symbolic link, `.` and `..` resolved, or nil when it does not exist.
 func canonicalPath(_ path: String) -> String? {
@@ -184,10 +184,7 @@ public struct Limits: Sendable, Equatable {
                 throw YaiaError(.badConfig, "unknown limit \"\(key)\"" + Suggestion.hint(key, among: names)
                                 + " (" + names.joined(separator: ", ") + ")", at: at)
             }
-            guard let n = value.int64Value, n >= bound.range.lowerBound, n <= bound.range.upperBound else {
-                throw YaiaError(.badConfig, "\"\(key)\" must be a whole number from \(bound.range.lowerBound) to \(bound.range.upperBound)", at: at)
-            }
-            self[key] = Int(n)
+            self[key] = Int(try MemberReading.integer(value, key, at: at, code: .badConfig, in: Int64(bound.range.lowerBound)...Int64(bound.range.upperBound)))
         }
     }
 
@@ -210,7 +207,7 @@ extension Runtime {
     /// `{"op": "limits"}`: the limits, the grants, and how close the runtime is to them.
     func limitReport() -> JSON {
         let (queued, dropped) = events.counts
-        let open = lock.withLock { scenes.count }
+        let open = lock.withLock { state.scenes.count }
         return ["ok": true, "limits": limits.json, "allow": grants.json,
                 "usage": ["events": .int(Int64(queued)), "dropped": .int(Int64(dropped)), "scenes": .int(Int64(open))]]
     }

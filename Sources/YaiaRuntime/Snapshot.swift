@@ -2,7 +2,7 @@ import YaiaCore
 
 /// Snapshots: the whole runtime as one JSON document, and back.
 extension Runtime {
-    public static let snapshotFormat = "yaia.snapshot/1"
+    public static let snapshotFormat = RuntimeState.snapshotFormat
 
     /// The largest id, seq, version or counter a snapshot or a journal may
     /// hold, and the largest id the runtime hands out: 2^53, where JSON
@@ -18,147 +18,28 @@ extension Runtime {
         case replay
     }
 
-    /// Flows, scene states, effects in flight and counters. Consistent: every
-    /// scene is locked while it is taken.
+    /// Flows, scene states, effects in flight and counters, consistent.
     public func snapshot() -> JSON {
-        let slots = lock.withLock { Array(scenes.values) }
-        return withSceneLocks(slots) {
-            lock.withLock {
-                let sceneList = slots.filter { !$0.closed }.sorted { $0.id < $1.id }.map { slot -> JSON in
-                    var o: JSONObject = ["id": .int(slot.id), "name": .string(slot.value.name), "seq": .int(slot.seq), "state": slot.value.json]
-                    if let flow = slot.flow { o["flow"] = .int(flow.id) }
-                    return .object(o)
-                }
-                let flowList = flows.values.sorted { $0.id < $1.id }.map { flow -> JSON in
-                    var o = flow.flow.json.objectValue ?? [:]
-                    o["id"] = .int(flow.id)
-                    if let name = flow.name { o["name"] = .string(name) }
-                    return .object(o)
-                }
-                let effectList = effects.values.filter { $0.sceneID != 0 }.sorted { $0.id < $1.id }.map { record -> JSON in
-                    ["id": .int(record.id), "scene": .int(record.sceneID), "effect": record.effect.json, "status": .string(record.status.rawValue)]
-                }
-                return ["format": .string(Runtime.snapshotFormat), "scenes": .array(sceneList), "flows": .array(flowList),
-                        "effects": .array(effectList),
-                        "next": ["scene": .int(nextSceneID), "effect": .int(nextEffectID), "flow": .int(nextFlowID)]]
-            }
-        }
-    }
-
-    /// Locks the given scenes' locks (each once, in one global order, so two
-    /// snapshots cannot deadlock), runs body, unlocks.
-    private func withSceneLocks<T>(_ slots: [SceneSlot], _ body: () -> T) -> T {
-        var seen = Set<ObjectIdentifier>()
-        let locks = slots.map(\.lock).filter { seen.insert(ObjectIdentifier($0)).inserted }
-            .sorted { UInt(bitPattern: ObjectIdentifier($0).hashValue) < UInt(bitPattern: ObjectIdentifier($1).hashValue) }
-        for l in locks { pthread_mutex_lock(l.mutex) }
-        defer { for l in locks.reversed() { pthread_mutex_unlock(l.mutex) } }
-        return body()
+        lock.withLock { state.snapshot }
     }
 
     /// Replaces everything open with the snapshot's scenes, flows and effects.
     /// The snapshot is checked whole first: if any part is refused, nothing changes.
     public func restore(_ snapshot: JSON) throws(YaiaError) -> JSON {
-        try input({ () throws(YaiaError) in try restore(snapshot, mode: .live) },
+        try input({ (work) throws(YaiaError) in try restore(snapshot, mode: .live, work: &work) },
                   record: { _ in (.restore(snapshot: snapshot), nil) })
     }
 
-    func restore(_ snapshot: JSON, mode: RestoreMode) throws(YaiaError) -> JSON {
+    func restore(_ snapshot: JSON, mode: RestoreMode, work: inout Work) throws(YaiaError) -> JSON {
         let image = try SnapshotImage(snapshot, catalog: catalog)
-        guard image.scenes.count <= limits.scenes else {
-            throw YaiaError.limit("scenes", limits.scenes, "the snapshot has \(image.scenes.count) scenes", at: "/scenes")
-        }
-
-        // Build the new world off to the side.
-        var newFlows: [Int64: FlowSlot] = [:]
-        for f in image.flows { newFlows[f.id] = FlowSlot(id: f.id, name: f.name, flow: f.flow) }
-        var newScenes: [Int64: SceneSlot] = [:]
-        do throws(YaiaError) {
-            for s in image.scenes {
-                let flow = try s.flow.map { (id) throws(YaiaError) -> FlowSlot in
-                    guard let f = newFlows[id] else { throw YaiaError(.badSnapshot, "scene \(s.id) names flow \(id), which the snapshot lacks") }
-                    return f
-                }
-                let slot = SceneSlot(id: s.id, value: s.value, flow: flow)
-                slot.seq = s.seq
-                newScenes[s.id] = slot
-                flow?.members[s.id] = slot
-            }
-            for f in newFlows.values {
-                for e in f.flow.entries where f.members[e.scene] == nil {
-                    throw YaiaError(.badSnapshot, "flow \(f.id) stacks scene \(e.scene), which the snapshot lacks")
-                }
-            }
-            for e in image.effects where newScenes[e.scene] == nil {
-                throw YaiaError(.badSnapshot, "effect \(e.id) belongs to scene \(e.scene), which the snapshot lacks")
-            }
-        } catch {
-            // A flow and its scenes hold each other: unlink them, or a refused snapshot leaks them.
-            for f in newFlows.values { f.dissolve() }
-            throw error
-        }
-
-        // Take down what is open now.
-        var work = Work()
-        let (oldSlots, oldFlows, oldEffects) = try lock.withLock { () throws(YaiaError) -> ([SceneSlot], [FlowSlot], [EffectRecord]) in
+        return try apply(&work) { (state, env, steps) throws(YaiaError) -> JSON in
             try checkRunning()
-            let old = (Array(scenes.values), Array(flows.values), Array(effects.values.filter { $0.sceneID != 0 }))
-            for record in old.2 { effects[record.id] = nil }
-            keyed.removeAll()
-            scenes = newScenes
-            flows = newFlows
-            nextSceneID = max(nextSceneID, image.nextScene)
-            nextEffectID = max(nextEffectID, image.nextEffect)
-            nextFlowID = max(nextFlowID, image.nextFlow)
-            return old
+            return try state.restore(
+                scenes: image.scenes.map { RuntimeState.OpenScene(id: $0.id, value: $0.value, seq: $0.seq, flow: $0.flow) },
+                flows: image.flows.map { RuntimeState.OpenFlow(id: $0.id, name: $0.name, flow: $0.flow) },
+                effects: image.effects.map { RuntimeState.RestoredEffect(id: $0.id, scene: $0.scene, effect: $0.effect, queued: $0.status == .queued) },
+                next: (image.nextScene, image.nextEffect, image.nextFlow), replaying: mode == .replay, env: env, steps: &steps)
         }
-        for slot in oldSlots { slot.lock.withLock { slot.closed = true } }
-        for flow in oldFlows { flow.dissolve() }
-        work.cancels.append(contentsOf: oldEffects)
-
-        // Bring the effects back, in id order so keyed queues keep their order.
-        var reissued: [JSON] = []
-        var awaiting: [JSON] = []
-        var cancelled: [(EffectRecord, SceneSlot)] = []
-        lock.withLock {
-            for e in image.effects {
-                let record = EffectRecord(id: e.id, sceneID: e.scene, effect: e.effect, service: services[e.effect.service])
-                effects[record.id] = record
-                if let key = e.effect.id { keyed[EffectKey(scene: e.scene, key: key), default: []].append(record) }
-                let policy = mode == .replay ? .await : e.effect.restore
-                switch policy {
-                case .cancel:
-                    if let slot = newScenes[e.scene] { cancelled.append((record, slot)) }
-                case .await:
-                    record.status = e.status == .queued ? .queued : .pending
-                    if record.status == .pending, mode == .live, let seconds = e.effect.timeout {
-                        work.deadlines.append((record.id, monotonicNow() + seconds))
-                    }
-                    awaiting.append(.int(record.id))
-                case .reissue:
-                    if e.status == .queued { record.status = .queued } else { activate(record, work: &work) }
-                    reissued.append(.int(record.id))
-                }
-            }
-        }
-        // The view models as restored, before reissued effects start or
-        // cancellations are delivered.
-        let restored = newScenes.values.sorted { $0.id < $1.id }.map { slot in
-            slot.lock.withLock { JSON.object(["id": .int(slot.id), "name": .string(slot.value.name), "viewModel": slot.value.viewModel]) }
-        }
-        run(work)
-
-        // Cancelled effects tell their scenes, as a time-out would; part of
-        // this input, so not journaled on their own.
-        var more = Work()
-        for (record, _) in cancelled {
-            complete(effectID: record.id, outcome: .failure(["code": "interrupted",
-                                                             "message": .string("effect \(record.id) was in flight when the snapshot was taken")]),
-                     work: &more)
-        }
-        run(more)
-        return ["ok": true, "scenes": .array(restored), "flows": .array(newFlows.keys.sorted().map { JSON.int($0) }),
-                "effects": ["reissued": .array(reissued), "cancelled": .array(cancelled.map { .int($0.0.id) }), "awaiting": .array(awaiting)]]
     }
 }
 
@@ -181,7 +62,7 @@ struct SnapshotImage {
         let id: Int64
         let scene: Int64
         let effect: Effect
-        let status: EffectRecord.Status
+        let status: EffectTable.Record.Status
     }
 
     var scenes: [Scene] = []
@@ -192,15 +73,10 @@ struct SnapshotImage {
     var nextFlow: Int64 = 1
 
     /// A whole number in `from...to` (`to`: `Runtime.maxID` unless given),
-    /// or `bad_snapshot` at `at`.
-    static func counter(_ value: JSON?, at: String, from: Int64, to: Int64 = Runtime.maxID,
-                        code: ErrorCode = .badSnapshot) throws(YaiaError) -> Int64 {
-        guard let value, let n = value.int64Value, n >= from, n <= to else {
-            let what = value.map { $0.isNumber ? "\($0)" : $0.kindName } ?? "missing"
-            let name = at.split(separator: "/").last.map { "\"\($0)\"" } ?? "a count"
-            throw YaiaError(code, "\(name) must be a whole number from \(from) to \(to), not \(what)", at: at)
-        }
-        return n
+    /// or `bad_snapshot` at `at`, named by the pointer's last token.
+    static func counter(_ value: JSON?, at: String, from: Int64, to: Int64 = Runtime.maxID) throws(YaiaError) -> Int64 {
+        let name = at.split(separator: "/").last.map(String.init) ?? "count"
+        return try MemberReading.integer(value, name, at: at, code: .badSnapshot, in: from...to)
     }
 
     init(_ json: JSON, catalog: Catalog) throws(YaiaError) {
@@ -253,7 +129,7 @@ struct SnapshotImage {
         for (i, e) in try list("effects").enumerated() {
             let at = "/effects/\(i)"
             guard e["id"]?.isNumber == true, e["scene"]?.isNumber == true, let effectJSON = e["effect"],
-                  case .string(let s)? = e["status"], let status = EffectRecord.Status(rawValue: s) else {
+                  case .string(let s)? = e["status"], let status = EffectTable.Record.Status(rawValue: s) else {
                 throw YaiaError(.badSnapshot, "an effect is {\"id\", \"scene\", \"effect\", \"status\"}", at: at)
             }
             let id = try SnapshotImage.counter(e["id"], at: at + "/id", from: 1)

@@ -275,7 +275,8 @@ final class WorkerPool: @unchecked Sendable {
     }
 }
 
-/// Deadlines, fired on one thread of their own, started on demand.
+/// Wake-ups at deadlines on the system clock, on one thread of their own,
+/// started on demand.
 final class Timers: @unchecked Sendable {
     private let monitor = Monitor()
     /// Sorted by deadline, latest first, so the next one is popped from the end.
@@ -287,8 +288,9 @@ final class Timers: @unchecked Sendable {
     init(fire: @escaping @Sendable (Int64) -> Void) { self.fire = fire }
 
     func schedule(_ id: Int64, at deadline: Double) {
-        let start = monitor.lock.withLock { () -> Bool in
-            guard !stopped else { return false }
+        // nil: the thread sleeps on an earlier deadline; no wake-up needed.
+        let start = monitor.lock.withLock { () -> Bool? in
+            guard !stopped else { return nil }
             var low = 0
             var high = entries.count
             while low < high {
@@ -296,10 +298,12 @@ final class Timers: @unchecked Sendable {
                 if entries[mid].deadline > deadline { low = mid + 1 } else { high = mid }
             }
             entries.insert((deadline, id), at: low)
+            guard low == entries.count - 1 else { return nil }
             if running { return false }
             running = true
             return true
         }
+        guard let start else { return }
         if start && !startThread({ self.run() }) {
             Log.write(.error, "runtime", "could not start the timer thread; time-outs will not fire")
         }
@@ -340,17 +344,25 @@ final class Timers: @unchecked Sendable {
 final class Waiter: @unchecked Sendable {
     private let monitor = Monitor()
     private var outcome: Outcome?
+    private var expired = false
 
     func deliver(_ value: Outcome) {
         monitor.lock.withLock { outcome = value }
         monitor.broadcast()
     }
 
-    /// The outcome, or nil when `deadline` (monotonic seconds) passed first.
+    /// The deadline passed: the waiting thread gives up.
+    func expire() {
+        monitor.lock.withLock { expired = true }
+        monitor.broadcast()
+    }
+
+    /// The outcome, or nil once expired or when `deadline` (monotonic
+    /// seconds; infinity: none) passed first.
     func wait(until deadline: Double) -> Outcome? {
         monitor.lock.withLock {
-            while outcome == nil {
-                if !monitor.wait(until: deadline) && outcome == nil { return nil }
+            while outcome == nil && !expired {
+                if !monitor.wait(until: deadline) { break }
             }
             return outcome
         }

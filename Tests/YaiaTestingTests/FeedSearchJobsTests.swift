@@ -115,8 +115,8 @@ struct JobsSceneTests {
     @Test("run, cancel by key, outcomes logged in the order resolved")
     func runAndCancel() {
         var test = SceneTest(JobsState())
-        test.send("run", payload: ["service": "clock", "op": "sleep", "args": 1, "id": "nap"])
-        let nap = test.receiveEffect(Effect(service: "clock", op: "sleep", args: 1, then: "done", catch: "failed", id: "nap"))
+        test.send("run", payload: ["service": "timer", "op": "wait", "args": 1, "id": "nap"])
+        let nap = test.receiveEffect(Effect(service: "timer", op: "wait", args: 1, then: "done", catch: "failed", id: "nap"))
         test.send("run", payload: ["service": "echo", "op": "say", "args": "hi"])
         let echo = test.receiveEffect(service: "echo", op: "say", args: "hi")
         test.send(.cancel("nap"))

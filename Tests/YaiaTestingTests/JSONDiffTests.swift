@@ -55,18 +55,18 @@ struct SceneTestMiscTests {
     @Test("a handle reads as its index, service and op")
     func handle() {
         var test = SceneTest(JobsState())
-        test.send("run", payload: ["service": "clock", "op": "sleep"])
-        let sleep = test.receiveEffect(service: "clock", op: "sleep")
-        #expect(sleep.description == "#0 clock.sleep")
-        test.resolve(sleep, with: .success(.null)) { $0.log = [["ok": true, "result": .null]] }
+        test.send("run", payload: ["service": "timer", "op": "wait"])
+        let wait = test.receiveEffect(service: "timer", op: "wait")
+        #expect(wait.description == "#0 timer.wait")
+        test.resolve(wait, with: .success(.null)) { $0.log = [["ok": true, "result": .null]] }
         test.finish()
     }
 
     @Test("exhaustivity can be relaxed part way through a test")
     func relaxLater() {
         var test = SceneTest(JobsState())
-        test.send("run", payload: ["service": "clock", "op": "sleep"])
-        test.receiveEffect(service: "clock", op: "sleep")
+        test.send("run", payload: ["service": "timer", "op": "wait"])
+        test.receiveEffect(service: "timer", op: "wait")
         test.exhaustivity = .off
         // The effect is left in flight, which exhaustivity off allows.
         test.finish()

@@ -17,8 +17,7 @@
 **               is exact.
 **   requests    expect_ok(), expect_error(): run one request and check it;
 **               open_scene(), send_action().
-**   odds        fmt(), copy_span(), now_seconds(), sleep_ms(), env_or(),
-**               plugin_path(), read_file().
+**   odds        fmt(), copy_span(), env_or(), plugin_path(), read_file().
 **   scenes      examples_pack(), with_examples(), examples_runtime():
 **               libyaia.so carries no scenes; the example scenes are in
 **               the examples pack (YAIA_EXAMPLES_PACK, which the Makefile
@@ -40,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "yaia.h"
@@ -335,21 +333,7 @@ static inline char *send_action(yaia_runtime *rt, int64_t scene, const char *act
     return yaia_send(rt, scene, action);
 }
 
-/* ================================================================ time, environment, files */
-
-static inline double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static inline void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
+/* ================================================================ environment, files */
 
 /* The environment variable name, or fallback when it is unset or empty. */
 static inline const char *env_or(const char *name, const char *fallback)

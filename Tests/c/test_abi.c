@@ -16,12 +16,14 @@
 ** Responses are canonical (sorted keys, no spaces), so substring checks on
 ** them are exact: "\"code\":\"unknown_op\"" can only mean that code.
 */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 
 #include <dirent.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 
@@ -894,8 +896,12 @@ static void test_login_plugin(void)
         char *sub = yaia_send(busy, scene, "{\"type\":\"submit\"}");
         rounds_ok += sub && strstr(sub, "\"status\":\"running\"") != NULL;
         yaia_free(sub);
+        /* Free at once, after yielding to the worker, or after its outcome:
+        ** the race, and both of its ends. */
+        if (round % 5 == 3)
+            sched_yield();
         if (round % 5 == 4)
-            sleep_ms(1); /* sometimes let the worker get going first */
+            yaia_free(receive(busy, "login: the outcome before the free"));
         yaia_runtime_free(busy);
     }
     check(rounds_ok == 25, "login: 25 runtimes freed with a login in flight, without hang or crash (%d ran)",
@@ -1070,7 +1076,7 @@ static void test_plugin_loading(void)
 
 typedef enum {
     COMPLETE_NOW,    /* completes inside perform() */
-    COMPLETE_THREAD, /* completes from a thread of its own, ~10 ms later */
+    COMPLETE_THREAD, /* completes from a thread of its own, once the test says go */
     FAIL_NOW,        /* fails inside perform() */
     BAD_JSON,        /* completes with text that is not JSON */
     TWICE,           /* completes twice inside perform() */
@@ -1087,6 +1093,8 @@ typedef struct {
     char op[32], args[256];
     pthread_t thread;
     int thread_started;
+    pthread_cond_t go_changed; /* COMPLETE_THREAD: go was set */
+    int go;
 } host_svc;
 
 static void host_svc_init(host_svc *s, svc_mode mode, const char *result)
@@ -1096,13 +1104,24 @@ static void host_svc_init(host_svc *s, svc_mode mode, const char *result)
     s->result = result;
     s->rc_first = s->rc_second = -1;
     pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->go_changed, NULL);
+}
+
+/* COMPLETE_THREAD: lets the completing thread go. */
+static void host_svc_go(host_svc *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->go = 1;
+    pthread_cond_broadcast(&s->go_changed);
+    pthread_mutex_unlock(&s->lock);
 }
 
 static void *complete_later(void *arg)
 {
     host_svc *s = arg;
-    sleep_ms(10);
     pthread_mutex_lock(&s->lock);
+    while (!s->go)
+        pthread_cond_wait(&s->go_changed, &s->lock);
     yaia_call *call = s->held;
     pthread_mutex_unlock(&s->lock);
     int rc = yaia_call_complete(call, s->result);
@@ -1231,7 +1250,7 @@ static void test_host_services(void)
           "feed (sync): completing a completed call is YAIA_ERR_STALE");
     check(yaia_call_fail(s.held, "{\"message\":\"x\"}") == YAIA_ERR_STALE,
           "feed (sync): failing a completed call is YAIA_ERR_STALE");
-    r = yaia_receive(rt, 0.05);
+    r = yaia_receive(rt, 0);
     check(r == NULL, "feed (sync): a stale completion queues nothing (got %s)", r ? r : "NULL");
     yaia_free(r);
     expect_ok(rt, "{\"op\":\"services\"}", "services lists a host service without plugin",
@@ -1308,6 +1327,10 @@ static void test_host_services(void)
     rt = feed_runtime(&s, &sid, &load, "feed (thread)");
     check_has(load, "feed (thread): load is running", "\"status\":\"running\"", (const char *)NULL);
     yaia_free(load);
+    r = yaia_receive(rt, 0);
+    check(r == NULL, "feed (thread): nothing is queued before the thread completes (got %s)", r ? r : "NULL");
+    yaia_free(r);
+    host_svc_go(&s); /* after yaia_send returned, so after perform() did */
     r = receive(rt, "feed (thread) outcome");
     check_has(r, "feed (thread): a completion from another thread arrives as an update",
               "\"event\":\"update\"", "\"items\":[\"late\"]", "\"isLoading\":false", (const char *)NULL);
@@ -1353,7 +1376,7 @@ static void test_host_services(void)
     r = receive(rt, "feed (twice) outcome");
     check_has(r, "feed (twice): the first completion wins", "\"items\":[\"first\"]", (const char *)NULL);
     yaia_free(r);
-    r = yaia_receive(rt, 0.05);
+    r = yaia_receive(rt, 0);
     check(r == NULL, "feed (twice): the second completion queues nothing (got %s)", r ? r : "NULL");
     yaia_free(r);
     yaia_runtime_free(rt);
@@ -1401,7 +1424,7 @@ static void test_host_services(void)
     check(s.cancels == 1, "hold: closing the scene calls cancel() once (got %d)", s.cancels);
     check(yaia_call_complete(held, "{\"user\":null}") == YAIA_ERR_STALE,
           "hold: completing a cancelled call is YAIA_ERR_STALE");
-    r = yaia_receive(rt, 0.05);
+    r = yaia_receive(rt, 0);
     check(r == NULL, "hold: a cancelled call queues nothing (got %s)", r ? r : "NULL");
     yaia_free(r);
 
@@ -1566,45 +1589,74 @@ static void test_handles(void)
 
 typedef struct {
     yaia_runtime *rt;
+    double timeout;
+    pid_t tid;
     char *result;
     int returned;
-    double elapsed;
 } receiver;
 
-static void *receive_forever(void *arg)
+static void *receive_main(void *arg)
 {
     receiver *w = arg;
-    double t0 = now_seconds();
-    w->result = yaia_receive(w->rt, -1);
-    w->elapsed = now_seconds() - t0;
-    w->returned = 1;
+    __atomic_store_n(&w->tid, gettid(), __ATOMIC_SEQ_CST);
+    w->result = yaia_receive(w->rt, w->timeout);
+    __atomic_store_n(&w->returned, 1, __ATOMIC_SEQ_CST);
     return NULL;
+}
+
+/* Waits until the receiving thread is blocked in a futex wait (Linux: state S
+** and system call futex in /proc), which is where a yaia_receive without
+** an event blocks, or until it returned; true when it is blocked. A receiver
+** that never gets there is a hang, which the section's alarm reports. */
+static int receiver_blocked(receiver *w)
+{
+    set_current("waiting for the receiving thread to block in yaia_receive");
+    for (;;) {
+        pid_t tid = __atomic_load_n(&w->tid, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&w->returned, __ATOMIC_SEQ_CST))
+            return 0;
+        if (tid) {
+            char path[64], text[512];
+            snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+            FILE *f = fopen(path, "r");
+            size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+            if (f)
+                fclose(f);
+            text[n] = '\0';
+            const char *state = strrchr(text, ')');
+            long call = -1;
+            snprintf(path, sizeof path, "/proc/self/task/%d/syscall", (int)tid);
+            f = fopen(path, "r");
+            if (f) {
+                if (fscanf(f, "%ld", &call) != 1)
+                    call = -1;
+                fclose(f);
+            }
+            if (state && state[1] == ' ' && state[2] == 'S' && call == SYS_futex)
+                return 1;
+        }
+        sched_yield();
+    }
 }
 
 static void test_receive(void)
 {
     section("receive");
     yaia_runtime *rt = yaia_runtime_new(NULL, NULL);
-    double t0 = now_seconds();
     char *r = yaia_receive(rt, 0);
-    check(r == NULL && now_seconds() - t0 < 0.5, "yaia_receive(rt, 0) on an empty queue returns NULL at once");
+    check(r == NULL, "yaia_receive(rt, 0) on an empty queue returns NULL");
     yaia_free(r);
-    t0 = now_seconds();
-    r = yaia_receive(rt, 0.1);
-    double waited = now_seconds() - t0;
-    check(r == NULL && waited >= 0.08 && waited < 3.0,
-          "yaia_receive(rt, 0.1) waits about 0.1 s, then NULL (waited %.3f s)", waited);
+    r = yaia_receive(rt, 0.01);
+    check(r == NULL, "yaia_receive(rt, 0.01) on an empty queue returns NULL when its time is up");
     yaia_free(r);
-    t0 = now_seconds();
     r = yaia_receive(rt, NAN);
-    check(r == NULL && now_seconds() - t0 < 0.5, "yaia_receive(rt, NaN) counts as 0");
+    check(r == NULL, "yaia_receive(rt, NaN) counts as 0");
     yaia_free(r);
 
-    receiver w = {rt, NULL, 0, 0};
+    receiver w = {rt, -1, 0, NULL, 0};
     pthread_t thread;
-    if (check(pthread_create(&thread, NULL, receive_forever, &w) == 0, "receive: start a waiting thread")) {
-        sleep_ms(100);
-        check(!w.returned, "yaia_receive(rt, -1) waits while nothing arrives");
+    if (check(pthread_create(&thread, NULL, receive_main, &w) == 0, "receive: start a waiting thread")) {
+        check(receiver_blocked(&w), "yaia_receive(rt, -1) blocks while nothing arrives");
         set_current("yaia_runtime_free must wake yaia_receive(rt, -1)");
         yaia_runtime_free(rt);
         pthread_join(thread, NULL);
@@ -1614,6 +1666,27 @@ static void test_receive(void)
     } else {
         yaia_runtime_free(rt);
     }
+
+    /* A receive with a time-out blocks too, and an event wakes it. */
+    host_svc s;
+    host_svc_init(&s, COMPLETE_NOW, "{\"items\":[\"woken\"]}");
+    int64_t sid;
+    char *load;
+    rt = feed_runtime(&s, &sid, &load, "receive (timed)");
+    if (!check(rt != NULL, "receive (timed): runtime"))
+        return;
+    yaia_free(load);
+    yaia_free(yaia_receive(rt, 0)); /* the first load's outcome */
+    receiver timed = {rt, 60, 0, NULL, 0};
+    if (check(pthread_create(&thread, NULL, receive_main, &timed) == 0, "receive (timed): start a waiting thread")) {
+        check(receiver_blocked(&timed), "yaia_receive(rt, 60) blocks while nothing arrives");
+        send_ok(rt, sid, "{\"type\":\"load\"}", "receive (timed): load again");
+        pthread_join(thread, NULL);
+        check_has(timed.result, "receive (timed): the event wakes the waiting yaia_receive", "\"event\":\"update\"",
+                  "\"items\":[\"woken\"]", (const char *)NULL);
+        yaia_free(timed.result);
+    }
+    yaia_runtime_free(rt);
 }
 
 /* =================================================== 11. concurrency */

@@ -393,7 +393,8 @@ static const struct {
     {"tl_describe", "string(int8, uint8, int16, uint16, int32, uint32, int64, uint64, bool, size_t, "
                     "float, double, float, double, float, double, float, double, float, double)"},
     {"tl_thread", "uint64()"},
-    {"tl_sleep_ms", "int32(int32)"},
+    {"tl_wait", "int32(int32)"},
+    {"tl_release", "int64(int64)"},
 };
 
 /* {"op":"bind","service":"t",...} for the whole test library; string!
@@ -1546,9 +1547,28 @@ static void test_scene(void)
     check(has(ev, "{\"ok\":true,\"result\":907060870}]"), "jobs: crc32 via base64 -- got %s", shorten(ev));
     yaia_free(ev);
 
-    /* The blocking binding runs on a worker: the outcome arrives from there. */
-    ev = run_job(rt, scene, "{\"service\":\"t\",\"op\":\"tl_sleep_ms\",\"args\":[20]}", "jobs blocking t.tl_sleep_ms");
-    check(has(ev, "{\"ok\":true,\"result\":20}]"), "jobs: blocking call's result -- got %s", shorten(ev));
+    /* The blocking binding runs on a worker: the send returns while the call
+    ** waits at the test library's gate, and the outcome arrives from there
+    ** once the test opens it. */
+    req = fmt("{\"op\":\"send\",\"scene\":%lld,\"action\":{\"type\":\"run\",\"payload\":"
+              "{\"service\":\"t\",\"op\":\"tl_wait\",\"args\":[20]}}}", scene);
+    r = execute(rt, req);
+    free(req);
+    check(has(r, "\"status\":\"running\""), "jobs: a blocking call held at the gate does not hold up the send -- got %s",
+          shorten(r));
+    long long held = int_of(r, "id");
+    yaia_free(r);
+    r = yaia_receive(rt, 0);
+    check(r == NULL, "jobs: no outcome while the blocking call waits -- got %s", shorten(r));
+    yaia_free(r);
+    char *left = result_of(rt, "t", "tl_release", "[1]");
+    check(left && strcmp(left, "1") == 0, "jobs: the gate opens for one call -- got %s", shorten(left));
+    free(left);
+    ev = receive(rt, "jobs blocking t.tl_wait");
+    char *want = fmt("\"effect\":%lld,", held);
+    check(has(ev, want) && has(ev, "{\"ok\":true,\"result\":20}]"), "jobs: blocking call's result -- got %s",
+          shorten(ev));
+    free(want);
     yaia_free(ev);
     ev = run_job(rt, scene, "{\"service\":\"t\",\"op\":\"tl_dup\",\"args\":[\"from a worker\"]}", "jobs blocking t.tl_dup");
     check(has(ev, "{\"ok\":true,\"result\":\"from a worker\"}]"), "jobs: blocking string! result -- got %s", shorten(ev));
@@ -1717,9 +1737,11 @@ static void test_typed_plugin(yaia_runtime *rt)
     free(inl);
     free(wrk);
     free(self);
-    expect_result(rt, "calc_slow", "sleep", "[15]", "15");
+    expect_result(rt, "calc", "release", "[1]", "1");
+    expect_result(rt, "calc_slow", "wait", "[15]", "15");
+    expect_result(rt, "calc", "release", "[0]", "0");
     expect_double(rt, "calc_slow", "add", "[1,2]", 3.0);
-    expect_bad_argument(rt, "calc_slow", "sleep", "[2147483648]", 0);
+    expect_bad_argument(rt, "calc_slow", "wait", "[2147483648]", 0);
 
     /* Entries larger than yaia_function: the host steps by their size. */
     expect_double(rt, "calc_v2", "mul", "[3,4]", 12.0);

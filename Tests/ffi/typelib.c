@@ -454,10 +454,33 @@ API double tl_bench_cos(int64_t n)
 /* uint64(): the calling thread, to tell inline calls from the worker pool */
 API uint64_t tl_thread(void) { return (uint64_t)pthread_self(); }
 
-/* int32(int32): sleeps ms milliseconds, returns ms */
-API int32_t tl_sleep_ms(int32_t ms)
+/* A gate for blocking calls the test holds up: tl_wait blocks until
+** tl_release lets it through, so a test knows the call is under way
+** instead of hoping a pause is long enough. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_opened = PTHREAD_COND_INITIALIZER;
+static int64_t gate_permits;
+
+/* int32(int32): waits for a permit from tl_release, returns v */
+API int32_t tl_wait(int32_t v)
 {
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-    return ms;
+    pthread_mutex_lock(&gate_lock);
+    while (gate_permits == 0)
+        pthread_cond_wait(&gate_opened, &gate_lock);
+    gate_permits--;
+    pthread_mutex_unlock(&gate_lock);
+    return v;
+}
+
+/* int64(int64): lets n more tl_wait calls through (n < 0 counts as 0);
+** returns the permits not yet taken */
+API int64_t tl_release(int64_t n)
+{
+    pthread_mutex_lock(&gate_lock);
+    if (n > 0)
+        gate_permits += n;
+    int64_t left = gate_permits;
+    pthread_cond_broadcast(&gate_opened);
+    pthread_mutex_unlock(&gate_lock);
+    return left;
 }

@@ -27,6 +27,7 @@
 
 #include <dirent.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,11 +205,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         p += len + 1;
     }
     yaia_runtime_free(rt);
-    /* A runtime's threads (the journal's, the pool's) end on their own once
-    ** it is freed; a leak check while one is ending misses what it still
-    ** holds. Wait for them, a little. */
-    for (int i = 0; i < 200 && thread_count() > threads; i++)
-        usleep(500);
+    /* A runtime's threads (the journal's, the pool's, the timer's) end on
+    ** their own once it is freed; a leak check while one is ending misses
+    ** what it still holds. Wait until they have ended: one that never does
+    ** outlives its runtime, and libFuzzer's -timeout reports the input. */
+    while (thread_count() > threads)
+        sched_yield();
     empty_work_dir();
     return 0;
 }

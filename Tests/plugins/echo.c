@@ -8,8 +8,8 @@
 **               {"code": "bad_result", ...} (delivered as the catch action)
 **   op "twice"  completes with args, then again: the second must answer
 **               YAIA_ERR_STALE and change nothing
-**   op "later"  completes with result = args from another thread, ~10 ms
-**               after perform() returned
+**   op "later"  completes with result = args from a thread of the plugin's
+**               own, which takes the call as soon as perform() hands it over
 **   other ops   fail with {"message": "unknown op NAME"}
 **
 ** A completion answering anything but the expected code is logged at error
@@ -22,17 +22,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "yaia_plugin.h"
 #include "../../Examples/plugins/common/plugin_util.h"
 
-#define LATER_MS 10
-
 typedef struct later {
     struct later *next;
     yaia_call *call;
-    struct timespec due;
     char *args;
 } later;
 
@@ -46,7 +42,7 @@ typedef struct echo_service {
 
     pthread_mutex_t lock;
     pthread_cond_t wake;
-    later *head, *tail; /* due times only grow, so FIFO order is due order */
+    later *head, *tail; /* completed in the order performed */
     int stopping;
     pthread_t worker;
 } echo_service;
@@ -77,13 +73,6 @@ static void fail_unknown_op(echo_service *svc, yaia_call *call, const char *op)
     free(msg);
 }
 
-static int is_due(const struct timespec *due)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    return now.tv_sec > due->tv_sec || (now.tv_sec == due->tv_sec && now.tv_nsec >= due->tv_nsec);
-}
-
 static void *worker_main(void *arg)
 {
     echo_service *svc = arg;
@@ -91,11 +80,6 @@ static void *worker_main(void *arg)
     while (!svc->stopping) {
         if (!svc->head) {
             pthread_cond_wait(&svc->wake, &svc->lock);
-            continue;
-        }
-        if (!is_due(&svc->head->due)) {
-            /* Re-check on any return: the head may have been cancelled. */
-            pthread_cond_timedwait(&svc->wake, &svc->lock, &svc->head->due);
             continue;
         }
         later *job = svc->head;
@@ -128,13 +112,6 @@ static void schedule_later(echo_service *svc, yaia_call *call, const char *args)
     }
     job->call = call;
     job->args = copy;
-    /* CLOCK_REALTIME: the clock pthread_cond_timedwait() uses by default. */
-    clock_gettime(CLOCK_REALTIME, &job->due);
-    job->due.tv_nsec += LATER_MS * 1000000L;
-    if (job->due.tv_nsec >= 1000000000L) {
-        job->due.tv_sec++;
-        job->due.tv_nsec -= 1000000000L;
-    }
     pthread_mutex_lock(&svc->lock);
     if (svc->tail)
         svc->tail->next = job;
@@ -185,7 +162,6 @@ static void echo_cancel(void *ctx, yaia_call *call)
             svc->tail = prev;
         free(job->args);
         free(job);
-        pthread_cond_signal(&svc->wake); /* the worker may be waiting on it */
         break;
     }
     pthread_mutex_unlock(&svc->lock);

@@ -11,12 +11,15 @@
 **     frees        int64()               of those, freed through calc_free
 **     bad_frees    int64()               calc_free calls on anything else
 **     thread       uint64()              pthread_self() of the calling thread
+**     release      int64(int64)          lets n more calc_slow.wait calls
+**                                        through; returns the permits left
 **     stats        int32(bytes, len size_t, out uint64, out double)
 **                                        byte sum and mean; returns the count
 **
 **   service "calc_slow" (YAIA_SERVICE_BLOCKING: called on the worker pool)
 **     thread       uint64()
-**     sleep        int32(int32)          sleeps ms milliseconds, returns ms
+**     wait         int32(int32)          blocks until calc.release lets it
+**                                        through, returns its argument
 **     add          double(double, double)
 **
 **   service "calc_v2": its yaia_function entries are embedded in a larger
@@ -33,7 +36,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "yaia_plugin.h"
 
@@ -118,11 +120,30 @@ static int32_t stats(const void *data, size_t n, uint64_t *sum, double *mean)
     return (int32_t)n;
 }
 
-static int32_t sleep_ms(int32_t ms)
+/* A gate a test holds blocking calls at, instead of timing them. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_opened = PTHREAD_COND_INITIALIZER;
+static int64_t permits;
+
+static int32_t wait_for_permit(int32_t v)
 {
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-    return ms;
+    pthread_mutex_lock(&gate_lock);
+    while (permits == 0)
+        pthread_cond_wait(&gate_opened, &gate_lock);
+    permits--;
+    pthread_mutex_unlock(&gate_lock);
+    return v;
+}
+
+static int64_t release(int64_t n)
+{
+    pthread_mutex_lock(&gate_lock);
+    if (n > 0)
+        permits += n;
+    int64_t left = permits;
+    pthread_cond_broadcast(&gate_opened);
+    pthread_mutex_unlock(&gate_lock);
+    return left;
 }
 
 static double mul(double a, double b) { return a * b; }
@@ -138,12 +159,13 @@ static const yaia_function calc[] = {
     {sizeof(yaia_function), "frees", "int64()", FN(get_frees), NULL},
     {sizeof(yaia_function), "bad_frees", "int64(void)", FN(get_bad_frees), NULL},
     {sizeof(yaia_function), "thread", "uint64()", FN(thread), NULL},
+    {sizeof(yaia_function), "release", "int64(int64)", FN(release), NULL},
     {sizeof(yaia_function), "stats", "int32(bytes, len size_t, out uint64, out double)", FN(stats), NULL},
 };
 
 static const yaia_function calc_slow[] = {
     {sizeof(yaia_function), "thread", "uint64()", FN(thread), NULL},
-    {sizeof(yaia_function), "sleep", "int32(int32)", FN(sleep_ms), NULL},
+    {sizeof(yaia_function), "wait", "int32(int32)", FN(wait_for_permit), NULL},
     {sizeof(yaia_function), "add", "double(double,double)", FN(add), NULL},
 };
 

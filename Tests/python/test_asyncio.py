@@ -7,23 +7,30 @@ import threading
 from typing import List, Optional
 
 import yaia
+from conftest import WAIT
 
 
 def test_next_update_wakes_when_a_service_completes_later(rt: yaia.Runtime) -> None:
     calls: List[yaia.Call] = []
-
-    def feed(call: yaia.Call) -> None:
-        calls.append(call)
-        threading.Timer(0.05, lambda: call.complete({"items": ["a", "b"]})).start()
-
-    rt.add_service("feed", feed, deferred=True)
+    rt.add_service("feed", calls.append, deferred=True)
     scene = rt.open("example/feed")
+    completers: List[threading.Thread] = []
+
+    def complete_from_a_thread() -> None:
+        (call,) = calls
+        completers.append(threading.Thread(target=call.complete, args=({"items": ["a", "b"]},)))
+        completers[0].start()
 
     async def main() -> Optional[yaia.Update]:
         scene.send("load")
-        return await rt.next_update(timeout=5)
+        waiting = asyncio.ensure_future(rt.next_update(timeout=WAIT))
+        # Runs once the task has started and awaits the notifier: the
+        # completion comes while next_update waits.
+        asyncio.get_running_loop().call_soon(complete_from_a_thread)
+        return await waiting
 
     update = asyncio.run(main())
+    completers[0].join()
     assert update is not None
     assert update.event == "update"
     assert update.view_model == {"error": None, "isLoading": False, "items": ["a", "b"]}

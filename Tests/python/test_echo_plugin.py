@@ -17,7 +17,6 @@ but the code yaia.h promises, so each test also checks that log.
 from __future__ import annotations
 
 import ctypes
-import sys
 import threading
 from typing import Any, Callable, Iterator, List, Tuple
 
@@ -71,12 +70,20 @@ class Offer(ctypes.Structure):
 
 
 class Echo:
-    """echo.so's service, set up by this test and served as "auth" through a forwarder."""
+    """echo.so's service, set up by this test and served as "auth" through a forwarder.
+
+    Every completion the plugin makes passes ``gate`` (open unless a test
+    shuts it) on its way to the library: a test holds a completion from
+    echo's own thread there (``arrived`` is set) while it changes what the
+    completion will meet."""
 
     def __init__(self, library: ctypes.CDLL, path: str) -> None:
         self.logs: List[Tuple[int, str]] = []
         self.returns: List[Tuple[str, int]] = []
         self.returned = threading.Event()
+        self.gate = threading.Event()
+        self.gate.set()
+        self.arrived = threading.Event()
         self.registered: List[ffi.YaiaService] = []
         self.op = b"echo"
         self.args = b"null"
@@ -90,6 +97,8 @@ class Echo:
 
         def recorder(name: str, fn: Any) -> Any:
             def call(pointer: Any, text: bytes) -> int:
+                self.arrived.set()
+                self.gate.wait(WAIT)
                 rc: int = fn(pointer, text)
                 self.returns.append((name, rc))
                 self.returned.set()
@@ -135,6 +144,7 @@ class Echo:
         assert text is not None and ffi.decode(text)["ok"] is True
 
     def release(self) -> None:
+        self.gate.set()
         if self.service.release:
             self.service.release(self.service.ctx)  # joins echo's worker thread
 
@@ -205,7 +215,7 @@ def test_bad_json_result_fails_the_call(echo_rt: yaia.Runtime, echo: Echo) -> No
 def test_twice_delivers_once(echo_rt: yaia.Runtime, echo: Echo) -> None:
     event = submit(echo_rt, echo, "twice", {"user": 1})
     assert event.routes == [{"args": {"user": 1}, "push": "example/home"}]
-    assert echo_rt.receive(timeout=0.2) is None
+    assert echo_rt.receive() is None  # both completions ran inside perform(), within the send
     assert echo.returns == [("complete", ffi.YAIA_OK), ("complete", ffi.YAIA_ERR_STALE)]
     assert echo.errors() == []
 
@@ -229,15 +239,11 @@ def test_later_then_runtime_freed(echo: Echo, examples_pack: str) -> None:
     echo.serve(runtime)
     echo.op, echo.args = b"later", b'{"user":1}'
     scene = login_ready(runtime)
-    # The completion comes ~10 ms after perform() and needs the GIL to reach
-    # the library (through the recorder): keep the GIL from submit to close.
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1.0)
-    try:
-        scene.send("submit")
-        runtime.close()
-    finally:
-        sys.setswitchinterval(interval)
+    echo.gate.clear()  # echo's thread completes only once the runtime is gone
+    scene.send("submit")
+    assert echo.arrived.wait(WAIT)
+    runtime.close()
+    echo.gate.set()
     assert echo.returned.wait(WAIT)
     assert echo.returns == [("complete", ffi.YAIA_ERR_STALE)]  # not delivered, no crash
     assert echo.errors() == []
@@ -276,11 +282,33 @@ def test_perform_twice_and_later(loaded: yaia.Runtime) -> None:
     assert loaded.perform("echo", "later", {"n": 3}) == {"n": 3}
 
 
-def test_perform_timeout(loaded: yaia.Runtime) -> None:
-    with pytest.raises(yaia.YaiaError) as info:
-        loaded.perform("echo", "later", 1, timeout=0.001)
-    assert info.value.code == "timeout"
-    assert loaded.perform("echo", "echo", "still works") == "still works"
+def test_perform_timeout(echo: Echo, examples_pack: str) -> None:
+    with yaia.Runtime(scenes=[examples_pack], clock="manual", **HOST) as runtime:
+        echo.serve(runtime)
+        echo.op, echo.args = b"later", b"1"
+        echo.gate.clear()  # echo's thread holds its completion until the time-out has passed
+        failures: List[yaia.YaiaError] = []
+
+        def perform() -> None:
+            try:
+                runtime.perform("auth", "x", timeout=3)
+            except yaia.YaiaError as error:
+                failures.append(error)
+
+        thread = threading.Thread(target=perform)
+        thread.start()
+        assert echo.arrived.wait(WAIT)  # the perform's deadline is set before the call is made
+        assert runtime.advance(2.5) == 2.5
+        assert thread.is_alive()
+        runtime.advance(0.5)
+        thread.join(WAIT)
+        assert [f.code for f in failures] == ["timeout"]
+        echo.gate.set()
+        assert echo.returned.wait(WAIT)
+        assert echo.returns == [("complete", ffi.YAIA_ERR_STALE)]  # too late: dropped
+        echo.op, echo.args = b"echo", b'"still works"'
+        assert runtime.perform("auth", "x") == "still works"
+        assert echo.errors() == []
 
 
 def test_perform_no_such_service(loaded: yaia.Runtime) -> None:
@@ -295,7 +323,7 @@ def test_perform_host_services(rt: yaia.Runtime) -> None:
     assert rt.perform("sync", "go", [1]) == {"op": "go", "args": [1]}
 
     def later(call: yaia.Call) -> None:
-        threading.Timer(0.01, call.complete, ({"late": call.args},)).start()
+        threading.Thread(target=call.complete, args=({"late": call.args},)).start()
 
     rt.add_service("deferred", later, deferred=True)
     assert rt.perform("deferred", "x", 5) == {"late": 5}

@@ -775,7 +775,8 @@ def test_services_listing(frt: yaia.Runtime, tl_path: str) -> None:
 def test_foreign_effect_from_a_scene(tl_path: str, examples_pack: str) -> None:
     with yaia.Runtime(scenes=[examples_pack],
                       config={"bind": [MATH, {"service": "slow", "library": tl_path, "blocking": True,
-                                              "ops": {"tl_sleep_ms": "int32(int32)", "tl_thread": "uint64()"}}]}, **HOST) as rt:
+                                              "ops": {"tl_wait": "int32(int32)", "tl_release": "int64(int64)",
+                                                      "tl_thread": "uint64()"}}]}, **HOST) as rt:
         jobs = rt.open("example/jobs")
         (effect,) = jobs.send("run", {"service": "math", "op": "pow", "args": [2, 10]}).effects
         assert effect.status == "running"
@@ -785,8 +786,14 @@ def test_foreign_effect_from_a_scene(tl_path: str, examples_pack: str) -> None:
         jobs.send("run", {"service": "math", "op": "pow", "args": [2, "x"]})
         failed = wait_event(rt).view_model["log"][-1]
         assert failed["ok"] is False and failed["error"]["code"] == "bad_argument" and failed["error"]["index"] == 1
-        jobs.send("run", {"service": "slow", "op": "tl_sleep_ms", "args": [20]})
-        assert wait_event(rt).view_model["log"][-1] == {"ok": True, "result": 20}
+        # A blocking call held at the test library's gate: the send returns
+        # while it waits on a worker, and its outcome comes once the gate opens.
+        (held,) = jobs.send("run", {"service": "slow", "op": "tl_wait", "args": [20]}).effects
+        assert held.status == "running"
+        assert rt.receive() is None
+        assert rt.perform("slow", "tl_release", [1]) == 1
+        event = wait_event(rt)
+        assert event.effect == held.id and event.view_model["log"][-1] == {"ok": True, "result": 20}
         # The blocking binding runs on a worker thread, not this one.
         assert rt.perform("slow", "tl_thread", []) != threading.get_ident()
 

@@ -9,7 +9,6 @@ import json
 import os
 import resource
 import signal
-import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Tuple
 
@@ -601,8 +600,9 @@ def test_perform_while_journaling_replays_identically(journal: Path, examples_pa
 
 
 def test_hundred_thousand_inputs(journal: Path, examples_pack: str) -> None:
+    """How long recording and replay take is measured by `make bench`
+    (Benchmarks/bench_journal.py); this checks that nothing is lost."""
     n = 100_000
-    started = time.monotonic()
     with yaia.Runtime(scenes=[examples_pack], journal=journal, **HOST) as rt:
         scene = rt.open(LOGIN)
         send = scene.send
@@ -610,14 +610,9 @@ def test_hundred_thousand_inputs(journal: Path, examples_pack: str) -> None:
             send("emailChanged", f"user{i}@example.com")
         assert scene.view_model["email"] == f"user{n - 1}@example.com"
         assert rt.journal(stop=True)["inputs"] == n + 1
-    recorded = time.monotonic()
-    result = yaia.replay(journal, scenes=[examples_pack])
-    replayed = time.monotonic()
-    assert result == yaia.ReplayResult(identical=True, inputs=n + 1)
+    assert yaia.replay(journal, scenes=[examples_pack]) == yaia.ReplayResult(identical=True, inputs=n + 1)
     with journal.open(encoding="utf-8") as f:
         assert sum(1 for _ in f) == n + 2
-    print(f"\n  100,000 inputs: recorded in {recorded - started:.2f} s, replayed in {replayed - recorded:.2f} s")
-    assert replayed - started < 60  # generous; about 2 s on a laptop
 
 
 # ---------------------------------------------------------------- inspection

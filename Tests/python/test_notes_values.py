@@ -4,7 +4,7 @@ values with yaia.testing.SceneTest over the built pack, libnotes.so.
 The Python twin of Examples/notes/Tests/NotesTests: the same walks, driven
 through libyaia.so's JSON C ABI in a runtime with no services and no
 plugins, so every effect stays pending as data until the test resolves it.
-No IO, no threads, no sleeps. Exhaustive throughout: each step's state
+No IO, no threads, no waiting. Exhaustive throughout: each step's state
 change, every effect and every route is asserted. Each scene also has
 deliberately wrong expectations, proving that SceneTest fails with an
 AssertionError whose message holds the diff line (JSON Pointer, expected

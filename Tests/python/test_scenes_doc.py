@@ -23,7 +23,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import List
@@ -129,9 +128,7 @@ def test_the_page_runs(cli: str, tmp_path: Path) -> None:
             script = scripts / f"{n}.py"
             script.write_text(block.text)
             command = [sys.executable, str(script)]
-        started = time.monotonic()
         done = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True, timeout=TIMEOUT)
-        print(f"{block.where}: {time.monotonic() - started:.1f} s")
         assert done.returncode == 0, (
             f"{block.where} failed ({done.returncode}) in {folder}:\n{block.text}\n"
             f"--- stdout\n{done.stdout[-4000:]}\n--- stderr\n{done.stderr[-4000:]}"

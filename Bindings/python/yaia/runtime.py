@@ -570,7 +570,10 @@ class Runtime(_Closeable):
     list of op names such as ``["snapshot", "restore"]``. Files those
     requests name must lie in one of the ``files`` directories. ``limits``
     sets the runtime's limits (``request_bytes``, ``depth``, ``events``,
-    ``scenes``, ``reentry``); :meth:`limits` reports them.
+    ``scenes``, ``reentry``); :meth:`limits` reports them. ``clock="manual"``
+    runs the runtime's deadlines (effect and perform time-outs) on a clock
+    that stands at 0 until :meth:`advance` moves it: time-outs are then
+    tested without waiting.
 
     A pack that cannot be loaded raises YaiaError with a ``scene_pack_*``
     code (or ``duplicate_scene``) at "/scenes/N", and no runtime is made.
@@ -594,6 +597,7 @@ class Runtime(_Closeable):
         allow: Union[str, Iterable[str], None] = None,
         files: Optional[Iterable[PathLike]] = None,
         limits: Optional[Mapping[str, int]] = None,
+        clock: Optional[str] = None,
     ) -> None:
         lib = ffi.load_library()
         self._lib = lib
@@ -612,6 +616,8 @@ class Runtime(_Closeable):
             keywords["limits"] = dict(limits)
         if workers is not None:
             keywords["workers"] = workers
+        if clock is not None:
+            keywords["clock"] = clock
         if inspect is not None:
             keywords["inspect"] = inspect
         if restore is not None:
@@ -994,6 +1000,15 @@ class Runtime(_Closeable):
         """``{"limits": {...}, "allow": {...}, "usage": {"events", "dropped", "scenes"}}``."""
         response = self.execute({"op": "limits"})
         return {k: response[k] for k in ("limits", "allow", "usage")}
+
+    def advance(self, seconds: float) -> float:
+        """Moves a manual clock (``Runtime(clock="manual")``) forward; the
+        time-outs it passes fire, their updates queued, before it returns.
+        Returns the clock's new time. YaiaError("not_permitted") on the
+        system clock."""
+        response = self.execute({"op": "advance", "seconds": seconds})
+        now: float = response["now"]
+        return now
 
     def services(self) -> List[Dict[str, Any]]:
         """The registered services: [{"name", "origin", "plugin"?}, ...]."""

@@ -340,8 +340,9 @@ class SceneTest:
 
     ``scene`` is the scene type ("example/login"). The test opens it in
     ``runtime``, or in a runtime of its own made with the scene packs
-    ``scenes`` (and no services, so that every effect stays pending for the
-    test to resolve; closed with the test). A ``runtime`` given must allow
+    ``scenes`` (no services, so that every effect stays pending for the
+    test to resolve, and a manual clock, so that no time-out fires by
+    itself; closed with the test). A ``runtime`` given must allow
     the ``snapshot`` op (``Runtime(allow=["snapshot"])``): the test reads the
     effects in flight from it. ``args`` are its open arguments;
     ``state`` opens it in that state instead, so that any starting point is
@@ -372,7 +373,7 @@ class SceneTest:
         #: With False, only what the test states is checked (see the module).
         self.exhaustive = exhaustive
         self._owns_runtime = runtime is None
-        self._runtime = Runtime(scenes=scenes, allow=["snapshot"]) if runtime is None else runtime
+        self._runtime = Runtime(scenes=scenes, allow=["snapshot"], clock="manual") if runtime is None else runtime
         self._records: List[_Record] = []
         self._routes: List[Any] = []
         self._closed = False

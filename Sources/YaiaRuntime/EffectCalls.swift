@@ -1,0 +1,292 @@
+import CYaia
+import YaiaCore
+
+/// The runtime's view of the world, as its state asks for it: the clock, the
+/// service holder and the catalog. Used only while the runtime's lock is held.
+struct ShellEnvironment: RuntimeEnvironment {
+    unowned(unsafe) let runtime: Runtime
+    var now: Double { runtime.clock.now }
+    func serves(_ service: String) -> Bool { runtime.services[service] != nil }
+    func openScene(_ name: String, args: JSON) throws(YaiaError) -> any LiveScene {
+        try runtime.sceneType(name).open(args: args)
+    }
+}
+
+/// The shell's side of a running effect: the service performing it, the
+/// call handle it was given, and the thread waiting for a direct call.
+/// Mutable fields are guarded by the runtime's lock.
+final class EffectCall: @unchecked Sendable {
+    let id: Int64
+    let service: ServiceEntry
+    var waiter: Waiter?
+    /// The call handle, once the service was asked to perform it.
+    var handle: UInt?
+
+    init(id: Int64, service: ServiceEntry) {
+        self.id = id
+        self.service = service
+    }
+}
+
+extension Runtime {
+    // MARK: applying inputs
+
+    /// Applies one input to `state` under `lock`: its events are queued
+    /// before the lock is let go (so events keep the order of inputs), the
+    /// rest of its steps go into `work`, for `run` (`offThread`: see `Work`).
+    func apply<T>(_ work: inout Work, offThread: Bool = false,
+                  _ body: (inout RuntimeState, ShellEnvironment, inout [RuntimeState.Step]) throws(YaiaError) -> T) throws(YaiaError) -> T {
+        if offThread { work.offThread = true }
+        return try lock.withLock { () throws(YaiaError) -> T in
+            var steps: [RuntimeState.Step] = []
+            let result = try body(&state, ShellEnvironment(runtime: self), &steps)
+            absorb(steps, into: &work)
+            return result
+        }
+    }
+
+    /// Takes the state's steps, under `lock`: events are queued now; calls
+    /// to start or withdraw, deadlines and answers go into `work`.
+    func absorb(_ steps: [RuntimeState.Step], into work: inout Work) {
+        for step in steps {
+            switch step {
+            case .effect(.start(let id)):
+                guard let record = state.effects[id], let service = services[record.effect.service] else { continue }
+                let call = EffectCall(id: id, service: service)
+                effectCalls[id] = call
+                work.items.launches.append((record.effect, call))
+            case .effect(.cancel(let id)):
+                if let call = effectCalls.removeValue(forKey: id) { work.items.cancels.append(call) }
+            case .effect(.arm(let id, let at)):
+                work.items.deadlines.append((id, at))
+            case .event(let event):
+                events.push(event)
+                work.notify = true
+            case .ended(let id):
+                effectCalls[id] = nil
+            case .answer(let id, let outcome):
+                guard let call = effectCalls.removeValue(forKey: id) else { continue }
+                if outcome == nil { work.items.cancels.append(call) }
+                if let waiter = call.waiter { work.items.answers.append((waiter, outcome)) }
+            case .warn(let message):
+                work.items.warnings.append(message)
+            }
+        }
+    }
+
+    // MARK: outcomes
+
+    /// The host's outcome for a pending effect. If the scene cannot read the
+    /// resulting action, the effect stays pending and the error is thrown.
+    public func resolve(effect id: Int64, outcome: Outcome) throws(YaiaError) -> JSON {
+        try input({ (work) throws(YaiaError) -> JSON in
+            try apply(&work) { (state, env, steps) throws(YaiaError) -> JSON in
+                var stacked = false
+                return try state.resolve(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
+            }
+        }, record: { r in (.outcome(effect: id, outcome), r) })
+    }
+
+    /// A service's outcome for a live effect: reduced now, its update
+    /// queued, and journaled. Outcomes of effects no longer live are dropped.
+    func finish(effectID: Int64, outcome: Outcome) {
+        _ = try? input({ (work) throws(YaiaError) -> JSON? in
+            try apply(&work, offThread: true) { (state, env, steps) -> JSON? in
+                var stacked = false
+                return state.complete(effect: effectID, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
+            }
+        }, record: { r in r.map { (.outcome(effect: effectID, outcome), $0) } })
+    }
+
+    /// A deadline may have passed: if effect `id`'s has on the clock now, its
+    /// call is withdrawn (the service told, a late completion made stale)
+    /// and its catch action told, journaled as its outcome.
+    func timedOut(_ id: Int64) {
+        var outcome = Outcome.success(.null)
+        _ = try? input({ (work) throws(YaiaError) -> JSON? in
+            try apply(&work, offThread: true) { (state, env, steps) -> JSON? in
+                var stacked = false
+                outcome = state.timeoutOutcome(id)
+                return state.timeOut(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
+            }
+        }, record: { r in r.map { (.outcome(effect: id, outcome), $0) } })
+    }
+
+    // MARK: direct calls
+
+    /// Performs one effect outside any scene and waits for its outcome, at
+    /// most its timeout (default `directTimeout` seconds) on the runtime's clock.
+    public static let directTimeout = 60.0
+
+    public func perform(_ effect: Effect) throws(YaiaError) -> JSON {
+        let waiter = Waiter()
+        let seconds = effect.timeout ?? Runtime.directTimeout
+        var deadline = 0.0
+        var work = Work()
+        let id = try lock.withLock { () throws(YaiaError) -> Int64 in
+            try checkRunning()
+            guard services[effect.service] != nil else {
+                throw YaiaError(.noSuchService, "no service named \"\(effect.service)\"", at: "/effect/service")
+            }
+            let now = clock.now
+            var (id, steps) = state.direct(effect, timeout: seconds, now: now)
+            deadline = now + seconds
+            // The caller's own thread keeps the deadline on the system clock:
+            // a timer thread's wake-up would cost more than most calls.
+            if !clock.isManual { steps.removeAll { if case .effect(.arm) = $0 { return true } else { return false } } }
+            absorb(steps, into: &work)
+            effectCalls[id]?.waiter = waiter
+            return id
+        }
+        run(work)
+        var outcome = waiter.wait(until: clock.isManual ? .infinity : deadline)
+        if outcome == nil {
+            timedOut(id)
+            outcome = waiter.wait(until: 0)
+        }
+        guard let outcome else {
+            throw YaiaError(.timeout, "\(effect.service).\(effect.op) did not complete within \(seconds) s")
+        }
+        switch outcome {
+        case .success(let result):
+            return ["ok": true, "result": result]
+        case .failure(let detail) where detail["code"] == "cancelled":
+            throw YaiaError(.badHandle, "the runtime was freed while \(effect.service).\(effect.op) was in flight")
+        case .failure(let detail):
+            // Failures the runtime itself reports keep their code.
+            var code = ErrorCode.serviceFailed
+            let own: Set<String> = [ErrorCode.timeout.rawValue, ErrorCode.badResult.rawValue, ErrorCode.badArgument.rawValue,
+                                    ErrorCode.limitExceeded.rawValue]
+            if case .string(let c)? = detail["code"], own.contains(c) {
+                code = ErrorCode(rawValue: c)
+            }
+            let message = detail["message"]?.stringValue ?? "\(effect.service).\(effect.op) failed"
+            var error = YaiaError(code, message).json.objectValue ?? [:]
+            if code == .limitExceeded { error["limit"] = detail["limit"] }
+            error["detail"] = detail
+            return ["ok": false, "error": .object(error)]
+        }
+    }
+
+    // MARK: side work, done outside every lock
+
+    /// What an input leaves to do once the lock is let go. Most inputs (a
+    /// send that emits no effect) leave nothing: the lists are made on demand.
+    struct Work {
+        final class Items {
+            var launches: [(Effect, EffectCall)] = []
+            var cancels: [EffectCall] = []
+            var deadlines: [(Int64, Double)] = []
+            var answers: [(Waiter, Outcome?)] = []
+            var warnings: [String] = []
+        }
+
+        fileprivate var made: Items?
+        var items: Items {
+            mutating get {
+                if let made { return made }
+                let items = Items()
+                made = items
+                return items
+            }
+        }
+        var notify = false
+        /// Set on the paths that end effects (completions, time-outs): their
+        /// launches go through the pool, so that perform() never runs inside
+        /// a service's own call_complete and cannot deadlock on its locks.
+        var offThread = false
+    }
+
+    /// Executes `work`. Deadlines are the state's data: on the system clock a
+    /// timer thread wakes at each; a manual clock fires them in `advance`. A
+    /// replaying runtime arms none: its outcomes, time-outs included, come
+    /// from the journal.
+    func run(_ work: Work) {
+        if let items = work.made {
+            for message in items.warnings { Log.write(.warning, "runtime", message) }
+            if !items.deadlines.isEmpty && !replaying && !clock.isManual {
+                let timers = timers()
+                for (id, deadline) in items.deadlines { timers.schedule(id, at: deadline) }
+            }
+            cancelCalls(items.cancels)
+            for (waiter, outcome) in items.answers {
+                if let outcome { waiter.deliver(outcome) } else { waiter.expire() }
+            }
+            for (effect, call) in items.launches { launch(effect, call, offThread: work.offThread) }
+        }
+        if work.notify { notify() }
+    }
+
+    private func timers() -> Timers {
+        lock.withLock { () -> Timers in
+            if let t = timerTable { return t }
+            let t = Timers { [weak self] id in self?.timedOut(id) }
+            timerTable = t
+            return t
+        }
+    }
+
+    /// Moves a manual clock forward by `seconds`; the deadlines it passes
+    /// fire, earliest first, before this returns. `not_permitted` on the
+    /// system clock.
+    public func advance(by seconds: Double) throws(YaiaError) -> JSON {
+        guard case .manual(let manual) = clock else {
+            throw YaiaError(.notPermitted, "advance moves a manual clock; this runtime runs on the system clock (config \"clock\": \"manual\")", at: "/op")
+        }
+        guard seconds.isFinite, seconds >= 0 else {
+            throw YaiaError(.badRequest, "\"seconds\" must be a finite number, 0 or more", at: "/seconds")
+        }
+        let now = manual.advance(by: seconds)
+        let due = lock.withLock { state.effects.due(at: now) }
+        for id in due { timedOut(id) }
+        return ["ok": true, "now": .double(now), "fired": .int(Int64(due.count))]
+    }
+
+    /// Hands a running effect to its service: inline, or on the pool if it blocks.
+    private func launch(_ effect: Effect, _ call: EffectCall, offThread: Bool) {
+        let id = call.id
+        let service = call.service
+        let handle = calls.insert(CallTarget(runtime: self, effectID: id, service: service))
+        let live = lock.withLock { () -> Bool in
+            guard effectCalls[id] === call else { return false }
+            call.handle = handle
+            return true
+        }
+        guard live else {
+            calls.remove(handle)
+            return
+        }
+        let reentry = limits.reentry
+        let perform: @Sendable () -> Void = { [weak self] in
+            guard let target = calls.get(handle), target.start() else { return }
+            // A service that calls back into the runtime from perform() and
+            // so performs again on this thread must not recurse without end.
+            guard cyaia_reentry_enter(Int32(reentry)) != 0 else {
+                guard calls.remove(handle) != nil else { return }
+                let error = YaiaError.limit("reentry", reentry, "\(effect.service).\(effect.op) was called from inside \(reentry) service calls on one thread")
+                self?.finish(effectID: id, outcome: .failure(error.json))
+                return
+            }
+            defer { cyaia_reentry_leave() }
+            if !service.perform(handle, op: effect.op, args: effect.args) {
+                calls.remove(handle)
+            }
+        }
+        if service.blocking || offThread {
+            if !pool.submit(perform) {
+                calls.remove(handle)
+                finish(effectID: id, outcome: .failure(["code": "internal", "message": "no worker thread could be started"]))
+            }
+        } else {
+            perform()
+        }
+    }
+
+    /// Withdraws the calls of ended effects; services that saw them are told.
+    func cancelCalls(_ ended: [EffectCall]) {
+        for call in ended {
+            guard let handle = lock.withLock({ call.handle }), let target = calls.remove(handle) else { continue }
+            if target.cancel() { target.service.cancel(handle) }
+        }
+    }
+}
