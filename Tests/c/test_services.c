@@ -1937,18 +1937,12 @@ static void expect_calls_error(yaia_runtime *rt, const char *op, const char *nee
     yaia_free(r);
 }
 
-/* Polls op "holding" until a hold job waits (the test waits on state). */
-static int wait_holding(yaia_runtime *rt)
+/* Returns once a hold job waits at the plugin's gate. */
+static void wait_holding(yaia_runtime *rt)
 {
-    double until = now_seconds() + T(5);
-    for (;;) {
-        char *r = perform(rt, "calls", "holding", NULL, NULL);
-        int holding = r && strstr(r, "\"holding\":true") != NULL;
-        yaia_free(r);
-        if (holding || now_seconds() > until)
-            return check(holding, "host API: a hold job is waiting");
-        sleep_ms(2);
-    }
+    char *r = perform(rt, "calls", "holding", NULL, NULL);
+    check_has(r, "host API: a hold job waits at the gate", "\"holding\":true", (const char *)NULL);
+    yaia_free(r);
 }
 
 static void test_host_api(void)
@@ -2064,7 +2058,7 @@ static void test_host_api(void)
     free(want);
     expect_calls(rt, "calls", "open", NULL, "{\"ok\":true,\"result\":{}}", "host API: open the gate");
     for (int i = 0; i <= SEQ; i++) {
-        char *r = next_event(rt, 5, "host API: the queued jobs' outcomes");
+        char *r = next_event(rt, "host API: the queued jobs' outcomes");
         check(r != NULL, "host API: outcome %d of %d arrives", i + 1, SEQ + 1);
         yaia_free(r);
     }
@@ -2084,7 +2078,7 @@ static void test_host_api(void)
                            (const char *)NULL));
     expect_calls(rt, "calls", "open", NULL, "{\"ok\":true,\"result\":{}}", "host API: open the gate again");
     for (int i = 0; i < 2; i++) {
-        char *r = next_event(rt, 5, "host API: the hold and drop outcomes");
+        char *r = next_event(rt, "host API: the hold and drop outcomes");
         check(r != NULL, "host API: outcome of %s arrives", i ? "drop" : "hold");
         yaia_free(r);
     }

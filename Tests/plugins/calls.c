@@ -29,7 +29,8 @@
 **     log      logs "calls: after setup" through the host handle of setup()
 **     where    in a job: {"inline": whether it ran on perform()'s thread}
 **     hold     a job that waits until op "open" opens the gate
-**     holding  {"holding": whether a hold job is waiting now}
+**     holding  blocks until a hold job waits at the gate, then answers
+**              {"holding": true} (the test's watchdog ends a wait that never ends)
 **     open     opens the gate (inline, not queued)
 **     seq      a job: {"n": args.n, "ran": its place in the order jobs ran,
 **              "during_hold": whether it ran while a hold job was waiting}
@@ -65,7 +66,7 @@ typedef struct {
     size_t count;
     yaia_queue *queue, *blocking_queue;
     pthread_mutex_t lock;
-    pthread_cond_t opened;
+    pthread_cond_t changed; /* the gate opened, or a hold job began to wait */
     int gate_open, holding, hold_done, ran;
     int services; /* registered and not yet released */
 } state;
@@ -228,8 +229,9 @@ static void hold(void *ctx, yaia_call *call)
     state *s = ctx;
     pthread_mutex_lock(&s->lock);
     s->holding = 1;
+    pthread_cond_broadcast(&s->changed);
     while (!s->gate_open)
-        pthread_cond_wait(&s->opened, &s->lock);
+        pthread_cond_wait(&s->changed, &s->lock);
     s->gate_open = 0;
     s->holding = 0;
     s->hold_done = 1;
@@ -325,14 +327,15 @@ static void perform(state *s, yaia_queue *queue, yaia_call *call, const char *op
         submit(s, queue, call, hold, s);
     } else if (is(op, "holding")) {
         pthread_mutex_lock(&s->lock);
-        int holding = s->holding;
+        while (!s->holding)
+            pthread_cond_wait(&s->changed, &s->lock);
         pthread_mutex_unlock(&s->lock);
-        api->result_bool(call, "holding", holding);
+        api->result_bool(call, "holding", 1);
         api->call_finish(call);
     } else if (is(op, "open")) {
         pthread_mutex_lock(&s->lock);
         s->gate_open = 1;
-        pthread_cond_broadcast(&s->opened);
+        pthread_cond_broadcast(&s->changed);
         pthread_mutex_unlock(&s->lock);
         api->call_finish(call);
     } else if (is(op, "seq")) {
@@ -368,7 +371,7 @@ static void calls_release(void *ctx)
         return;
     api->queue_free(s->queue);
     api->queue_free(s->blocking_queue);
-    pthread_cond_destroy(&s->opened);
+    pthread_cond_destroy(&s->changed);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
@@ -392,7 +395,7 @@ static int calls_setup(yaia_host *host, const yaia_host_api *host_api, const cha
     s->queue = api->queue_new();
     s->blocking_queue = api->queue_new();
     pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->opened, NULL);
+    pthread_cond_init(&s->changed, NULL);
     s->services = 2;
     yaia_service inline_service = {.size = sizeof inline_service, .name = "calls", .ctx = s,
                                    .perform = calls_perform, .release = calls_release};
