@@ -2068,12 +2068,12 @@ static void test_host_api(void)
 
     /* queue_free: waiting jobs fail as cancelled, the running one is waited for. */
     sid = open_scene(rt, "example/jobs", "host API: open jobs again");
-    long long held = run_expect(rt, sid, "{\"service\":\"calls\",\"op\":\"hold\"}", "running", "host API: hold again");
+    run_expect(rt, sid, "{\"service\":\"calls\",\"op\":\"hold\"}", "running", "host API: hold again");
     wait_holding(rt);
     long long waiting = run_expect(rt, sid, "{\"service\":\"calls\",\"op\":\"seq\",\"args\":{\"n\":99}}", "running",
                                    "host API: a job waiting behind it");
-    long long dropper = run_expect(rt, sid, "{\"service\":\"calls_blocking\",\"op\":\"drop\"}", "running",
-                                   "host API: drop frees the queue (on a worker thread)");
+    run_expect(rt, sid, "{\"service\":\"calls_blocking\",\"op\":\"drop\"}", "running",
+               "host API: drop frees the queue (on a worker thread)");
     yaia_free(expect_event(rt, waiting, "host API: the waiting job's call fails as cancelled", "\"code\":\"cancelled\"",
                            (const char *)NULL));
     expect_calls(rt, "calls", "open", NULL, "{\"ok\":true,\"result\":{}}", "host API: open the gate again");
@@ -2087,8 +2087,6 @@ static void test_host_api(void)
     check(strstr(log, "{\"ok\":true,\"result\":{\"done_before_return\":true,\"submit_after\":2}}") != NULL,
           "host API: queue_free returned after the running job, and the freed queue answers YAIA_ERR_STALE -- %s", log);
     free(log);
-    (void)held;
-    (void)dropper;
     expect_calls(rt, "calls", "read_queued", "{\"as\":\"type\"}", "{\"ok\":true,\"result\":{\"rc\":6}}",
                  "host API: a new queue serves after the old was freed");
     yaia_runtime_free(rt);
