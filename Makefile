@@ -105,7 +105,7 @@ PLUGIN_CFLAGS := $(CWARN) $(CFLAGS) $(CINC) -fPIC -shared -fvisibility=hidden
 
 $(PLUGINS)/auth.so: Examples/plugins/auth/auth.c Examples/plugins/common/plugin_util.h Include/yaia_plugin.h
 	@mkdir -p $(PLUGINS)
-	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lpthread
+	$(CC) $(PLUGIN_CFLAGS) -o $@ $<
 
 # Purpose-built plugins for the loader's failure paths (Tests/plugins/*.c).
 TEST_PLUGIN_SRC := $(wildcard Tests/plugins/*.c)
@@ -118,7 +118,7 @@ $(TESTPLUG)/%.so: Tests/plugins/%.c Tests/c/gate.h Examples/plugins/common/plugi
 # The store example: SQLite through Debian's libsqlite3-dev.
 $(PLUGINS)/store.so: Examples/plugins/store/store.c Examples/plugins/common/plugin_util.h Include/yaia_plugin.h
 	@mkdir -p $(PLUGINS)
-	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lsqlite3 -lpthread
+	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lsqlite3
 
 plugins: $(PLUGINS)/auth.so $(PLUGINS)/store.so
 

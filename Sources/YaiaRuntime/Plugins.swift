@@ -29,10 +29,25 @@ final class LoadSession: @unchecked Sendable {
     /// A registration refused during setup fails the whole load.
     var refusal: YaiaError?
     let taken: Set<String>
+    /// The plugin's config, read through setup_config().
+    let config: CallData
 
-    init(pluginName: String, taken: Set<String>) {
+    init(pluginName: String, taken: Set<String>, config: JSON) {
         self.pluginName = pluginName
         self.taken = taken
+        self.config = CallData(op: "", args: config, blocking: false, limits: Limits())
+    }
+
+    func setError(_ message: String) {
+        lock.withLock { if active { error = message } }
+    }
+
+    /// setup() returned: nothing more is registered.
+    func end() -> (staged: [ServiceEntry], error: String?, refusal: YaiaError?) {
+        lock.withLock {
+            active = false
+            return (staged, error, refusal)
+        }
     }
 
     /// Registers a service made during setup(); a refusal fails the whole load.
@@ -54,6 +69,70 @@ final class LoadSession: @unchecked Sendable {
         }
     }
 }
+
+/// The `yaia_host *` handles. A session is held only while its setup()
+/// runs; the plugin's name outlives it, so that log() still names the
+/// plugin afterwards. A handle is name << 36 | serial << 4 | tag: one name
+/// entry per plugin name, however often it is loaded.
+final class PluginHosts: @unchecked Sendable {
+    static let tag: UInt = 0x9
+    /// The same handle with this tag is the setup's config (setup_config()).
+    static let configTag: UInt = 0xB
+    private static let nameShift: UInt = 36
+    private static let maxNames = 1 << 27
+
+    private let lock = Lock()
+    private var sessions: [UInt: LoadSession] = [:]
+    private var names: [String] = []
+    private var nameIndex: [String: UInt] = [:]
+    private var serial: UInt = 0
+
+    func begin(_ session: LoadSession) -> UInt {
+        lock.withLock {
+            var name = nameIndex[session.pluginName] ?? 0
+            if name == 0 && names.count < PluginHosts.maxNames {
+                names.append(session.pluginName)
+                name = UInt(names.count)
+                nameIndex[session.pluginName] = name
+            }
+            serial = (serial + 1) & 0xFFFF_FFFF
+            let handle = name << PluginHosts.nameShift | serial << 4 | PluginHosts.tag
+            sessions[handle] = session
+            return handle
+        }
+    }
+
+    func end(_ handle: UInt) {
+        lock.withLock { _ = sessions.removeValue(forKey: handle) }
+    }
+
+    func session(_ host: OpaquePointer?) -> LoadSession? {
+        let handle = UInt(bitPattern: host)
+        return lock.withLock { sessions[handle] }
+    }
+
+    func configHandle(_ host: OpaquePointer?) -> OpaquePointer? {
+        guard session(host) != nil else { return nil }
+        return OpaquePointer(bitPattern: UInt(bitPattern: host) & ~0xF | PluginHosts.configTag)
+    }
+
+    func config(_ handle: UInt) -> CallData? {
+        lock.withLock { sessions[handle & ~0xF | PluginHosts.tag]?.config }
+    }
+
+    /// The plugin a handle was made for, during setup() or after.
+    func pluginName(_ host: OpaquePointer?) -> String? {
+        let handle = UInt(bitPattern: host)
+        guard handle & 0xF == PluginHosts.tag else { return nil }
+        let index = Int(handle >> PluginHosts.nameShift)
+        return lock.withLock { index > 0 && index <= names.count ? names[index - 1] : nil }
+    }
+
+    /// Setups in progress, and plugin names known.
+    var counts: (sessions: Int, names: Int) { lock.withLock { (sessions.count, names.count) } }
+}
+
+let pluginHosts = PluginHosts()
 
 /// A plugin's typed ops as a service; reads no field beyond each struct's size.
 func typedService(name: UnsafePointer<CChar>?, functions: UnsafePointer<yaia_function>?, count: Int, flags: UInt32,
@@ -87,48 +166,6 @@ func typedService(name: UnsafePointer<CChar>?, functions: UnsafePointer<yaia_fun
     return ServiceEntry(name: service, origin: .plugin(plugin), blocking: flags & YAIA_SERVICE_BLOCKING != 0,
                         native: ForeignService(functions: list))
 }
-
-/// Sessions by handle. Kept after setup so that log() can still name the plugin.
-let hosts = HandleTable<LoadSession>(tag: 0x9)
-
-func session(_ host: OpaquePointer?) -> LoadSession? {
-    guard let host else { return nil }
-    return hosts.get(UInt(bitPattern: host))
-}
-
-/// The host API table: one, constant, for the life of the process.
-nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
-    let table = UnsafeMutablePointer<yaia_host_api>.allocate(capacity: 1)
-    table.initialize(to: yaia_host_api(
-        size: MemoryLayout<yaia_host_api>.size,
-        abi_version: 1,
-        host_version: yaiaVersionCString,
-        add_service: { host, service in
-            guard let s = session(host) else { return YAIA_ERR_STATE }
-            return s.stage { () throws(YaiaError) -> ServiceEntry in try ServiceEntry(service, origin: .plugin(s.pluginName)) }
-        },
-        call_complete: { call, text in completeCall(call, text, failed: false) },
-        call_fail: { call, text in completeCall(call, text, failed: true) },
-        log: { host, level, message in
-            let source = session(host)?.pluginName ?? "plugin"
-            let text = message.map { String(cString: $0) } ?? ""
-            Log.write(Log.Level(rawValue: max(0, min(level, 3))) ?? .warning, source, text)
-        },
-        set_error: { host, message in
-            guard let s = session(host) else { return }
-            s.lock.withLock {
-                if s.active { s.error = message.map { String(cString: $0) } ?? "unknown error" }
-            }
-        },
-        add_functions: { host, service, functions, count, flags in
-            guard let s = session(host) else { return YAIA_ERR_STATE }
-            return s.stage { () throws(YaiaError) -> ServiceEntry in
-                try typedService(name: service, functions: functions, count: count, flags: flags, plugin: s.pluginName)
-            }
-        }
-    ))
-    return table
-}()
 
 /// The static version string, NUL-terminated, never freed.
 nonisolated(unsafe) public let yaiaVersionCString: UnsafePointer<CChar> = {
@@ -200,6 +237,13 @@ func loadPlugin(path named: String, config: JSON, taken: Set<String>) throws(Yai
     guard let answer else {
         throw YaiaError(.pluginABIMismatch, "plugin \(path) supports none of the offered ABI versions \(offeredABIVersions)")
     }
+    return try setUpPlugin(answer, path: path, config: config, taken: taken)
+}
+
+/// Checks a plugin's descriptor and runs its setup(); the services it
+/// registered are returned, not yet added.
+func setUpPlugin(_ answer: UnsafePointer<yaia_plugin>, path: String, config: JSON,
+                 taken: Set<String>) throws(YaiaError) -> (PluginInfo, [ServiceEntry]) {
     let minimum = MemoryLayout<yaia_plugin>.size
     guard answer.pointee.size >= minimum else {
         throw YaiaError(.pluginABIMismatch, "plugin \(path) answered with a descriptor of \(answer.pointee.size) bytes; ABI v1 needs \(minimum)")
@@ -217,13 +261,11 @@ func loadPlugin(path named: String, config: JSON, taken: Set<String>) throws(Yai
     }
     let version = descriptor.version.map { String(cString: $0) } ?? ""
 
-    let session = LoadSession(pluginName: name, taken: taken)
-    let host = hosts.insert(session)
+    let session = LoadSession(pluginName: name, taken: taken, config: config)
+    let host = pluginHosts.begin(session)
     let status = config.serialized().withCString { setup(OpaquePointer(bitPattern: host), hostAPI, $0) }
-    let (staged, error, refusal) = session.lock.withLock { () -> ([ServiceEntry], String?, YaiaError?) in
-        session.active = false
-        return (session.staged, session.error, session.refusal)
-    }
+    pluginHosts.end(host)
+    let (staged, error, refusal) = session.end()
     func withdraw() { for s in staged { s.retire() } }
     // A refused registration explains a failed setup better than its status.
     if let refusal {

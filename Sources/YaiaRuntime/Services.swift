@@ -76,6 +76,10 @@ public final class ServiceEntry: @unchecked Sendable {
             return true
         }
         guard let performFunction else { return false }
+        // The host API reads the call's op and args (HostAPI.swift); perform()
+        // and the jobs it queues keep what it hands out alive.
+        let data = calls.get(call)?.attach(op: op, args: args, blocking: blocking)
+        if blocking { data?.setPerformer(pthread_self()) }
         var text = args.serializedBytes()
         text.append(0)
         op.withCString { op in
@@ -83,6 +87,8 @@ public final class ServiceEntry: @unchecked Sendable {
                 performFunction(ctx, callPointer(call), op, bytes.baseAddress?.assumingMemoryBound(to: CChar.self))
             }
         }
+        if blocking { data?.setPerformer(0) }
+        withExtendedLifetime(data) {}
         return true
     }
 
@@ -162,6 +168,7 @@ final class CallTarget: @unchecked Sendable {
     private let lock = Lock()
     private var started = false
     private var cancelled = false
+    private var data: CallData?
 
     init(runtime: Runtime, effectID: Int64, service: ServiceEntry) {
         self.runtime = runtime
@@ -185,6 +192,15 @@ final class CallTarget: @unchecked Sendable {
             return started
         }
     }
+
+    /// What the host API reads of the call: set before perform().
+    func attach(op: String, args: JSON, blocking: Bool) -> CallData {
+        let made = CallData(op: op, args: args, blocking: blocking, limits: runtime.limits)
+        lock.withLock { data = made }
+        return made
+    }
+
+    var callData: CallData? { lock.withLock { data } }
 }
 
 /// Calls in flight, process-wide: `yaia_call_complete` has no runtime argument.

@@ -1918,7 +1918,212 @@ static void test_store(void)
     check(rmdir(dir) == 0, "store: the temp folder is empty again (nothing left behind)");
 }
 
-/* ======================================================= 7. example/search */
+/* ===================================== 7. the host API of plugin ABI 1.2 */
+
+/* {"op":"perform"} of an op of the calls test plugin, compared whole. */
+static void expect_calls(yaia_runtime *rt, const char *service, const char *op, const char *args, const char *want,
+                         const char *name)
+{
+    char *r = perform(rt, service, op, args, NULL);
+    check(r && strcmp(r, want) == 0, "%s -- %s.%s %s -- expected %s -- got %s", name, service, op,
+          args ? args : "(none)", want, r ? r : "(NULL)");
+    yaia_free(r);
+}
+
+static void expect_calls_error(yaia_runtime *rt, const char *op, const char *needle, const char *name)
+{
+    char *r = perform(rt, "calls", op, "{}", NULL);
+    check_has(r, name, "\"ok\":false", needle, (const char *)NULL);
+    yaia_free(r);
+}
+
+/* Returns once a hold job waits at the plugin's gate. */
+static void wait_holding(yaia_runtime *rt)
+{
+    char *r = perform(rt, "calls", "holding", NULL, NULL);
+    check_has(r, "host API: a hold job waits at the gate", "\"holding\":true", (const char *)NULL);
+    yaia_free(r);
+}
+
+static void test_host_api(void)
+{
+    section("host API: reading a call, building its result, queues");
+    char *path = plugin_path(test_plugin_dir, "calls");
+    char *config = fmt("{" ALLOW_ALL ",\"limits\":{\"request_bytes\":65536},"
+                       "\"plugins\":[{\"path\":%s,\"config\":{\"greeting\":\"hi\",\"n\":3}}]}", path);
+    free(path);
+    off_t mark = log_mark();
+    char *err = NULL;
+    yaia_runtime *rt = examples_runtime(config, &err);
+    check(rt != NULL, "host API: the calls plugin loads -- %s", err ? err : "");
+    yaia_free(err);
+    free(config);
+    if (!rt)
+        return;
+
+    /* Typed reads, inline and from a queued job (after perform() returned). */
+    static const char *reads[][3] = {
+        {"{\"as\":\"string\",\"name\":\"v\",\"v\":\"a\\u0000b\"}",
+         "{\"length\":3,\"rc\":0,\"terminated\":true,\"value\":\"a\\u0000b\"}", "a string with a NUL byte, and its length"},
+        {"{\"as\":\"string\",\"name\":\"v\",\"v\":\"\"}", "{\"length\":0,\"rc\":0,\"terminated\":true,\"value\":\"\"}",
+         "the empty string"},
+        {"{\"as\":\"string\",\"name\":\"v\",\"v\":5}", "{\"rc\":8}", "a number read as a string is YAIA_ERR_TYPE"},
+        {"{\"as\":\"string\",\"name\":\"w\"}", "{\"rc\":7}", "a missing member is YAIA_ERR_MISSING"},
+        {"{\"as\":\"int\",\"name\":\"v\",\"v\":-9007199254740993}", "{\"rc\":0,\"value\":-9007199254740993}",
+         "an integer beyond 2^53, exactly"},
+        {"{\"as\":\"int\",\"name\":\"v\",\"v\":2.0}", "{\"rc\":0,\"value\":2}", "2.0 is an integer"},
+        {"{\"as\":\"int\",\"name\":\"v\",\"v\":2.5}", "{\"rc\":8,\"value\":-7}", "2.5 is no integer; the value is untouched"},
+        {"{\"as\":\"int\",\"name\":\"v\",\"v\":9223372036854775808}", "{\"rc\":8,\"value\":-7}", "2^63 is out of range"},
+        {"{\"as\":\"int\",\"name\":\"v\",\"v\":\"3\"}", "{\"rc\":8,\"value\":-7}", "a string is no integer"},
+        {"{\"as\":\"double\",\"name\":\"v\",\"v\":-1.5}", "{\"rc\":0,\"value\":-1.5}", "a double"},
+        {"{\"as\":\"double\",\"name\":\"v\",\"v\":true}", "{\"rc\":8,\"value\":-7.5}", "true is no number"},
+        {"{\"as\":\"bool\",\"name\":\"v\",\"v\":true}", "{\"rc\":0,\"value\":1}", "true"},
+        {"{\"as\":\"bool\",\"name\":\"v\",\"v\":false}", "{\"rc\":0,\"value\":0}", "false"},
+        {"{\"as\":\"bool\",\"name\":\"v\",\"v\":null}", "{\"rc\":8,\"value\":-1}", "null is no bool"},
+        {"{\"as\":\"json\",\"name\":\"v\",\"v\":{\"b\": [1, \"x\"], \"a\": null}}",
+         "{\"length\":22,\"rc\":0,\"terminated\":true,\"value\":\"{\\\"a\\\":null,\\\"b\\\":[1,\\\"x\\\"]}\"}",
+         "JSON text: compact, keys sorted"},
+        {"{\"as\":\"json\",\"name\":\"v\",\"v\":\"q\"}", "{\"length\":3,\"rc\":0,\"terminated\":true,\"value\":\"\\\"q\\\"\"}",
+         "a string as JSON text is quoted"},
+        {"{\"as\":\"json\",\"name\":\"w\"}", "{\"rc\":7}", "JSON text of a missing member"},
+        {"{\"as\":\"type\",\"name\":\"v\",\"v\":null}", "{\"rc\":1}", "the type of null"},
+        {"{\"as\":\"type\",\"name\":\"v\",\"v\":false}", "{\"rc\":2}", "the type of a bool"},
+        {"{\"as\":\"type\",\"name\":\"v\",\"v\":0}", "{\"rc\":3}", "the type of a number"},
+        {"{\"as\":\"type\",\"name\":\"v\",\"v\":\"\"}", "{\"rc\":4}", "the type of a string"},
+        {"{\"as\":\"type\",\"name\":\"v\",\"v\":[]}", "{\"rc\":5}", "the type of an array"},
+        {"{\"as\":\"type\",\"name\":\"v\",\"v\":{}}", "{\"rc\":6}", "the type of an object"},
+        {"{\"as\":\"type\",\"name\":\"w\"}", "{\"rc\":0}", "no member: YAIA_JSON_NONE"},
+        {"{\"as\":\"type\"}", "{\"rc\":6}", "a NULL name reads the args themselves"},
+        {"{\"as\":\"count\"}", "{\"rc\":1}", "the args' members"},
+        {"{\"as\":\"count\",\"name\":\"v\",\"v\":[1,[2],3]}", "{\"rc\":3}", "an array's elements"},
+        {"{\"as\":\"count\",\"name\":\"v\",\"v\":\"abc\"}", "{\"rc\":0}", "a string counts 0"},
+    };
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        char *want = fmt("{\"ok\":true,\"result\":%s}", reads[i][1]);
+        char *name = fmt("host API read: %s", reads[i][2]);
+        expect_calls(rt, "calls", "read", reads[i][0], want, name);
+        free(name);
+        name = fmt("host API read in a queued job: %s", reads[i][2]);
+        expect_calls(rt, "calls", "read_queued", reads[i][0], want, name);
+        free(name);
+        free(want);
+    }
+
+    /* Building results. */
+    expect_calls(rt, "calls", "build", NULL,
+                 "{\"ok\":true,\"result\":{\"arr\":[1,\"two\",{\"three\":false}],\"b\":true,\"d\":1.5,\"i\":-42,"
+                 "\"j\":{\"a\":[null],\"z\":1},\"o\":{\"deep\":{\"n\":5}},\"s\":\"a\\u0000b\\\"\",\"t\":true}}",
+                 "host API: a result built of every kind of value, closed by call_finish");
+    expect_calls(rt, "calls", "misuse", "{\"k\":\"str\"}", "{\"ok\":true,\"result\":{\"rcs\":[4,1,1,1,0,4,4,1,8,7,0,0]}}",
+                 "host API: misuse answers STATE, ARGUMENT, TYPE, MISSING and changes nothing");
+    expect_calls(rt, "calls", "pong", NULL, "{\"ok\":true,\"result\":\"pong\"}", "host API: a result that is a string");
+    expect_calls(rt, "calls", "array", NULL, "{\"ok\":true,\"result\":[1,2,{\"a\":true}]}",
+                 "host API: a result that is an array");
+    expect_calls_error(rt, "error", "\"detail\":{\"code\":\"nope\",\"extra\":5,\"message\":\"it failed\"}",
+                       "host API: call_error adds code and message to the members built");
+    expect_calls_error(rt, "plain_error", "\"detail\":{\"message\":\"plain\"}", "host API: call_error without a code");
+    expect_calls_error(rt, "bad_json", "\"code\":\"bad_result\"", "host API: result_json of text that is not JSON fails the call");
+    expect_calls_error(rt, "bad_utf8", "\"code\":\"bad_result\"", "host API: a string that is not UTF-8 fails the call");
+    expect_calls_error(rt, "nan", "\"code\":\"bad_result\"", "host API: NaN fails the call");
+    expect_calls_error(rt, "too_deep", "\"code\":\"limit_exceeded\"", "host API: nesting past the depth limit fails the call");
+    expect_calls_error(rt, "too_big", "\"code\":\"limit_exceeded\"", "host API: a result past request_bytes fails the call");
+    expect_calls(rt, "calls", "stale", NULL, "{\"ok\":true,\"result\":{}}",
+                 "host API: call_finish with nothing built answers {}");
+    expect_calls(rt, "calls", "config", NULL,
+                 "{\"ok\":true,\"result\":{\"after_setup\":true,\"count\":2,\"greeting\":\"hi\",\"n\":3}}",
+                 "host API: setup() reads its config; after setup the config handle is gone");
+    expect_calls(rt, "calls", "log", NULL, "{\"ok\":true,\"result\":{}}", "host API: log after setup");
+
+    /* Where jobs run: a blocking service's perform() runs the job of an idle queue itself. */
+    expect_calls(rt, "calls", "where", NULL, "{\"ok\":true,\"result\":{\"inline\":false}}",
+                 "host API: the job of an inline service runs on a worker thread");
+    expect_calls(rt, "calls_blocking", "where", NULL, "{\"ok\":true,\"result\":{\"inline\":true}}",
+                 "host API: perform() of a blocking service runs the job of an idle queue at once");
+
+    /* Jobs run one at a time, in order: none runs while a hold job waits. */
+    enum { SEQ = 20 };
+    int64_t sid = open_scene(rt, "example/jobs", "host API: open jobs");
+    run_expect(rt, sid, "{\"service\":\"calls\",\"op\":\"hold\"}", "running", "host API: a hold job");
+    wait_holding(rt);
+    char *want = fmt("[{\"ok\":true,\"result\":{\"held\":true}}");
+    for (int i = 0; i < SEQ; i++) {
+        char *effect = fmt("{\"service\":\"calls\",\"op\":\"seq\",\"args\":{\"n\":%d}}", i);
+        run_expect(rt, sid, effect, "running", "host API: a seq job queued behind it");
+        free(effect);
+        char *longer = fmt("%s,{\"ok\":true,\"result\":{\"during_hold\":false,\"n\":%d,\"ran\":%d}}", want, i, i);
+        free(want);
+        want = longer;
+    }
+    char *closed = fmt("%s]", want);
+    free(want);
+    expect_calls(rt, "calls", "open", NULL, "{\"ok\":true,\"result\":{}}", "host API: open the gate");
+    for (int i = 0; i <= SEQ; i++) {
+        char *r = next_event(rt, "host API: the queued jobs' outcomes");
+        check(r != NULL, "host API: outcome %d of %d arrives", i + 1, SEQ + 1);
+        yaia_free(r);
+    }
+    expect_log(rt, sid, closed, "host API: the jobs ran in order, one at a time, after the hold job");
+    free(closed);
+    yaia_free(close_scene(rt, sid));
+
+    /* queue_free: waiting jobs fail as cancelled, the running one is waited for. */
+    sid = open_scene(rt, "example/jobs", "host API: open jobs again");
+    run_expect(rt, sid, "{\"service\":\"calls\",\"op\":\"hold\"}", "running", "host API: hold again");
+    wait_holding(rt);
+    long long waiting = run_expect(rt, sid, "{\"service\":\"calls\",\"op\":\"seq\",\"args\":{\"n\":99}}", "running",
+                                   "host API: a job waiting behind it");
+    run_expect(rt, sid, "{\"service\":\"calls_blocking\",\"op\":\"drop\"}", "running",
+               "host API: drop frees the queue (on a worker thread)");
+    yaia_free(expect_event(rt, waiting, "host API: the waiting job's call fails as cancelled", "\"code\":\"cancelled\"",
+                           (const char *)NULL));
+    expect_calls(rt, "calls", "open", NULL, "{\"ok\":true,\"result\":{}}", "host API: open the gate again");
+    for (int i = 0; i < 2; i++) {
+        char *r = next_event(rt, "host API: the hold and drop outcomes");
+        check(r != NULL, "host API: outcome of %s arrives", i ? "drop" : "hold");
+        yaia_free(r);
+    }
+    char *log = jobs_log(rt, sid);
+    check(strstr(log, "{\"ok\":true,\"result\":{\"held\":true}}") != NULL, "host API: the running job finished -- %s", log);
+    check(strstr(log, "{\"ok\":true,\"result\":{\"done_before_return\":true,\"submit_after\":2}}") != NULL,
+          "host API: queue_free returned after the running job, and the freed queue answers YAIA_ERR_STALE -- %s", log);
+    free(log);
+    expect_calls(rt, "calls", "read_queued", "{\"as\":\"type\"}", "{\"ok\":true,\"result\":{\"rc\":6}}",
+                 "host API: a new queue serves after the old was freed");
+    yaia_runtime_free(rt);
+
+    char *text = log_since(mark);
+    check(strstr(text, "[calls]: calls: after setup") != NULL, "host API: log() after setup still names the plugin");
+    check(strstr(text, "yaia error [calls]") == NULL,
+          "host API: every function answered the expected code (the plugin logs any other) -- %s", text);
+    free(text);
+}
+
+/* A plugin built against the plugin header of ABI 1.1 (Tests/plugins/abi-1.1). */
+static void test_old_api(void)
+{
+    section("a plugin built against the ABI 1.1 header");
+    off_t mark = log_mark();
+    yaia_runtime *rt = runtime_with(NULL, "old_api", NULL);
+    if (!rt)
+        return;
+    expect_calls(rt, "old", "echo", "{\"x\":[1,\"y\"]}", "{\"ok\":true,\"result\":{\"x\":[1,\"y\"]}}",
+                 "old plugin: its service answers");
+    expect_calls(rt, "old", "table", NULL, "{\"ok\":true,\"result\":{\"abi\":1,\"older\":true}}",
+                 "old plugin: it was handed the larger table and read only its own part");
+    expect_calls(rt, "old_typed", "add", "[2,40]", "{\"ok\":true,\"result\":42}",
+                 "old plugin: add_functions, the last field of its table, works");
+    int64_t sid = open_scene(rt, "example/jobs", "old plugin: open jobs");
+    long long e = run_expect(rt, sid, "{\"service\":\"old\",\"op\":\"later\",\"args\":7}", "running",
+                             "old plugin: a call completed from its own thread");
+    yaia_free(expect_event(rt, e, "old plugin: the later outcome", "{\"ok\":true,\"result\":7}", (const char *)NULL));
+    yaia_runtime_free(rt);
+    char *text = log_since(mark);
+    check(strstr(text, "[old_api]: old_api: set up") != NULL, "old plugin: its log names it -- %s", text);
+    check(strstr(text, "yaia error [old_api]") == NULL, "old plugin: every completion answered YAIA_OK -- %s", text);
+    free(text);
+}
+
+/* ======================================================= 8. example/search */
 
 static void test_search(void)
 {
@@ -2010,6 +2215,8 @@ int main(void)
     test_perform();
     test_faults();
     test_store();
+    test_host_api();
+    test_old_api();
     test_search();
 
     alarm(0);

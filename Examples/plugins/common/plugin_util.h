@@ -11,24 +11,24 @@
 **
 **   plugin_offers(offer, version)
 **       The version negotiation of yaia_plugin_init(): true when the host's
-**       offer lists that plugin ABI version. An entry point is then
-**           return plugin_offers(offer, descriptor.abi_version) ? &descriptor : NULL;
+**       offer lists that plugin ABI version.
 **
 **   PLUGIN_ENTRY(abi, name, version, description, setup)
-**       Both of the above in one line, for a plugin with a plain descriptor:
-**       defines the descriptor and yaia_plugin_init(). The test plugins use
-**       it; the examples spell the two out, as a plugin of your own might.
+**       Both of the above in one line: defines the plugin's descriptor and
+**       yaia_plugin_init(), which answers with it when the host offers
+**       plugin ABI `abi`.
 **
-**   plugin_json_string(dst, s, n), plugin_json_escape(dst, s, n),
-**   plugin_json_escape_byte(esc, c)
-**       Writing a JSON string (with or without its quotes, or one byte at a
-**       time): results and error messages that quote data (an op name, a
-**       key, an email) must escape it, or a quote in the data would break
-**       the JSON the plugin hands back.
+**   plugin_host_has_calls(host, api)
+**       In setup(): true when the host's table has the functions of plugin
+**       ABI 1.2 (reading a call, building its result, call queues);
+**       otherwise the load fails with a message saying so.
 **
-**   plugin_skip_ws(p), plugin_hex4(p, &v), plugin_put_utf8(out, cp)
-**       The pieces of reading a JSON string: white space, the four hex
-**       digits of a \uXXXX escape, a code point encoded as UTF-8.
+**   plugin_json_escape(dst, s, n), plugin_json_escape_byte(esc, c)
+**       Writing the inside of a JSON string, for a plugin that completes
+**       calls with JSON text of its own (call_complete, call_fail) rather
+**       than building results through the host: data quoted in it (an op
+**       name, a key) must be escaped, or a quote in the data would break
+**       the JSON.
 **
 ** Why a header: these are the same few lines in every plugin, and they are
 ** easy to get subtly wrong (an off-by-one size check, a missing control
@@ -77,6 +77,17 @@ static inline int plugin_offers(const yaia_plugin_offer *offer, uint32_t version
         return plugin_offers(offer, plugin_descriptor.abi_version) ? &plugin_descriptor : NULL; \
     }
 
+/* True when the host offers reading calls, building results and call
+** queues (plugin ABI 1.2); otherwise reports why the load fails. */
+static inline int plugin_host_has_calls(yaia_host *host, const yaia_host_api *api)
+{
+    if (api && PLUGIN_HAS_FIELD(api, yaia_host_api, queue_free))
+        return 1;
+    if (api && PLUGIN_HAS_FIELD(api, yaia_host_api, set_error))
+        api->set_error(host, "this plugin needs a host with plugin ABI 1.2 (call reads, results and queues)");
+    return 0;
+}
+
 /* ------------------------------------------------------------ writing JSON */
 
 /* The escape of byte c inside a JSON string, written to esc: 2 bytes (\" \\
@@ -124,67 +135,6 @@ static inline char *plugin_json_escape(char *dst, const char *s, size_t n)
             *dst++ = s[i];
     }
     return dst;
-}
-
-/* The same as a JSON string literal, quotes included: dst needs room for
-** 6 * n + 2 bytes. */
-static inline char *plugin_json_string(char *dst, const char *s, size_t n)
-{
-    *dst++ = '"';
-    dst = plugin_json_escape(dst, s, n);
-    *dst++ = '"';
-    return dst;
-}
-
-/* ------------------------------------------------------------ reading JSON */
-
-static inline const char *plugin_skip_ws(const char *p)
-{
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        p++;
-    return p;
-}
-
-/* The four hex digits at p (of a \uXXXX escape) into *out; 0 when they are
-** not four hex digits. */
-static inline int plugin_hex4(const char *p, unsigned *out)
-{
-    unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-        else return 0; /* also stops at the terminating NUL */
-    }
-    *out = v;
-    return 1;
-}
-
-/* Code point cp (at most U+10FFFF) as UTF-8 in out; returns its length (1 to 4). */
-static inline size_t plugin_put_utf8(char out[4], unsigned cp)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
 }
 
 #endif /* YAIA_PLUGIN_UTIL_H */
