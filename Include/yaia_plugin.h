@@ -53,10 +53,13 @@
 ** at once for different calls. perform() of a non-blocking service runs
 ** inline on the thread that sent the action (inside yaia_send(),
 ** yaia_execute(), yaia_resolve()); perform() of a YAIA_SERVICE_BLOCKING
-** service, and of any effect started because another one ended (the next of
-** a queue, one emitted by the reducer receiving an outcome), runs on a
-** worker-pool thread -- never inside a call_complete() or call_fail(), so a
-** service may complete calls while holding its own locks. cancel() may run
+** service runs on a worker-pool thread. perform() of an effect started
+** because another one ended (the next of a queue, one emitted by the reducer
+** receiving an outcome) never runs inside a call_complete() or call_fail(),
+** so a service may complete calls while holding its own locks: when the
+** outcome was delivered from inside a perform() on this thread, it runs on
+** that thread right after that perform() returns; otherwise on a
+** worker-pool thread. cancel() may run
 ** while perform() for the same call is still running on another thread. A
 ** call is completed exactly once, with call_complete(), call_fail(),
 ** call_finish() or call_error(), from any thread, during perform() or at any
