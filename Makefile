@@ -18,7 +18,8 @@ PREFIX     ?= /usr/local
 SWIFT      ?= swift
 CC         ?= cc
 PYTHON     ?= python3
-VERSION    := 0.1.0
+# Written once, in Sources/YaiaRuntime/Version.swift.
+VERSION    := $(shell sed -n 's/^public let yaiaVersion = "\(.*\)"$$/\1/p' Sources/YaiaRuntime/Version.swift)
 ABI_MAJOR  := 1
 
 BUILD      := .build

@@ -167,16 +167,6 @@ func typedService(name: UnsafePointer<CChar>?, functions: UnsafePointer<yaia_fun
                         native: ForeignService(functions: list))
 }
 
-/// The static version string, NUL-terminated, never freed.
-nonisolated(unsafe) public let yaiaVersionCString: UnsafePointer<CChar> = {
-    let text = yaiaVersion
-    let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: text.utf8.count + 1)
-    _ = text.withCString { strcpy(buffer, $0) }
-    return UnsafePointer(buffer)
-}()
-
-public let yaiaVersion = "0.1.0"
-
 typealias PluginInit = @convention(c) (UnsafePointer<yaia_plugin_offer>?) -> UnsafePointer<yaia_plugin>?
 
 /// The directories of YAIA_PLUGIN_PATH (colon-separated), in order.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import subprocess
 import sys
 import weakref
@@ -149,3 +150,12 @@ def test_runtime_at_interpreter_exit(auth_so: str, examples_pack: str) -> None:
     done = run_python(code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "done"
+
+
+def test_one_version() -> None:
+    """The binding, the library and the Makefile carry the version written
+    in Sources/YaiaRuntime/Version.swift."""
+    source = (Path(REPO) / "Sources/YaiaRuntime/Version.swift").read_text()
+    (written,) = re.findall(r'^public let yaiaVersion = "(.*)"$', source, re.M)
+    assert yaia.__version__ == written
+    assert yaia.library_version() == written

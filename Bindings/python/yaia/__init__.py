@@ -41,6 +41,8 @@ from .runtime import (
     Update,
 )
 
+#: The binding's version: that of the library it is released with
+#: (Sources/YaiaRuntime/Version.swift; a test checks they agree).
 __version__ = "0.1.0"
 
 #: The C ABI version this binding speaks.
