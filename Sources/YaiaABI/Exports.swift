@@ -178,7 +178,7 @@ public func yaia_resolve(_ rt: OpaquePointer?, _ effect: Int64, _ outcome: Unsaf
 @_cdecl("yaia_add_service")
 public func yaia_add_service(_ rt: OpaquePointer?, _ service: UnsafePointer<yaia_service>?) -> UnsafeMutablePointer<CChar>? {
     withRuntime(rt) { (runtime) throws(YaiaError) in
-        let entry = try ServiceEntry(service, origin: .host)
+        let entry = try LiveService(service, origin: .host)
         try runtime.addService(entry)
         return ["ok": true, "service": .string(entry.name)]
     }

@@ -403,14 +403,14 @@ final class ForeignService: NativeService, @unchecked Sendable {
 
 /// Binds a service to symbols of a shared library:
 /// `{"service", "library", "ops": {OP: SIGNATURE | {"symbol", "signature", "free"}}, "free", "blocking"}`.
-func bindLibrary(_ request: JSONObject, at pointer: String) throws(YaiaError) -> ServiceEntry {
+func bindLibrary(_ request: JSONObject, at pointer: String) throws(YaiaError) -> LiveService {
     for (key, _) in request where !["op", "tag", "service", "library", "ops", "free", "blocking"].contains(key) {
         throw YaiaError(.badBinding, "unknown binding key \"\(key)\"", at: JSONPointer.appending(pointer, key))
     }
     guard case .string(let name)? = request["service"] else {
         throw YaiaError(.badBinding, "a binding needs a \"service\" name", at: pointer + "/service")
     }
-    try ServiceEntry.validate(name: name, code: .badBinding)
+    try LiveService.validate(name: name, code: .badBinding)
     // An empty name would make dlopen hand out the whole process's symbols.
     guard case .string(let library)? = request["library"], !library.isEmpty else {
         throw YaiaError(.badBinding, "a binding needs a non-empty \"library\" to load", at: pointer + "/library")
@@ -490,5 +490,5 @@ func bindLibrary(_ request: JSONObject, at pointer: String) throws(YaiaError) ->
         }
         functions.append(try ForeignFunction(op: op, signature: signature, function: try symbol(symbolName, at: at), free: free))
     }
-    return ServiceEntry(name: name, origin: .foreign(library), blocking: blocking, native: ForeignService(functions: functions))
+    return LiveService(name: name, origin: .foreign(library), blocking: blocking, native: ForeignService(functions: functions))
 }

@@ -17,7 +17,7 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
         host_version: yaiaVersionCString,
         add_service: { host, service in
             guard let s = pluginHosts.session(host) else { return YAIA_ERR_STATE }
-            return s.stage { () throws(YaiaError) -> ServiceEntry in try ServiceEntry(service, origin: .plugin(s.pluginName)) }
+            return s.stage { () throws(YaiaError) -> LiveService in try LiveService(service, origin: .plugin(s.pluginName)) }
         },
         call_complete: { call, text in completeCall(call, text, failed: false) },
         call_fail: { call, text in completeCall(call, text, failed: true) },
@@ -31,7 +31,7 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
         },
         add_functions: { host, service, functions, count, flags in
             guard let s = pluginHosts.session(host) else { return YAIA_ERR_STATE }
-            return s.stage { () throws(YaiaError) -> ServiceEntry in
+            return s.stage { () throws(YaiaError) -> LiveService in
                 try typedService(name: service, functions: functions, count: count, flags: flags, plugin: s.pluginName)
             }
         },
@@ -128,7 +128,7 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
             guard let error else { return YAIA_ERR_STATE }
             return deliver(UInt(bitPattern: call), .failure(error)) ? YAIA_OK : YAIA_ERR_STALE
         },
-        queue_new: { OpaquePointer(bitPattern: queues.insert(PluginQueue())) },
+        queue_new: { OpaquePointer(bitPattern: queues.insert(LiveQueue())) },
         queue_submit: { queue, call, job, ctx in
             guard let queue, let job else { return YAIA_ERR_ARGUMENT }
             guard let q = queues.get(UInt(bitPattern: queue)) else { return YAIA_ERR_STALE }
@@ -137,7 +137,7 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
                 guard let d = calls.get(UInt(bitPattern: call))?.callData else { return YAIA_ERR_STALE }
                 data = d
             }
-            return q.submit(PluginQueue.Job(function: job, context: ctx, call: UInt(bitPattern: call), data: data))
+            return q.submit(LiveQueue.Job(function: job, context: ctx, call: UInt(bitPattern: call), data: data))
         },
         queue_free: { queue in
             guard let queue else { return }
@@ -409,10 +409,10 @@ func buildResult(_ call: OpaquePointer?, _ change: (inout ResultBuilder) throws(
 let pluginPool = WorkerPool(size: 8)
 
 /// Queues by handle.
-let queues = HandleTable<PluginQueue>(tag: 0xA)
+let queues = HandleTable<LiveQueue>(tag: 0xA)
 
 /// Jobs that run one at a time, in order, on `pluginPool`.
-final class PluginQueue: @unchecked Sendable {
+final class LiveQueue: @unchecked Sendable {
     struct Job {
         let function: yaia_job
         let context: UnsafeMutableRawPointer?
@@ -481,7 +481,7 @@ final class PluginQueue: @unchecked Sendable {
                     busy = false
                     return nil
                 }
-                if ran >= PluginQueue.turn && pluginPool.submit({ self.drain() }) { return nil }
+                if ran >= LiveQueue.turn && pluginPool.submit({ self.drain() }) { return nil }
                 let job = jobs[head]
                 head += 1
                 if head == jobs.count {

@@ -20,11 +20,11 @@ public struct PluginInfo: Sendable, Equatable {
 let offeredABIVersions: [UInt32] = [1]
 
 /// One plugin's setup() in progress: what `yaia_host *` points at (as a handle).
-final class LoadSession: @unchecked Sendable {
+final class LivePluginLoad: @unchecked Sendable {
     let pluginName: String
     let lock = Lock()
     var active = true
-    var staged: [ServiceEntry] = []
+    var staged: [LiveService] = []
     var error: String?
     /// A registration refused during setup fails the whole load.
     var refusal: YaiaError?
@@ -43,7 +43,7 @@ final class LoadSession: @unchecked Sendable {
     }
 
     /// setup() returned: nothing more is registered.
-    func end() -> (staged: [ServiceEntry], error: String?, refusal: YaiaError?) {
+    func end() -> (staged: [LiveService], error: String?, refusal: YaiaError?) {
         lock.withLock {
             active = false
             return (staged, error, refusal)
@@ -51,7 +51,7 @@ final class LoadSession: @unchecked Sendable {
     }
 
     /// Registers a service made during setup(); a refusal fails the whole load.
-    func stage(_ make: () throws(YaiaError) -> ServiceEntry) -> Int32 {
+    func stage(_ make: () throws(YaiaError) -> LiveService) -> Int32 {
         lock.withLock { () -> Int32 in
             guard active else { return YAIA_ERR_STATE }
             do throws(YaiaError) {
@@ -82,12 +82,12 @@ final class PluginHosts: @unchecked Sendable {
     private static let maxNames = 1 << 27
 
     private let lock = Lock()
-    private var sessions: [UInt: LoadSession] = [:]
+    private var sessions: [UInt: LivePluginLoad] = [:]
     private var names: [String] = []
     private var nameIndex: [String: UInt] = [:]
     private var serial: UInt = 0
 
-    func begin(_ session: LoadSession) -> UInt {
+    func begin(_ session: LivePluginLoad) -> UInt {
         lock.withLock {
             var name = nameIndex[session.pluginName] ?? 0
             if name == 0 && names.count < PluginHosts.maxNames {
@@ -106,7 +106,7 @@ final class PluginHosts: @unchecked Sendable {
         lock.withLock { _ = sessions.removeValue(forKey: handle) }
     }
 
-    func session(_ host: OpaquePointer?) -> LoadSession? {
+    func session(_ host: OpaquePointer?) -> LivePluginLoad? {
         let handle = UInt(bitPattern: host)
         return lock.withLock { sessions[handle] }
     }
@@ -136,10 +136,10 @@ let pluginHosts = PluginHosts()
 
 /// A plugin's typed ops as a service; reads no field beyond each struct's size.
 func typedService(name: UnsafePointer<CChar>?, functions: UnsafePointer<yaia_function>?, count: Int, flags: UInt32,
-                  plugin: String) throws(YaiaError) -> ServiceEntry {
+                  plugin: String) throws(YaiaError) -> LiveService {
     guard let name else { throw YaiaError(.badService, "add_functions was given no service name") }
     let service = String(cString: name)
-    try ServiceEntry.validate(name: service)
+    try LiveService.validate(name: service)
     guard let functions, count > 0 else { throw YaiaError(.badService, "service \"\(service)\" has no functions") }
     let v1Size = MemoryLayout<yaia_function>.size
     var list: [ForeignFunction] = []
@@ -163,7 +163,7 @@ func typedService(name: UnsafePointer<CChar>?, functions: UnsafePointer<yaia_fun
         list.append(try ForeignFunction(op: op, signature: signature, function: unsafeBitCast(fn, to: UnsafeMutableRawPointer.self), free: free))
         f += entry.size  // the author's stride, so newer, longer structs still walk right
     }
-    return ServiceEntry(name: service, origin: .plugin(plugin), blocking: flags & YAIA_SERVICE_BLOCKING != 0,
+    return LiveService(name: service, origin: .plugin(plugin), blocking: flags & YAIA_SERVICE_BLOCKING != 0,
                         native: ForeignService(functions: list))
 }
 
@@ -202,7 +202,7 @@ func searchedPlaces(_ path: String, directories: [String] = pluginSearchPath()) 
 
 /// Loads a plugin: dlopen, negotiate, setup. The services it registers are
 /// returned, not yet added: the caller commits them atomically.
-func loadPlugin(path named: String, config: JSON, taken: Set<String>) throws(YaiaError) -> (PluginInfo, [ServiceEntry]) {
+func loadPlugin(path named: String, config: JSON, taken: Set<String>) throws(YaiaError) -> (PluginInfo, [LiveService]) {
     guard let path = resolveLibraryPath(named) else {
         throw YaiaError(.pluginNotFound, "no plugin file at \(searchedPlaces(named))")
     }
@@ -233,7 +233,7 @@ func loadPlugin(path named: String, config: JSON, taken: Set<String>) throws(Yai
 /// Checks a plugin's descriptor and runs its setup(); the services it
 /// registered are returned, not yet added.
 func setUpPlugin(_ answer: UnsafePointer<yaia_plugin>, path: String, config: JSON,
-                 taken: Set<String>) throws(YaiaError) -> (PluginInfo, [ServiceEntry]) {
+                 taken: Set<String>) throws(YaiaError) -> (PluginInfo, [LiveService]) {
     let minimum = MemoryLayout<yaia_plugin>.size
     guard answer.pointee.size >= minimum else {
         throw YaiaError(.pluginABIMismatch, "plugin \(path) answered with a descriptor of \(answer.pointee.size) bytes; ABI v1 needs \(minimum)")
@@ -247,11 +247,11 @@ func setUpPlugin(_ answer: UnsafePointer<yaia_plugin>, path: String, config: JSO
     }
     let name = String(cString: rawName)
     do {
-        try ServiceEntry.validate(name: name, what: "plugin", code: .pluginABIMismatch)
+        try LiveService.validate(name: name, what: "plugin", code: .pluginABIMismatch)
     }
     let version = descriptor.version.map { String(cString: $0) } ?? ""
 
-    let session = LoadSession(pluginName: name, taken: taken, config: config)
+    let session = LivePluginLoad(pluginName: name, taken: taken, config: config)
     let host = pluginHosts.begin(session)
     let status = config.serialized().withCString { setup(OpaquePointer(bitPattern: host), hostAPI, $0) }
     pluginHosts.end(host)

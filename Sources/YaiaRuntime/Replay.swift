@@ -54,14 +54,14 @@ extension Runtime {
             for key in ["seq", "scene", "flow", "effect", "id", "depth"] {
                 guard let v = o[key], key == "seq" || v.isNumber else { continue }
                 do throws(YaiaError) {
-                    _ = try SnapshotImage.counter(v, at: "/" + key, from: key == "depth" ? 0 : 1)
+                    _ = try CheckedSnapshot.counter(v, at: "/" + key, from: key == "depth" ? 0 : 1)
                 } catch {
                     throw bad(error.message, at: error.at)
                 }
             }
             if kind == "restore", let snapshot = o["snapshot"] {
                 do throws(YaiaError) {
-                    _ = try SnapshotImage(snapshot, catalog: catalog)
+                    _ = try CheckedSnapshot(snapshot, catalog: catalog)
                 } catch {
                     throw bad(error.message, at: "/snapshot" + (error.at ?? ""))
                 }

@@ -26,7 +26,7 @@ public final class Runtime: @unchecked Sendable {
     /// Scenes, flows, effects and ids, as a value. Guarded by `lock`.
     var state: RuntimeState
     /// The calls of running effects (and their direct callers), by effect id.
-    var effectCalls: [Int64: EffectCall] = [:]
+    var liveEffects: [Int64: LiveEffect] = [:]
     var services = ServiceHolder()
     var plugins: [PluginInfo] = []
     private var isShutDown = false
@@ -192,13 +192,13 @@ public final class Runtime: @unchecked Sendable {
     /// Closes every scene, cancels every call, retires the services (each is
     /// released once its callbacks under way return) and wakes receivers.
     public func shutDown() {
-        let (dropped, retired) = lock.withLock { () -> ([EffectCall], [ServiceEntry]) in
+        let (dropped, retired) = lock.withLock { () -> ([LiveEffect], [LiveService]) in
             guard !isShutDown else { return ([], []) }
             isShutDown = true
             notifier = nil
             _ = state.removeAll()
-            defer { effectCalls.removeAll() }
-            return (Array(effectCalls.values), services.removeAll())
+            defer { liveEffects.removeAll() }
+            return (Array(liveEffects.values), services.removeAll())
         }
         pool.stop()
         lock.withLock { timerTable }?.stop()

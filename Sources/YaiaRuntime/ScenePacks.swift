@@ -100,7 +100,7 @@ struct PackSceneType: @unchecked Sendable {
             return fn(type, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count, buffer.handle)
         }
         guard let state else { throw buffer.error(restoring ? .badState : .badArgs, scene: name) }
-        return PackScene(type: self, state: state)
+        return LivePackScene(type: self, state: state)
     }
 }
 
@@ -149,7 +149,7 @@ nonisolated(unsafe) let hostTable: UnsafeMutablePointer<yaia_scene_host> = {
 
 /// A scene whose state lives in a pack. Its functions run under the scene's
 /// lock, so the buffers are reused without one of their own.
-final class PackScene: LiveScene, @unchecked Sendable {
+final class LivePackScene: LiveScene, @unchecked Sendable {
     let type: PackSceneType
     let state: OpaquePointer
     private let out = SceneBuffer()
@@ -284,7 +284,7 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
     }
     guard let rawName = pack.name else { throw YaiaError(.scenePackInvalid, "scene pack \(shown) has no name") }
     let name = String(cString: rawName)
-    try ServiceEntry.validate(name: name, what: "scene pack", code: .scenePackInvalid)
+    try LiveService.validate(name: name, what: "scene pack", code: .scenePackInvalid)
     guard pack.scene_count <= 10_000, pack.scene_count == 0 || pack.scenes != nil else {
         throw YaiaError(.scenePackInvalid, "scene pack \(name) lists \(pack.scene_count) scenes without a valid list")
     }

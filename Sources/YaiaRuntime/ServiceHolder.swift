@@ -4,17 +4,17 @@ import YaiaCore
 /// registered by the host, by plugins and by bindings; effects reach them by
 /// name. Guarded by the runtime's lock.
 struct ServiceHolder {
-    private var services: [String: ServiceEntry] = [:]
+    private var services: [String: LiveService] = [:]
 
-    subscript(name: String) -> ServiceEntry? { services[name] }
+    subscript(name: String) -> LiveService? { services[name] }
 
     var names: Set<String> { Set(services.keys) }
 
     /// The services, by name.
-    var list: [ServiceEntry] { services.values.sorted { $0.name < $1.name } }
+    var list: [LiveService] { services.values.sorted { $0.name < $1.name } }
 
     /// Adds services, all or none: a name already held is `duplicate_service`.
-    mutating func add(_ entries: [ServiceEntry], from plugin: String? = nil) throws(YaiaError) {
+    mutating func add(_ entries: [LiveService], from plugin: String? = nil) throws(YaiaError) {
         if let clash = entries.first(where: { services[$0.name] != nil }) {
             throw YaiaError(.duplicateService, plugin.map { "plugin \($0) registers service \"\(clash.name)\", which is already registered" }
                             ?? "a service named \"\(clash.name)\" is already registered")
@@ -23,14 +23,14 @@ struct ServiceHolder {
     }
 
     /// Lets go of every service; returns them, to be retired.
-    mutating func removeAll() -> [ServiceEntry] {
+    mutating func removeAll() -> [LiveService] {
         defer { services.removeAll() }
         return Array(services.values)
     }
 }
 
 extension Runtime {
-    public func addService(_ entry: ServiceEntry) throws(YaiaError) {
+    public func addService(_ entry: LiveService) throws(YaiaError) {
         try lock.withLock { () throws(YaiaError) in
             try checkRunning()
             try services.add([entry])

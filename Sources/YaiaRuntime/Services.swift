@@ -3,7 +3,7 @@ import YaiaCore
 
 /// A service registered in a runtime: a C `yaia_service`, from a plugin or
 /// from the host program.
-public final class ServiceEntry: @unchecked Sendable {
+public final class LiveService: @unchecked Sendable {
     public enum Origin: Sendable, Equatable {
         case plugin(String)
         case host
@@ -41,7 +41,7 @@ public final class ServiceEntry: @unchecked Sendable {
         let s = pointer.pointee
         guard let rawName = s.name else { throw YaiaError(.badService, "the service has no name") }
         let name = String(cString: rawName)
-        try ServiceEntry.validate(name: name)
+        try LiveService.validate(name: name)
         guard let perform = s.perform else {
             throw YaiaError(.badService, "service \"\(name)\" has no perform callback")
         }
@@ -161,16 +161,16 @@ protocol NativeService: Sendable {
 }
 
 /// A call in flight: which runtime and effect its completion belongs to.
-final class CallTarget: @unchecked Sendable {
+final class LiveCall: @unchecked Sendable {
     let runtime: Runtime
     let effectID: Int64
-    let service: ServiceEntry
+    let service: LiveService
     private let lock = Lock()
     private var started = false
     private var cancelled = false
     private var data: CallData?
 
-    init(runtime: Runtime, effectID: Int64, service: ServiceEntry) {
+    init(runtime: Runtime, effectID: Int64, service: LiveService) {
         self.runtime = runtime
         self.effectID = effectID
         self.service = service
@@ -205,7 +205,7 @@ final class CallTarget: @unchecked Sendable {
 
 /// Calls in flight, process-wide: `yaia_call_complete` has no runtime argument.
 /// Completing removes the call, so a second completion finds nothing (stale).
-let calls = HandleTable<CallTarget>(tag: 0x5)
+let calls = HandleTable<LiveCall>(tag: 0x5)
 
 func callPointer(_ handle: UInt) -> OpaquePointer? { OpaquePointer(bitPattern: handle) }
 

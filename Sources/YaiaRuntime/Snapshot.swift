@@ -31,7 +31,7 @@ extension Runtime {
     }
 
     func restore(_ snapshot: JSON, mode: RestoreMode, work: inout Work) throws(YaiaError) -> JSON {
-        let image = try SnapshotImage(snapshot, catalog: catalog)
+        let image = try CheckedSnapshot(snapshot, catalog: catalog)
         return try apply(&work) { (state, env, steps) throws(YaiaError) -> JSON in
             try checkRunning()
             return try state.restore(
@@ -44,7 +44,7 @@ extension Runtime {
 }
 
 /// A snapshot, read and checked.
-struct SnapshotImage {
+struct CheckedSnapshot {
     struct Scene {
         let id: Int64
         let seq: Int64
@@ -96,9 +96,9 @@ struct SnapshotImage {
             guard case .string(let name)? = s["name"], s["id"]?.isNumber == true, s["seq"]?.isNumber == true, let state = s["state"] else {
                 throw YaiaError(.badSnapshot, "a scene is {\"id\", \"name\", \"seq\", \"state\"}", at: at)
             }
-            let id = try SnapshotImage.counter(s["id"], at: at + "/id", from: 1)
-            let seq = try SnapshotImage.counter(s["seq"], at: at + "/seq", from: 0)
-            let flowID = try s["flow"].map { (v) throws(YaiaError) in try SnapshotImage.counter(v, at: at + "/flow", from: 1) }
+            let id = try CheckedSnapshot.counter(s["id"], at: at + "/id", from: 1)
+            let seq = try CheckedSnapshot.counter(s["seq"], at: at + "/seq", from: 0)
+            let flowID = try s["flow"].map { (v) throws(YaiaError) in try CheckedSnapshot.counter(v, at: at + "/flow", from: 1) }
             guard let type = catalog[name] else { throw YaiaError(.badSnapshot, "no scene type named \"\(name)\"", at: at + "/name") }
             let value: any LiveScene
             do throws(YaiaError) {
@@ -111,11 +111,11 @@ struct SnapshotImage {
         for (i, f) in try list("flows").enumerated() {
             let at = "/flows/\(i)"
             guard f["id"] != nil else { throw YaiaError(.badSnapshot, "a flow needs an \"id\"", at: at) }
-            let id = try SnapshotImage.counter(f["id"], at: at + "/id", from: 1)
-            _ = try SnapshotImage.counter(f["version"], at: at + "/version", from: 0)
+            let id = try CheckedSnapshot.counter(f["id"], at: at + "/id", from: 1)
+            _ = try CheckedSnapshot.counter(f["version"], at: at + "/version", from: 0)
             if case .array(let entries)? = f["entries"] {
                 for (j, entry) in entries.enumerated() where entry["id"] != nil {
-                    _ = try SnapshotImage.counter(entry["id"], at: at + "/entries/\(j)/id", from: 1)
+                    _ = try CheckedSnapshot.counter(entry["id"], at: at + "/entries/\(j)/id", from: 1)
                 }
             }
             let flow: Flow
@@ -132,8 +132,8 @@ struct SnapshotImage {
                   case .string(let s)? = e["status"], let status = EffectTable.Record.Status(rawValue: s) else {
                 throw YaiaError(.badSnapshot, "an effect is {\"id\", \"scene\", \"effect\", \"status\"}", at: at)
             }
-            let id = try SnapshotImage.counter(e["id"], at: at + "/id", from: 1)
-            let scene = try SnapshotImage.counter(e["scene"], at: at + "/scene", from: 1)
+            let id = try CheckedSnapshot.counter(e["id"], at: at + "/id", from: 1)
+            let scene = try CheckedSnapshot.counter(e["scene"], at: at + "/scene", from: 1)
             let effect: Effect
             do throws(YaiaError) {
                 effect = try Effect(json: effectJSON)
@@ -147,7 +147,7 @@ struct SnapshotImage {
             // One past the largest id: a runtime whose ids ran out says so.
             func read(_ key: String) throws(YaiaError) -> Int64 {
                 guard let v = next[key] else { return 1 }
-                return try SnapshotImage.counter(v, at: "/next/" + key, from: 1, to: Runtime.maxID + 1)
+                return try CheckedSnapshot.counter(v, at: "/next/" + key, from: 1, to: Runtime.maxID + 1)
             }
             nextScene = try read("scene")
             nextEffect = try read("effect")

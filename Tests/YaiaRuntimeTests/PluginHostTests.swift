@@ -25,7 +25,7 @@ private enum Probe {
         return 1
     }
 
-    static func load(config: JSON) throws(YaiaError) -> (PluginInfo, [ServiceEntry]) {
+    static func load(config: JSON) throws(YaiaError) -> (PluginInfo, [LiveService]) {
         let descriptor = yaia_plugin(size: MemoryLayout<yaia_plugin>.size, abi_version: 1, name: pluginName,
                                      version: nil, description: nil, setup: setup)
         return try withUnsafePointer(to: descriptor) { pointer in

@@ -250,7 +250,7 @@ struct HostServiceTests {
     func badName(name: String) {
         let service = HostService(name, .hold)
         var s = service.cStruct()
-        let error = withUnsafePointer(to: &s) { p in yaiaError { () throws(YaiaError) in try ServiceEntry(p, origin: .host) } }
+        let error = withUnsafePointer(to: &s) { p in yaiaError { () throws(YaiaError) in try LiveService(p, origin: .host) } }
         #expect(error?.code == .badService)
     }
 
@@ -265,14 +265,14 @@ struct HostServiceTests {
     @Test("malformed structs are refused with bad_service")
     func badStructs() {
         let service = HostService("auth", .hold)
-        #expect(yaiaError { () throws(YaiaError) in try ServiceEntry(nil, origin: .host) }?.code == .badService)
+        #expect(yaiaError { () throws(YaiaError) in try LiveService(nil, origin: .host) }?.code == .badService)
         var small = service.cStruct(size: MemoryLayout<Int>.size)
-        #expect(withUnsafePointer(to: &small) { p in yaiaError { () throws(YaiaError) in try ServiceEntry(p, origin: .host) } }?.code == .badService)
+        #expect(withUnsafePointer(to: &small) { p in yaiaError { () throws(YaiaError) in try LiveService(p, origin: .host) } }?.code == .badService)
         var noPerform = service.cStruct(withPerform: false)
-        #expect(withUnsafePointer(to: &noPerform) { p in yaiaError { () throws(YaiaError) in try ServiceEntry(p, origin: .host) } }?.code == .badService)
+        #expect(withUnsafePointer(to: &noPerform) { p in yaiaError { () throws(YaiaError) in try LiveService(p, origin: .host) } }?.code == .badService)
         var noName = service.cStruct()
         noName.name = nil
-        #expect(withUnsafePointer(to: &noName) { p in yaiaError { () throws(YaiaError) in try ServiceEntry(p, origin: .host) } }?.code == .badService)
+        #expect(withUnsafePointer(to: &noName) { p in yaiaError { () throws(YaiaError) in try LiveService(p, origin: .host) } }?.code == .badService)
     }
 }
 

@@ -110,11 +110,11 @@ final class HostService: Sendable {
         return s
     }
 
-    /// Registers this service with a runtime through ServiceEntry, as yaia_add_service does.
+    /// Registers this service with a runtime through LiveService, as yaia_add_service does.
     func register(in runtime: Runtime) throws {
         var s = cStruct()
         let entry = try withUnsafePointer(to: &s) { p in
-            try Result { () throws(YaiaError) in try ServiceEntry(p, origin: .host) }.get()
+            try Result { () throws(YaiaError) in try LiveService(p, origin: .host) }.get()
         }
         try Result { () throws(YaiaError) in try runtime.addService(entry) }.get()
     }

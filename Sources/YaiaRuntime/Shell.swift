@@ -15,14 +15,14 @@ struct ShellEnvironment: RuntimeEnvironment {
 /// The shell's side of a running effect: the service performing it, the
 /// call handle it was given, and the thread waiting for a direct call.
 /// Mutable fields are guarded by the runtime's lock.
-final class EffectCall: @unchecked Sendable {
+final class LiveEffect: @unchecked Sendable {
     let id: Int64
-    let service: ServiceEntry
+    let service: LiveService
     var waiter: Waiter?
     /// The call handle, once the service was asked to perform it.
     var handle: UInt?
 
-    init(id: Int64, service: ServiceEntry) {
+    init(id: Int64, service: LiveService) {
         self.id = id
         self.service = service
     }
@@ -52,11 +52,11 @@ extension Runtime {
             switch step {
             case .effect(.start(let id)):
                 guard let record = state.effects[id], let service = services[record.effect.service] else { continue }
-                let call = EffectCall(id: id, service: service)
-                effectCalls[id] = call
+                let call = LiveEffect(id: id, service: service)
+                liveEffects[id] = call
                 work.items.launches.append((record.effect, call))
             case .effect(.cancel(let id)):
-                if let call = effectCalls.removeValue(forKey: id) { work.items.cancels.append(call) }
+                if let call = liveEffects.removeValue(forKey: id) { work.items.cancels.append(call) }
             case .effect(.arm(let id, let at)):
                 work.items.deadlines.append((id, at))
             case .event(let event):
@@ -66,9 +66,9 @@ extension Runtime {
                 events.push(.text(text))
                 work.notify = true
             case .ended(let id):
-                effectCalls[id] = nil
+                liveEffects[id] = nil
             case .answer(let id, let outcome):
-                guard let call = effectCalls.removeValue(forKey: id) else { continue }
+                guard let call = liveEffects.removeValue(forKey: id) else { continue }
                 if outcome == nil { work.items.cancels.append(call) }
                 if let waiter = call.waiter { work.items.answers.append((waiter, outcome)) }
             case .warn(let message):
@@ -140,7 +140,7 @@ extension Runtime {
             // a timer thread's wake-up would cost more than most calls.
             if !clock.isManual { steps.removeAll { if case .effect(.arm) = $0 { return true } else { return false } } }
             absorb(steps, into: &work)
-            effectCalls[id]?.waiter = waiter
+            liveEffects[id]?.waiter = waiter
             return id
         }
         run(work)
@@ -179,8 +179,8 @@ extension Runtime {
     /// send that emits no effect) leave nothing: the lists are made on demand.
     struct Work {
         final class Items {
-            var launches: [(Effect, EffectCall)] = []
-            var cancels: [EffectCall] = []
+            var launches: [(Effect, LiveEffect)] = []
+            var cancels: [LiveEffect] = []
             var deadlines: [(Int64, Double)] = []
             var answers: [(Waiter, Outcome?)] = []
             var warnings: [String] = []
@@ -259,12 +259,12 @@ extension Runtime {
     }
 
     /// Hands a running effect to its service: inline, or on the pool if it blocks.
-    fileprivate func launch(_ effect: Effect, _ call: EffectCall, offThread: Bool) {
+    fileprivate func launch(_ effect: Effect, _ call: LiveEffect, offThread: Bool) {
         let id = call.id
         let service = call.service
-        let handle = calls.insert(CallTarget(runtime: self, effectID: id, service: service))
+        let handle = calls.insert(LiveCall(runtime: self, effectID: id, service: service))
         let live = lock.withLock { () -> Bool in
-            guard effectCalls[id] === call else { return false }
+            guard liveEffects[id] === call else { return false }
             call.handle = handle
             return true
         }
@@ -302,7 +302,7 @@ extension Runtime {
     }
 
     /// Withdraws the calls of ended effects; services that saw them are told.
-    func cancelCalls(_ ended: [EffectCall]) {
+    func cancelCalls(_ ended: [LiveEffect]) {
         for call in ended {
             guard let handle = lock.withLock({ call.handle }), let target = calls.remove(handle) else { continue }
             if target.cancel() { target.service.cancel(handle) }
@@ -315,9 +315,9 @@ extension Runtime {
 /// on the same thread, without a hop through the pool. Kept in a C
 /// thread-local slot.
 private final class DeferredLaunches {
-    var items: [(Runtime, Effect, EffectCall)] = []
+    var items: [(Runtime, Effect, LiveEffect)] = []
 
-    static func add(_ runtime: Runtime, _ effect: Effect, _ call: EffectCall) {
+    static func add(_ runtime: Runtime, _ effect: Effect, _ call: LiveEffect) {
         let list = cyaia_deferred_swap(nil).map { Unmanaged<DeferredLaunches>.fromOpaque($0).takeRetainedValue() } ?? DeferredLaunches()
         list.items.append((runtime, effect, call))
         _ = cyaia_deferred_swap(Unmanaged.passRetained(list).toOpaque())
