@@ -116,6 +116,9 @@ $(TESTPLUG)/%.so: Tests/plugins/%.c Tests/c/gate.h Examples/plugins/common/plugi
 	@mkdir -p $(TESTPLUG)
 	$(CC) $(PLUGIN_CFLAGS) -o $@ $< -lpthread
 
+# Built against the plugin header of ABI 1.1, as a plugin of that time was.
+$(TESTPLUG)/old_api.so: Tests/plugins/abi-1.1/yaia_plugin.h
+
 # The store example: SQLite through Debian's libsqlite3-dev.
 $(PLUGINS)/store.so: Examples/plugins/store/store.c Examples/plugins/common/plugin_util.h Include/yaia_plugin.h
 	@mkdir -p $(PLUGINS)
