@@ -48,7 +48,7 @@ public struct SceneTable: Sendable {
     }
 
     /// Writes scene `id`'s view model as the scene writes it; null when there is none.
-    func writeViewModel(of id: Int64, into writer: inout JSONWriter) {
+    public func writeViewModel(of id: Int64, into writer: inout JSONWriter) {
         guard let box = storage.boxes[id] else { return writer.write(.null) }
         box.scene.value.writeViewModel(into: &writer)
     }

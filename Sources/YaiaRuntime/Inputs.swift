@@ -66,9 +66,11 @@ extension Runtime {
                 o["viewModel"] = closed?.value.viewModel ?? state.scenes[id]?.value.viewModel ?? .null
                 response = .object(o)
             }
+            // The scenes, not the whole state, go into the closure: a state captured there would be copied.
+            let scenes = state.scenes
             journal.recordSend(scene: id, action: action, actionText: actionText, response: response, stacked: stacked,
                                time: time, into: &writer, viewModel: { (w: inout JSONWriter) in
-                                   if let closed { closed.value.writeViewModel(into: &w) } else { state.writeViewModel(of: id, into: &w) }
+                                   if let closed { closed.value.writeViewModel(into: &w) } else { scenes.writeViewModel(of: id, into: &w) }
                                })
         }
     }
