@@ -269,15 +269,9 @@ public struct RuntimeState: Sendable {
 
     /// A scene update: `{"effects", "ok", "routes", "scene", "seq", "viewModel"}`,
     /// with `effect`, `event` and `from` for updates not asked for.
-    public func update(_ id: Int64, effects records: [EffectTable.Record], routes: [JSON], cause: Cause,
-                       viewModelLater: Bool = false) -> JSON {
+    public func update(_ id: Int64, effects records: [EffectTable.Record], routes: [JSON], cause: Cause) -> JSON {
         guard let scene = scenes[id] else { return .null }
-        return RuntimeState.update(scene, effects: records, routes: routes, cause: cause, viewModelLater: viewModelLater)
-    }
-
-    static func update(_ scene: OpenScene, effects records: [EffectTable.Record], routes: [JSON], cause: Cause,
-                       viewModelLater: Bool) -> JSON {
-        update(scene.id, seq: scene.seq, viewModel: viewModelLater ? .null : scene.value.viewModel, effects: records, routes: routes, cause: cause)
+        return RuntimeState.update(id, seq: scene.seq, viewModel: scene.value.viewModel, effects: records, routes: routes, cause: cause)
     }
 
     static func update(_ id: Int64, seq: Int64, viewModel: JSON, effects records: [EffectTable.Record], routes: [JSON],
