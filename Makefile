@@ -228,10 +228,13 @@ NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaCore Sources/YaiaKit 
 
 .PHONY: notes test-notes
 
-# SwiftPM does not track the version script: relink when it changes.
+# SwiftPM does not track the version script: relink when it changes. Its
+# cached build plan would not see a source file added to this package, on
+# which the notes package depends by path: the plan is made afresh.
+NOTES_SWIFT := --package-path $(NOTES) --disable-build-manifest-caching
 $(NOTES_PACK): $(BUILD)/.deps $(NOTES_SOURCES)
 	@if [ -f $@ ] && [ $(NOTES)/Sources/NotesPack/notes.map -nt $@ ]; then rm -f $@; fi
-	$(SWIFT) build -c release -Xswiftc -static-stdlib --package-path $(NOTES)
+	$(SWIFT) build -c release -Xswiftc -static-stdlib $(NOTES_SWIFT)
 	@touch $@
 
 $(CBIN)/notes: $(NOTES)/c/notes.c Examples/c/peek.h Include/yaia.h $(LIB)
@@ -241,7 +244,7 @@ $(CBIN)/notes: $(NOTES)/c/notes.c Examples/c/peek.h Include/yaia.h $(LIB)
 notes: $(NOTES_PACK) $(CBIN)/notes
 
 test-notes: $(BUILD)/.deps
-	$(SWIFT) test --package-path $(NOTES)
+	$(SWIFT) test $(NOTES_SWIFT)
 
 demo: $(NOTES_PACK) $(CBIN)/notes
 test-python: $(NOTES_PACK)
