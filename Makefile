@@ -192,7 +192,13 @@ $(CBIN)/bench_ffi: Benchmarks/bench_ffi.c Benchmarks/bench.h Include/yaia.h $(LI
 
 test-c: $(TESTLIB)/libyaiatypes.so $(CBIN)/test_ffi
 test-python: $(TESTLIB)/libyaiatypes.so
-bench: $(TESTLIB)/libyaiatypes.so $(CBIN)/bench_ffi
+# The direct C calls bench_ffi.py measures the runtime's against.
+BENCH_BASELINES := $(OUT)/bench/libyaiabaselines.so
+$(BENCH_BASELINES): Benchmarks/baselines.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CWARN) -O2 -fPIC -shared -fvisibility=hidden -o $@ $< -lm
+
+bench: $(TESTLIB)/libyaiatypes.so $(CBIN)/bench_ffi $(BENCH_BASELINES)
 # <<< end of the ffi block
 
 # ---------------------------------------------------------------- flows, snapshots, journal
@@ -300,7 +306,7 @@ bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_
 	$(CBIN)/bench_effects $(EXAMPLES_PACK)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
 	$(CBIN)/bench_ffi $(EXAMPLES_PACK)
-	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_ffi.py
+	YAIA_BENCH_BASELINES=$(abspath $(BENCH_BASELINES)) PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_ffi.py
 	@mkdir -p $(dir $(BENCH_JOURNAL))
 	$(CBIN)/bench_journal $(EXAMPLES_PACK) $(BENCH_JOURNAL)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_journal.py $(BENCH_JOURNAL)

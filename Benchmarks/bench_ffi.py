@@ -4,9 +4,10 @@ Run by `make bench` (PYTHONPATH=Bindings/python, YAIA_TEST_LIB_DIR set) after
 bench_ffi.c. Two cheap C functions, add_i64 of the test library
 libyaiatypes.so and libm's cos, each called:
 
-  direct C         n calls timed inside C (tl_bench_add_i64 / tl_bench_cos of
-                   the test library, through volatile function pointers): the
-                   floor, measured in this process and run
+  direct C         n calls timed inside C (bench_add_i64 / bench_cos of
+                   Benchmarks/baselines.c, YAIA_BENCH_BASELINES, through
+                   volatile function pointers): the floor, measured in this
+                   process and run
   ctypes           the function itself through ctypes, argtypes set
   raw perform      ctypes yaia_execute_n(perform request) + string_at + yaia_free:
                    the runtime's foreign call with no Python JSON work
@@ -47,8 +48,14 @@ def main() -> int:
         return 1
     tl = ctypes.CDLL(str(path))
     tl.add_i64.restype, tl.add_i64.argtypes = ctypes.c_int64, [ctypes.c_int64, ctypes.c_int64]
-    for name in ("tl_bench_add_i64", "tl_bench_cos"):
-        getattr(tl, name).restype, getattr(tl, name).argtypes = ctypes.c_double, [ctypes.c_int64]
+    baselines_path = os.environ.get("YAIA_BENCH_BASELINES", "")
+    if not Path(baselines_path).is_file():
+        print(f"bench_ffi.py: libyaiabaselines.so not found (YAIA_BENCH_BASELINES={baselines_path!r}); `make bench` builds it",
+              file=sys.stderr)
+        return 1
+    baselines = ctypes.CDLL(baselines_path)
+    for name in ("bench_add_i64", "bench_cos"):
+        getattr(baselines, name).restype, getattr(baselines, name).argtypes = ctypes.c_double, [ctypes.c_int64]
     libm = ctypes.CDLL("libm.so.6")
     libm.cos.restype, libm.cos.argtypes = ctypes.c_double, [ctypes.c_double]
 
@@ -90,7 +97,7 @@ def main() -> int:
         groups = [
             (
                 "add_i64",
-                median_direct(tl.tl_bench_add_i64),
+                median_direct(baselines.bench_add_i64),
                 [
                     ("ctypes add_i64(40, 2)", lambda: tl.add_i64(40, 2)),
                     ("raw perform (yaia_execute_n + string_at + free)", raw_add),
@@ -99,7 +106,7 @@ def main() -> int:
             ),
             (
                 "cos",
-                median_direct(tl.tl_bench_cos),
+                median_direct(baselines.bench_cos),
                 [
                     ("ctypes libm cos(0.5)", lambda: libm.cos(0.5)),
                     ("raw perform (yaia_execute_n + string_at + free)", raw_cos),

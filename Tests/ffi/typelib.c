@@ -410,47 +410,6 @@ API const char *tl_describe(int8_t a, uint8_t b, int16_t c, uint16_t d, int32_t 
     return buf;
 }
 
-/* ------------------------------------------------------------ benchmark baselines */
-
-/* Direct C calls of add_i64 and libm's cos, timed in C, for benchmarks that
-** cannot make a direct call themselves (Python): n calls through volatile
-** function pointers (no inlining, no hoisting); returns ns per call. */
-static int64_t (*volatile add_ptr)(int64_t, int64_t) = add_i64;
-static double (*volatile cos_ptr)(double) = cos;
-static volatile int64_t bench_sink;
-static volatile double bench_sink_d;
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-/* double(int64) */
-API double tl_bench_add_i64(int64_t n)
-{
-    int64_t acc = 0;
-    double t0 = now_ns();
-    for (int64_t i = 0; i < n; i++)
-        acc = add_ptr(acc, i);
-    double t1 = now_ns();
-    bench_sink = acc;
-    return n > 0 ? (t1 - t0) / (double)n : 0;
-}
-
-/* double(int64) */
-API double tl_bench_cos(int64_t n)
-{
-    double acc = 0;
-    double t0 = now_ns();
-    for (int64_t i = 0; i < n; i++)
-        acc += cos_ptr(0.5);
-    double t1 = now_ns();
-    bench_sink_d = acc;
-    return n > 0 ? (t1 - t0) / (double)n : 0;
-}
-
 /* ------------------------------------------------------------ threads */
 
 /* uint64(): the calling thread, to tell inline calls from the worker pool */
