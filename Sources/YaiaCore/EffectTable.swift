@@ -198,14 +198,6 @@ public struct EffectTable: Sendable, Equatable {
     /// Counters from a snapshot: ids never go back.
     public mutating func advanceNextID(to id: Int64) { nextID = max(nextID, id) }
 
-    /// Everything ends (the runtime is freed): the ids of every live call.
-    public mutating func removeAll() -> [Int64] {
-        let ids = records.keys.sorted()
-        records.removeAll()
-        keyed.removeAll()
-        return ids
-    }
-
     // MARK: decisions
 
     /// Starts an effect: a service performs it, or it waits for the host;

@@ -645,13 +645,6 @@ public struct RuntimeState: Sendable {
                 "effects": ["reissued": .array(reissued), "cancelled": .array(cancelled.map(JSON.int)), "awaiting": .array(awaiting)]]
     }
 
-    /// Everything ends (the runtime is freed): the ids of the effects whose calls to withdraw.
-    public mutating func removeAll() -> [Int64] {
-        scenes.removeAll()
-        flows.removeAll()
-        return effects.removeAll()
-    }
-
     // MARK: ids and limits
 
     /// Hands out the id `counter` holds and counts on; `ids_exhausted` past `maxID`.

@@ -196,7 +196,7 @@ public final class Runtime: @unchecked Sendable {
             guard !isShutDown else { return ([], []) }
             isShutDown = true
             notifier = nil
-            _ = state.removeAll()
+            state = RuntimeState(sceneLimit: limits.scenes, maxID: Runtime.maxID)
             defer { liveEffects.removeAll() }
             return (Array(liveEffects.values), services.removeAll())
         }
