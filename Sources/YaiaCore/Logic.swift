@@ -54,7 +54,7 @@ public struct LogicRule: Sendable {
 /// A problem found while compiling a rule.
 public struct LogicProblem: Sendable, Equatable, CustomStringConvertible {
     /// What kind of problem: "unknown_operator", "arity", "bad_path",
-    /// "unknown_root", "bad_argument" or "too_deep".
+    /// "unknown_root" or "too_deep".
     public var code: String
     public var message: String
     /// JSON Pointer into the rule (below the pointer the rule was compiled at).
