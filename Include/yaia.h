@@ -112,6 +112,9 @@
 **   {"op": "scenes"}                                  scene types, packs, open scenes, flows
 **   {"op": "limits"}                                  limits, grants, events queued and dropped
 **   {"op": "advance", "seconds": S}                   move a manual clock; due time-outs fire
+** Rules (docs/logic.md):
+**   {"op": "logic", "rule": RULE, "data": DATA}       a JSON Logic rule's value for DATA
+**                                                     (default null): {"ok":true,"result":...}
 ** Flows (docs/flows.md):
 **   {"op": "start", "flow": NAME?, "scene": NAME, "args": {...}}  a flow with a root scene
 **   {"op": "send", "flow": ID, "action": ACTION}      reduce on the flow's top scene
@@ -207,6 +210,11 @@
 **   not_permitted       a privileged op the config does not grant, or a file
 **                       outside the granted directories (see SECURITY)
 **   limit_exceeded      a limit was reached; "limit" names it (see SECURITY)
+**   bad_rule            a JSON Logic rule that does not compile: an unknown
+**                       operator, a wrong count of arguments, a bad path
+**                       ("at" points into the rule; docs/logic.md)
+**   logic_budget_exceeded  a rule took more steps than its budget allows
+**   logic_error         a rule's operator was given a value it cannot take
 **   internal            a bug in Yaia; please report it
 */
 #ifndef YAIA_H
