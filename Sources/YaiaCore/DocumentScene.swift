@@ -117,6 +117,13 @@ public struct DocumentSceneValue: LiveScene, Equatable {
         try reduce(action, env: env)
     }
 
+    /// A runtime's reduction: `env` is the host's values now.
+    public mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command] {
+        let values = env()
+        self.env = values
+        return try reduce(action, env: values)
+    }
+
     /// Reduces `action` with `env` as what expressions read as `env`; on
     /// error the state is unchanged.
     public mutating func reduce(_ action: Action, env: JSON) throws(YaiaError) -> [Command] {
