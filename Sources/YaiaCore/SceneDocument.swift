@@ -363,7 +363,14 @@ struct DocumentReader {
                 }
             }
         }
-        if let c = o["cancel"] { result.cancel = template(c, at: JSONPointer.appending(pointer, "cancel"), roots: Self.actionRoots) }
+        if let c = o["cancel"] {
+            let at = JSONPointer.appending(pointer, "cancel")
+            let t = template(c, at: at, roots: Self.actionRoots)
+            if let v = t.literal, DocumentReader.effectIDs(v) == nil {
+                problem(.badValue, "\"cancel\" must be an effect id (a non-empty string) or a list of them", at: at)
+            }
+            result.cancel = t
+        }
         if let e = o["effects"] {
             let at = JSONPointer.appending(pointer, "effects")
             if case .array(let list) = e {
@@ -376,6 +383,17 @@ struct DocumentReader {
         }
         if let r = o["route"] { result.route = route(r, at: JSONPointer.appending(pointer, "route")) }
         return result
+    }
+
+    /// The effect ids a `cancel` value names, or nil when it names none.
+    static func effectIDs(_ value: JSON) -> [String]? {
+        switch value {
+        case .string(let s) where !s.isEmpty: return [s]
+        case .array(let list):
+            let ids = list.compactMap { $0.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
+            return ids.count == list.count ? ids : nil
+        default: return nil
+        }
     }
 
     /// A `set` path: a declared field, then steps.
