@@ -211,8 +211,6 @@
 **   not_permitted       a privileged op the config does not grant, or a file
 **                       outside the granted directories (see SECURITY)
 **   limit_exceeded      a limit was reached; "limit" names it (see SECURITY)
-**   bad_document        a scene document has problems; "problems" lists every
-**                       one as {"code", "message", "at"} (docs/scene-documents.md)
 **   document_failed     a scene document's reduction could not complete: a set
 **                       path it cannot follow, a command value of the wrong type
 **   internal            a bug in Yaia; please report it
