@@ -93,6 +93,7 @@ public struct DocumentSceneValue: LiveScene, Equatable {
     public var name: String { scene.name }
     public var json: JSON { .object(state) }
 
+    /// Same scene type, state and env (which the next reduction reads).
     public static func == (a: DocumentSceneValue, b: DocumentSceneValue) -> Bool {
         a.scene.name == b.scene.name && a.state == b.state && a.env == b.env
     }

@@ -133,7 +133,6 @@ struct DocumentBranch: Sendable {
     var cancel: Template?
     var effects: [DocumentEffect]
     var route: DocumentRoute?
-    var at: String
 }
 
 struct DocumentAction: Sendable {
@@ -351,7 +350,7 @@ struct DocumentReader {
     mutating func branch(_ o: JSONObject, at pointer: String) -> DocumentBranch {
         members(of: o, "a branch", known: Self.branchMembers, at: pointer)
         describe(o, at: pointer)
-        var result = DocumentBranch(when: nil, assignments: [], cancel: nil, effects: [], route: nil, at: pointer)
+        var result = DocumentBranch(when: nil, assignments: [], cancel: nil, effects: [], route: nil)
         if let w = o["when"] { result.when = condition(w, at: JSONPointer.appending(pointer, "when")) }
         if let s = o["set"] {
             let at = JSONPointer.appending(pointer, "set")
