@@ -93,6 +93,7 @@ public struct DocumentSceneValue: LiveScene, Equatable {
     public var name: String { scene.name }
     public var json: JSON { .object(state) }
 
+    /// Same scene type, state and env (which the next reduction reads).
     public static func == (a: DocumentSceneValue, b: DocumentSceneValue) -> Bool {
         a.scene.name == b.scene.name && a.state == b.state && a.env == b.env
     }
@@ -165,18 +166,10 @@ public struct DocumentSceneValue: LiveScene, Equatable {
 
     func keys(_ template: Template, _ data: JSON, _ steps: inout Int) throws(YaiaError) -> [String] {
         let value = try template.evaluate(data, &steps)
-        switch value {
-        case .string(let s) where !s.isEmpty: return [s]
-        case .array(let list):
-            var keys: [String] = []
-            for item in list {
-                guard case .string(let s) = item, !s.isEmpty else { break }
-                keys.append(s)
-            }
-            if keys.count == list.count { return keys }
-        default: break
+        guard let ids = DocumentReader.effectIDs(value) else {
+            throw YaiaError(.documentFailed, "\(name): \"cancel\" gave \(value.kindName), not an effect id or a list of them")
         }
-        throw YaiaError(.documentFailed, "\(name): \"cancel\" gave \(value.kindName), not an effect id or a list of them")
+        return ids
     }
 
     func effect(_ e: DocumentEffect, _ data: JSON, _ steps: inout Int) throws(YaiaError) -> Effect {

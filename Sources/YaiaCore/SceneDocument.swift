@@ -133,7 +133,6 @@ struct DocumentBranch: Sendable {
     var cancel: Template?
     var effects: [DocumentEffect]
     var route: DocumentRoute?
-    var at: String
 }
 
 struct DocumentAction: Sendable {
@@ -351,7 +350,7 @@ struct DocumentReader {
     mutating func branch(_ o: JSONObject, at pointer: String) -> DocumentBranch {
         members(of: o, "a branch", known: Self.branchMembers, at: pointer)
         describe(o, at: pointer)
-        var result = DocumentBranch(when: nil, assignments: [], cancel: nil, effects: [], route: nil, at: pointer)
+        var result = DocumentBranch(when: nil, assignments: [], cancel: nil, effects: [], route: nil)
         if let w = o["when"] { result.when = condition(w, at: JSONPointer.appending(pointer, "when")) }
         if let s = o["set"] {
             let at = JSONPointer.appending(pointer, "set")
@@ -363,7 +362,14 @@ struct DocumentReader {
                 }
             }
         }
-        if let c = o["cancel"] { result.cancel = template(c, at: JSONPointer.appending(pointer, "cancel"), roots: Self.actionRoots) }
+        if let c = o["cancel"] {
+            let at = JSONPointer.appending(pointer, "cancel")
+            let t = template(c, at: at, roots: Self.actionRoots)
+            if let v = t.literal, DocumentReader.effectIDs(v) == nil {
+                problem(.badValue, "\"cancel\" must be an effect id (a non-empty string) or a list of them", at: at)
+            }
+            result.cancel = t
+        }
         if let e = o["effects"] {
             let at = JSONPointer.appending(pointer, "effects")
             if case .array(let list) = e {
@@ -376,6 +382,17 @@ struct DocumentReader {
         }
         if let r = o["route"] { result.route = route(r, at: JSONPointer.appending(pointer, "route")) }
         return result
+    }
+
+    /// The effect ids a `cancel` value names, or nil when it names none.
+    static func effectIDs(_ value: JSON) -> [String]? {
+        switch value {
+        case .string(let s) where !s.isEmpty: return [s]
+        case .array(let list):
+            let ids = list.compactMap { $0.stringValue.flatMap { $0.isEmpty ? nil : $0 } }
+            return ids.count == list.count ? ids : nil
+        default: return nil
+        }
     }
 
     /// A `set` path: a declared field, then steps.

@@ -58,7 +58,6 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let badRule = ErrorCode(rawValue: "bad_rule")
     public static let logicBudgetExceeded = ErrorCode(rawValue: "logic_budget_exceeded")
     public static let logicError = ErrorCode(rawValue: "logic_error")
-    public static let badDocument = ErrorCode(rawValue: "bad_document")
     public static let documentFailed = ErrorCode(rawValue: "document_failed")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }

@@ -4,14 +4,14 @@ import YaiaCore
 // Loading a scene document: every rule, each with a document that breaks it.
 
 /// The problems of a document, as (code, at) pairs.
-func problems(_ text: String, catalog: Set<String>? = nil) throws -> [(code: String, at: String)] {
+func documentProblems(_ text: String, catalog: Set<String>? = nil) throws -> [(code: String, at: String)] {
     SceneDocument.check(try json(text), catalog: catalog).map { ($0.code.rawValue, $0.at) }
 }
 
 /// Expects `text` to have a problem `code` at `at` (among others, maybe).
 func expectProblem(_ text: String, _ code: String, at: String, catalog: Set<String>? = nil,
                    sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let found = try problems(text, catalog: catalog)
+    let found = try documentProblems(text, catalog: catalog)
     #expect(found.contains { $0.code == code && $0.at == at }, "expected \(code) at \(at); found \(found)",
             sourceLocation: sourceLocation)
 }
@@ -28,18 +28,18 @@ struct DocumentCheckTests {
     func valid() throws {
         for text in [loginDocument, DocumentActionTests.declarations, DocumentActionTests.branches, DocumentSetTests.text,
                      DocumentCommandTests.text, DocumentLifeTests.args, DocumentLifeTests.costly] {
-            #expect(try problems(text).isEmpty, "\(text)")
+            #expect(try documentProblems(text).isEmpty, "\(text)")
         }
-        #expect(try problems(loginDocument, catalog: ["notes/list"]).isEmpty)
+        #expect(try documentProblems(loginDocument, catalog: ["notes/list"]).isEmpty)
     }
 
     @Test("a document must be an object; yaia must be a version this runtime reads")
     func version() throws {
-        #expect(try problems("[]").map(\.code) == ["wrong_type"])
+        #expect(try documentProblems("[]").map(\.code) == ["wrong_type"])
         try expectProblem(#"{"yaia": 2, "scene": "t", "state": {}, "actions": {}}"#, "bad_version", at: "/yaia")
         try expectProblem(#"{"yaia": "1", "scene": "t", "state": {}, "actions": {}}"#, "bad_version", at: "/yaia")
         try expectProblem(#"{"scene": "t", "state": {}, "actions": {}}"#, "missing_member", at: "")
-        #expect(try problems(#"{"yaia": 1.0, "scene": "t", "state": {}, "actions": {}}"#).isEmpty)
+        #expect(try documentProblems(#"{"yaia": 1.0, "scene": "t", "state": {}, "actions": {}}"#).isEmpty)
     }
 
     @Test("missing required members, unknown members with a suggestion, wrong types")
@@ -92,7 +92,7 @@ struct DocumentCheckTests {
     @Test("a route to a scene the catalog does not have, when its names are given; the document itself counts")
     func scenes() throws {
         let text = withActions(#""b": {"route": {"push": "notes/lsit"}}, "c": {"route": {"replace": "t/x"}}"#)
-        #expect(try problems(text).isEmpty)
+        #expect(try documentProblems(text).isEmpty)
         let found = SceneDocument.check(try json(text), catalog: ["notes/list"])
         #expect(found.count == 1)
         #expect(found.first?.code == .unknownScene)
@@ -119,6 +119,8 @@ struct DocumentCheckTests {
         try expectProblem(effect(#""restore": 1"#), "wrong_type", at: "/actions/b/effects/0/restore")
         try expectProblem(effect(#""id": """#), "bad_value", at: "/actions/b/effects/0/id")
         try expectProblem(withActions(#""b": {"effects": [{"service": "", "op": "o"}]}"#), "bad_value", at: "/actions/b/effects/0/service")
+        try expectProblem(withActions(#""b": {"cancel": 5}"#), "bad_value", at: "/actions/b/cancel")
+        try expectProblem(withActions(#""b": {"cancel": ["a", ""]}"#), "bad_value", at: "/actions/b/cancel")
     }
 
     @Test("expressions: unknown operators (in a when, inside an operator), roots by place, unknown state fields")
@@ -129,6 +131,7 @@ struct DocumentCheckTests {
         try expectProblem(withActions(#""b": {"set": {"a": {"var": "args.x"}}}"#), "unknown_root", at: "/actions/b/set/a/var")
         try expectProblem(withActions("", view: #"{"v": {"var": "payload"}}"#), "unknown_root", at: "/view/v/var")
         try expectProblem(withActions("", view: #"{"v": {"var": "env.now"}}"#), "unknown_root", at: "/view/v/var")
+        try expectProblem(withActions("", view: #"{"v": {"now": []}}"#), "unknown_root", at: "/view/v/now")
         try expectProblem(#"{"yaia": 1, "scene": "t", "state": {"a": {"var": "state.b"}}, "actions": {}}"#, "unknown_root", at: "/state/a/var")
         try expectProblem(withActions(#""b": {"effects": [{"service": "s", "op": "o", "args": {"x": {"var": "sate.a"}}}]}"#),
                           "unknown_root", at: "/actions/b/effects/0/args/x/var")
@@ -140,7 +143,7 @@ struct DocumentCheckTests {
 
     @Test("a one-member object that names no operator is an object outside a when; literal is never evaluated")
     func templates() throws {
-        #expect(try problems(withActions(#""b": {"set": {"a": {"user": {"var": "payload"}}, "list": {"literal": {"varr": 1}}}}"#)).isEmpty)
+        #expect(try documentProblems(withActions(#""b": {"set": {"a": {"user": {"var": "payload"}}, "list": {"literal": {"varr": 1}}}}"#)).isEmpty)
         var s = try DocumentScene(json(withActions(#""b": {"set": {"a": {"user": {"var": "payload"}}, "list": {"literal": {"var": "payload"}}}}"#))).open()
         _ = try s.reduce(Action("b", payload: 5))
         #expect(s.json == ["a": ["user": 5], "list": ["var": "payload"]])

@@ -383,7 +383,7 @@ struct DocumentLifeTests {
      "args": {"user": {"type": {"email": "string"}}, "limit": {"default": 10}, "tag": {"type": "string?"}},
      "state": {"email": {"var": "args.user.email"}, "limit": {"var": "args.limit"}, "tag": {"var": "args.tag"},
                "openedAt": {"var": "env.now"}},
-     "actions": {"stamp": {"set": {"openedAt": {"var": "env.now"}}}}}
+     "actions": {"stamp": {"set": {"openedAt": {"now": []}}}}}
     """
 
     @Test("defaults fill in; required, unknown and mistyped arguments are bad_args at the argument")
