@@ -996,6 +996,15 @@ class Runtime(_Closeable):
         response.pop("ok", None)
         return response
 
+    def logic(self, rule: Any, data: Any = None) -> Any:
+        """The value of the JSON Logic ``rule`` for ``data`` (docs/logic.md).
+
+        Raises YaiaError "bad_rule" (``at`` points into the rule, "/rule/..."),
+        "logic_budget_exceeded" or "logic_error".
+        """
+        request = ffi.encode({"op": "logic", "rule": rule, "data": data})
+        return self._answer(self._lib.yaia_execute_n(self._handle, request, len(request)))["result"]
+
     def limits(self) -> Dict[str, Any]:
         """``{"limits": {...}, "allow": {...}, "usage": {"events", "dropped", "scenes"}}``."""
         response = self.execute({"op": "limits"})
