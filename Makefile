@@ -39,7 +39,7 @@ CLINK      := -L$(REL) -lyaia -Wl,-rpath,$(abspath $(REL)) -lpthread
 SWIFT_SOURCES := $(shell find Sources -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') Package.swift Include/yaia.h Include/yaia_plugin.h Include/yaia_scene.h
 
 APT_PACKAGES := gcc make pkg-config libffi-dev libsqlite3-dev zlib1g-dev binutils
-PY_PACKAGES  := pytest wheel mypy
+PY_PACKAGES  := pytest wheel mypy jsonschema
 
 export YAIA_LIBRARY    := $(abspath $(LIB))
 export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))
@@ -155,7 +155,8 @@ $(CBIN)/bench_effects: Benchmarks/bench_effects.c Benchmarks/bench.h Include/yai
 # multi-pack tests), and the broken variants the loader must refuse.
 TESTPACK := $(OUT)/test-packs
 export YAIA_TEST_PACK_DIR := $(abspath $(TESTPACK))
-PACK_FAULTS := future_abi:1 refuses:2 no_reduce:3 bad_name:4 twice:5 takes_login:6 garbage:7
+PACK_FAULTS := future_abi:1 refuses:2 no_reduce:3 bad_name:4 twice:5 takes_login:6 garbage:7 old_size:8 \
+               bad_document:9 document_twice:10
 TEST_PACKS  := $(TESTPACK)/counter.so $(foreach f,$(PACK_FAULTS),$(TESTPACK)/$(firstword $(subst :, ,$(f))).so)
 
 $(TESTPACK)/counter.so: Tests/packs/counter.c Include/yaia_scene.h
@@ -322,9 +323,10 @@ bench: $(LOGIC_BENCH) $(BUILD)/.bench-deps
 # <<< end of the logic block
 
 bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects $(CBIN)/bench_packs
-	$(CBIN)/bench_send $(EXAMPLES_PACK)
+	$(CBIN)/bench_send $(EXAMPLES_PACK) $(NOTES_PACK) $(NOTES_DOCS)
 	$(CBIN)/bench_effects $(EXAMPLES_PACK)
-	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
+	YAIA_NOTES_PACK=$(abspath $(NOTES_PACK)) YAIA_NOTES_DOCUMENTS=$(abspath $(NOTES_DOCS)) \
+	  PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
 	$(CBIN)/bench_ffi $(EXAMPLES_PACK)
 	YAIA_BENCH_BASELINES=$(abspath $(BENCH_BASELINES)) PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_ffi.py
 	@mkdir -p $(dir $(BENCH_JOURNAL))

@@ -22,7 +22,7 @@
 **     the timing), which keeps updates small and alike.
 **
 ** (b) The store plugin's put + get through {"op":"perform"} (JSON request,
-**     worker pool, SQLite, JSON result) against the same two statements run
+**     the store's queued job run on the waiting thread, SQLite, JSON result) against the same two statements run
 **     directly through SQLite from C: same schema, prepared once, the same
 **     pragmas as store.c (WAL, synchronous=NORMAL for a file), keys cycling
 **     over KEYS. One sample = one put and one get of the same key.
@@ -488,8 +488,8 @@ int main(int argc, char **argv)
     row("store.so via perform, :memory:", ym, dm.median);
     row("SQLite direct, file (WAL, synchronous=NORMAL)", df, df.median);
     row("store.so via perform, file", yf, df.median);
-    printf("\n  overhead of Yaia per put+get: %.1f us (:memory:), %.1f us (file); each perform hands the\n"
-           "  call to a pool thread and back, so a put+get includes two C-only hand-offs (%.1f us here)\n",
+    printf("\n  overhead of Yaia per put+get: %.1f us (:memory:), %.1f us (file); a direct call runs the\n"
+           "  store's job on the thread that waits for it, with no hand-off (a pair would cost %.1f us here)\n",
            (ym.median - dm.median) / 1000, (yf.median - df.median) / 1000, 2 * ping.median / 1000);
     return 0;
 }

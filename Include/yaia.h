@@ -109,7 +109,8 @@
 **   {"op": "resolve", "effect": ID, "error": VALUE}   an effect failed
 **   {"op": "state", "scene": ID}                      state and view model
 **   {"op": "close", "scene": ID}                      close a scene
-**   {"op": "scenes"}                                  scene types, packs, open scenes, flows
+**   {"op": "scenes"}                                  scene types, packs, documents, open scenes, flows
+**   {"op": "schema", "scene": NAME}                   a JSON Schema of a scene type's interface
 **   {"op": "limits"}                                  limits, grants, events queued and dropped
 **   {"op": "advance", "seconds": S}                   move a manual clock; due time-outs fire
 ** Rules (docs/logic.md):
@@ -135,6 +136,8 @@
 **   {"op": "replay", "journal": PATH, "to": SEQ?}     re-run a journal, check digests
 **   {"op": "rewind", "to": SEQ}                       back to the state after input SEQ
 **   {"op": "inspect", "on": BOOL}                     action/effect/route/flow events
+** Scene documents (docs/scene-documents.md); privileged:
+**   {"op": "register", "document": {...}}             add a scene document's type
 **
 ** An ACTION is a Flux Standard Action: {"type": NAME, "payload": ANY,
 ** "error": BOOL, "meta": ANY}; only "type" is required. An EFFECT is
@@ -204,12 +207,18 @@
 **                       version, or refused this host
 **   scene_pack_invalid  the pack's descriptor is malformed (names, sizes,
 **                       missing functions)
-**   duplicate_scene     two packs (or one, twice) define a scene type name;
-**                       the message names both
+**   duplicate_scene     two packs or documents (or one, twice) define a
+**                       scene type name; the message names both
+**   document_not_found  no scene document (or folder of them) at a path
+**   bad_document        a scene document that cannot be loaded: not JSON,
+**                       or with problems; "problems" lists every one as
+**                       {"code", "message", "at"} (docs/scene-documents.md)
 **   scene_pack_error    a pack's scene answered with something unreadable
 **   not_permitted       a privileged op the config does not grant, or a file
 **                       outside the granted directories (see SECURITY)
 **   limit_exceeded      a limit was reached; "limit" names it (see SECURITY)
+**   document_failed     a scene document's reduction could not complete: a set
+**                       path it cannot follow, a command value of the wrong type
 **   bad_rule            a JSON Logic rule that does not compile: an unknown
 **                       operator, a wrong count of arguments, a bad path
 **                       ("at" points into the rule; docs/logic.md)
@@ -262,13 +271,20 @@ YAIA_API void yaia_free(void *p);
 ** yaia_runtime_new -- creates a runtime.
 **
 ** config_json  NULL, or a JSON object, every key optional:
-**                {"scenes": [PACK, ...], "plugins": [PLUGIN, ...], "workers": N,
+**                {"scenes": [SCENES, ...], "plugins": [PLUGIN, ...], "workers": N,
 **                 "bind": [BINDING, ...], "restore": SNAPSHOT, "journal": PATH,
 **                 "inspect": BOOL, "allow": GRANTS, "limits": LIMITS,
-**                 "clock": "system" | "manual"}
-**              PACK is the path of a scene pack (yaia_scene.h): its scene
-**              types join the runtime's catalog, which has none of its own;
-**              a pack is loaded once per process, whatever runtimes name it.
+**                 "clock": "system" | "manual", "env": {...}}
+**              SCENES is the path of a scene pack (yaia_scene.h), of a scene
+**              document (a file whose name ends in .json), or of a folder
+**              of documents (a directory: each *.json file in it); their
+**              scene types join the runtime's catalog, which has none of its
+**              own (docs/scene-documents.md). A pack is loaded once per
+**              process, whatever runtimes name it. A name defined twice is
+**              "duplicate_scene", naming both definitions; a document with
+**              problems is "bad_document", listing them all. "env" holds
+**              the values scene documents read as env (env.now is the
+**              clock's and cannot be set).
 **              A PACK or PLUGIN path that is absolute or starts with ./ or
 **              ../ is taken as it is; any other is looked for in the working
 **              directory, then in each directory of the environment variable

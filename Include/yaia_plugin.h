@@ -327,11 +327,13 @@ typedef struct yaia_function {
 **                the values read from them) is kept for the job, and the job
 **                runs even if the call ends while it waits: it then finds
 **                the call ended (YAIA_ERR_STALE) and should just return.
-**                Called from perform() of a YAIA_SERVICE_BLOCKING service,
-**                which already runs on a worker thread, with the queue idle,
-**                the job runs at once on that thread, and so may jobs
-**                submitted meanwhile (up to 64), before queue_submit
-**                returns; so do not hold a lock there that a job takes.
+**                Called from perform() on a thread that may block (that of
+**                a YAIA_SERVICE_BLOCKING service, a worker thread; or that
+**                of a direct call, {"op": "perform"}, which only waits for
+**                this call) with the queue idle, the job runs at once on
+**                that thread, and so may jobs submitted meanwhile (up to
+**                64), before queue_submit returns; so do not hold a lock
+**                there that a job takes.
 **                Returns YAIA_OK; YAIA_ERR_ARGUMENT (NULL queue or job);
 **                YAIA_ERR_STALE (a freed or made-up queue, or call that ended
 **                or is not one); YAIA_ERR_RESOURCE (no worker thread could

@@ -76,7 +76,11 @@ public func yaia_runtime_new(_ config: UnsafePointer<CChar>?, _ errorOut: Unsafe
             try bytes(text) { buffer in Result { () throws(YaiaError) in try JSONParser.parse(buffer) } }.get()
         } ?? [:]
         let runtime = try Runtime(catalog: Catalog(), config: json)
-        return OpaquePointer(bitPattern: runtimes.insert(runtime))
+        guard let handle = runtimes.insert(runtime) else {
+            runtime.shutDown()
+            throw YaiaError(.internal, "too many runtimes are open")
+        }
+        return OpaquePointer(bitPattern: handle)
     } catch {
         errorOut?.pointee = cString(error.envelope())
         return nil

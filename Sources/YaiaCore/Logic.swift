@@ -34,7 +34,16 @@ public struct LogicRule: Sendable {
     /// steps stops with `logic_budget_exceeded`; an extra given a value it
     /// cannot take fails with `logic_error` (its "at" points into the rule).
     public func evaluate(_ data: JSON, budget: Int = LogicRule.defaultBudget) throws(YaiaError) -> JSON {
-        var machine = LogicMachine(program, data: data, budget: budget)
+        var steps = budget
+        return try evaluate(data, steps: &steps)
+    }
+
+    /// `evaluate` within `steps`, which loses the steps taken: several
+    /// rules may share one budget (a scene document's reduction does).
+    public func evaluate(_ data: JSON, steps: inout Int) throws(YaiaError) -> JSON {
+        let budget = steps
+        var machine = LogicMachine(program, data: data, budget: steps)
+        defer { steps = machine.steps }
         do throws(LogicStop) {
             let value = try machine.eval(program.root, .data(data))
             try machine.chargeResult(value)

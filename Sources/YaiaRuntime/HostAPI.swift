@@ -128,7 +128,7 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
             guard let error else { return YAIA_ERR_STATE }
             return deliver(UInt(bitPattern: call), .failure(error)) ? YAIA_OK : YAIA_ERR_STALE
         },
-        queue_new: { OpaquePointer(bitPattern: queues.insert(LiveQueue())) },
+        queue_new: { queues.insert(LiveQueue()).flatMap { OpaquePointer(bitPattern: $0) } },
         queue_submit: { queue, call, job, ctx in
             guard let queue, let job else { return YAIA_ERR_ARGUMENT }
             guard let q = queues.get(UInt(bitPattern: queue)) else { return YAIA_ERR_STALE }
@@ -151,11 +151,13 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
 
 /// What a C service's call holds for the plugin API: its op and args, the
 /// C strings handed out for them (freed with it), the result being built,
-/// and the thread running perform() of a blocking service.
+/// and the thread running perform() when that thread may block.
 final class CallData: Sendable {
     let op: String
     let args: JSON
-    let blocking: Bool
+    /// perform() runs where blocking costs no one: on a worker thread (a
+    /// blocking service), or on the thread of a direct call that waits for it.
+    let mayBlock: Bool
     private let state: Mutex<State>
 
     struct State {
@@ -166,10 +168,10 @@ final class CallData: Sendable {
         var builder: ResultBuilder
     }
 
-    init(op: String, args: JSON, blocking: Bool, limits: Limits) {
+    init(op: String, args: JSON, mayBlock: Bool, limits: Limits) {
         self.op = op
         self.args = args
-        self.blocking = blocking
+        self.mayBlock = mayBlock
         state = Mutex(State(builder: ResultBuilder(limits: limits)))
     }
 
@@ -209,8 +211,8 @@ final class CallData: Sendable {
     /// Marks the thread running perform() (0: none), for queue_submit's shortcut.
     func setPerformer(_ thread: pthread_t) { state.withLock { $0.performer = thread } }
 
-    /// Whether a job may run inline: this thread runs perform() of a blocking service.
-    var mayBlockHere: Bool { blocking && state.withLock { $0.performer } == pthread_self() }
+    /// Whether a job may run inline: this thread runs perform() and may block.
+    var mayBlockHere: Bool { mayBlock && state.withLock { $0.performer } == pthread_self() }
 
     func withBuilder<T: Sendable>(_ body: (inout ResultBuilder) -> T) -> T {
         state.withLock { body(&$0.builder) }
@@ -459,8 +461,8 @@ final class LiveQueue: @unchecked Sendable {
             return YAIA_OK
         }
         if let now { return now }
-        // perform() of a blocking service already runs on a worker thread
-        // and may block: a hand-off would only add wake-ups, for this job
+        // perform() runs on a worker thread, or on a thread that only waits
+        // for this call: a hand-off would only add wake-ups, for this job
         // and for those submitted while it runs.
         job.run()
         drain()

@@ -35,7 +35,7 @@ final class LivePluginLoad: @unchecked Sendable {
     init(pluginName: String, taken: Set<String>, config: JSON) {
         self.pluginName = pluginName
         self.taken = taken
-        self.config = CallData(op: "", args: config, blocking: false, limits: Limits())
+        self.config = CallData(op: "", args: config, mayBlock: false, limits: Limits())
     }
 
     func setError(_ message: String) {

@@ -68,7 +68,8 @@ public final class LiveService: @unchecked Sendable {
     }
 
     /// Calls perform(); false when the service was retired meanwhile.
-    func perform(_ call: UInt, op: String, args: JSON) -> Bool {
+    /// `waiting`: the calling thread only waits for this call (a direct call).
+    func perform(_ call: UInt, op: String, args: JSON, waiting: Bool) -> Bool {
         guard enter() else { return false }
         defer { leave() }
         if let native {
@@ -78,8 +79,9 @@ public final class LiveService: @unchecked Sendable {
         guard let performFunction else { return false }
         // The host API reads the call's op and args (HostAPI.swift); perform()
         // and the jobs it queues keep what it hands out alive.
-        let data = calls.get(call)?.attach(op: op, args: args, blocking: blocking)
-        if blocking { data?.setPerformer(pthread_self()) }
+        let mayBlock = blocking || waiting
+        let data = calls.get(call)?.attach(op: op, args: args, mayBlock: mayBlock)
+        if mayBlock { data?.setPerformer(pthread_self()) }
         var text = args.serializedBytes()
         text.append(0)
         op.withCString { op in
@@ -87,7 +89,7 @@ public final class LiveService: @unchecked Sendable {
                 performFunction(ctx, callPointer(call), op, bytes.baseAddress?.assumingMemoryBound(to: CChar.self))
             }
         }
-        if blocking { data?.setPerformer(0) }
+        if mayBlock { data?.setPerformer(0) }
         withExtendedLifetime(data) {}
         return true
     }
@@ -194,8 +196,8 @@ final class LiveCall: @unchecked Sendable {
     }
 
     /// What the host API reads of the call: set before perform().
-    func attach(op: String, args: JSON, blocking: Bool) -> CallData {
-        let made = CallData(op: op, args: args, blocking: blocking, limits: runtime.limits)
+    func attach(op: String, args: JSON, mayBlock: Bool) -> CallData {
+        let made = CallData(op: op, args: args, mayBlock: mayBlock, limits: runtime.limits)
         lock.withLock { data = made }
         return made
     }

@@ -6,9 +6,10 @@ import YaiaCore
 struct ShellEnvironment: RuntimeEnvironment {
     unowned(unsafe) let runtime: Runtime
     var now: Double { runtime.clock.now }
+    var sceneValues: JSON { runtime.sceneValues() }
     func serves(_ service: String) -> Bool { runtime.services[service] != nil }
     func openScene(_ name: String, args: JSON) throws(YaiaError) -> any LiveScene {
-        try runtime.sceneType(name).open(args: args)
+        try runtime.makeScene(name, args: args)
     }
 }
 
@@ -262,13 +263,16 @@ extension Runtime {
     fileprivate func launch(_ effect: Effect, _ call: LiveEffect, offThread: Bool) {
         let id = call.id
         let service = call.service
-        let handle = calls.insert(LiveCall(runtime: self, effectID: id, service: service))
-        let live = lock.withLock { () -> Bool in
-            guard liveEffects[id] === call else { return false }
-            call.handle = handle
-            return true
+        guard let handle = calls.insert(LiveCall(runtime: self, effectID: id, service: service)) else {
+            finish(effectID: id, outcome: .failure(["code": "internal", "message": "too many calls are in flight"]))
+            return
         }
-        guard live else {
+        let live = lock.withLock { () -> Bool? in
+            guard liveEffects[id] === call else { return nil }
+            call.handle = handle
+            return call.waiter != nil
+        }
+        guard let waiting = live else {
             calls.remove(handle)
             return
         }
@@ -287,7 +291,7 @@ extension Runtime {
                 cyaia_reentry_leave()
                 if cyaia_reentry_depth() == 0 { DeferredLaunches.run() }
             }
-            if !service.perform(handle, op: effect.op, args: effect.args) {
+            if !service.perform(handle, op: effect.op, args: effect.args, waiting: waiting) {
                 calls.remove(handle)
             }
         }

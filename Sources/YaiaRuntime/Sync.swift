@@ -133,28 +133,62 @@ final class EventQueue: @unchecked Sendable {
 /// Objects handed to C as opaque handles: a handle is an id with a tag in its
 /// low bits, never an address, so a freed, foreign or made-up one is simply
 /// not found instead of being dereferenced.
+///
+/// A handle is a slot's index and the slot's generation, so a lookup is an
+/// array read (host API functions take one per call): bits 0-3 the tag,
+/// 4-31 the index, 32-63 the generation, which moves on each time the slot
+/// is reused, so a stale handle stays stale for 2^32 reuses of its slot.
 public final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
+    private struct Slot {
+        var handle: UInt
+        var object: Object?
+    }
+
     private let lock = Lock()
-    private var objects: [UInt: Object] = [:]
-    private var next: UInt = 1
+    private var slots: [Slot] = []
+    private var vacant: [Int] = []
     private let tag: UInt
 
     /// `tag` (1 to 15) tells kinds of handles apart.
     public init(tag: UInt) { self.tag = tag }
 
-    public func insert(_ object: Object) -> UInt {
+    /// A new handle for `object`; nil with 2^28 objects in the table.
+    public func insert(_ object: Object) -> UInt? {
         lock.withLock {
-            let handle = next << 4 | tag
-            next += 1
-            objects[handle] = object
+            if let index = vacant.popLast() {
+                let generation = (slots[index].handle >> 32 &+ 1) & 0xFFFF_FFFF
+                let handle = generation << 32 | UInt(index) << 4 | tag
+                slots[index] = Slot(handle: handle, object: object)
+                return handle
+            }
+            guard slots.count < HandleTable.capacity else { return nil }
+            let handle = UInt(slots.count) << 4 | tag
+            slots.append(Slot(handle: handle, object: object))
             return handle
         }
     }
 
-    public func get(_ handle: UInt) -> Object? { lock.withLock { objects[handle] } }
+    private static var capacity: Int { 1 << 28 }
+
+    private func index(_ handle: UInt) -> Int? {
+        guard handle & 0xF == tag else { return nil }
+        let index = Int(handle >> 4 & UInt(HandleTable.capacity - 1))
+        return index < slots.count && slots[index].handle == handle ? index : nil
+    }
+
+    public func get(_ handle: UInt) -> Object? {
+        lock.withLock { index(handle).flatMap { slots[$0].object } }
+    }
 
     @discardableResult
-    public func remove(_ handle: UInt) -> Object? { lock.withLock { objects.removeValue(forKey: handle) } }
+    public func remove(_ handle: UInt) -> Object? {
+        lock.withLock {
+            guard let index = index(handle), let object = slots[index].object else { return nil }
+            slots[index].object = nil
+            vacant.append(index)
+            return object
+        }
+    }
 }
 
 /// Seconds on the monotonic clock.

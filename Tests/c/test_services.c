@@ -1653,9 +1653,9 @@ static void test_store(void)
     if (!rt)
         return;
     char *r = yaia_execute(rt, "{\"op\":\"services\"}");
-    check(r && strcmp(r, "{\"ok\":true,\"services\":[{\"blocking\":true,\"name\":\"store\",\"origin\":\"plugin\","
+    check(r && strcmp(r, "{\"ok\":true,\"services\":[{\"blocking\":false,\"name\":\"store\",\"origin\":\"plugin\","
                          "\"plugin\":\"store\"}]}") == 0,
-          "store: registers a blocking service \"store\" -- got %s", r);
+          "store: registers a service \"store\" that is not blocking -- got %s", r);
     yaia_free(r);
 
     expect_perform(rt, "put", "{\"key\":\"a\",\"value\":{\"x\":[1,2,{\"y\":null}]}}",
@@ -2034,11 +2034,18 @@ static void test_host_api(void)
                  "host API: setup() reads its config; after setup the config handle is gone");
     expect_calls(rt, "calls", "log", NULL, "{\"ok\":true,\"result\":{}}", "host API: log after setup");
 
-    /* Where jobs run: a blocking service's perform() runs the job of an idle queue itself. */
-    expect_calls(rt, "calls", "where", NULL, "{\"ok\":true,\"result\":{\"inline\":false}}",
-                 "host API: the job of an inline service runs on a worker thread");
+    /* Where jobs run: a thread that may block (a blocking service's perform(),
+       or a direct call's, which only waits) runs the job of an idle queue itself. */
+    expect_calls(rt, "calls", "where", NULL, "{\"ok\":true,\"result\":{\"inline\":true}}",
+                 "host API: a direct call of an inline service runs the job on the waiting thread");
     expect_calls(rt, "calls_blocking", "where", NULL, "{\"ok\":true,\"result\":{\"inline\":true}}",
                  "host API: perform() of a blocking service runs the job of an idle queue at once");
+    int64_t wid = open_scene(rt, "example/jobs", "host API: open jobs for where");
+    run_expect(rt, wid, "{\"service\":\"calls\",\"op\":\"where\"}", "running", "host API: a scene's job");
+    yaia_free(next_event(rt, "host API: the scene's job ends"));
+    expect_log(rt, wid, "[{\"ok\":true,\"result\":{\"inline\":false}}]",
+               "host API: the job of an inline service's call from a scene runs on a worker thread");
+    yaia_free(close_scene(rt, wid));
 
     /* Jobs run one at a time, in order: none runs while a hold job waits. */
     enum { SEQ = 20 };

@@ -1,4 +1,4 @@
-"""The store example plugin (SQLite, a blocking service) driven from Python."""
+"""The store example plugin (SQLite, its calls queued on the host) driven from Python."""
 
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ def test_crud(store: yaia.Runtime) -> None:
     assert info.value.detail["code"] == "bad_args"
 
 
-def test_listed_as_blocking(store: yaia.Runtime) -> None:
-    assert store.services() == [{"blocking": True, "name": "store", "origin": "plugin", "plugin": "store"}]
+def test_listed_as_not_blocking(store: yaia.Runtime) -> None:
+    assert store.services() == [{"blocking": False, "name": "store", "origin": "plugin", "plugin": "store"}]
 
 
 def test_from_a_scene(store: yaia.Runtime) -> None:

@@ -30,10 +30,11 @@
 ** processes may share one. Unknown keys fail the load, so typos show:
 **   {"plugins": [{"path": ".../store.so", "config": {"path": "app.db"}}]}
 **
-** THREADS. The service is YAIA_SERVICE_BLOCKING: the runtime calls perform()
-** on its worker pool. Each registration (each runtime that loads the
-** plugin) opens its own connection (SQLITE_OPEN_NOMUTEX) and prepares its
-** statements once; a host call queue runs its calls one at a time. A call
+** THREADS. perform() only queues the call, so the service is not blocking.
+** A host call queue runs the calls one at a time: a scene's on the host's
+** plugin pool, a direct call's ({"op": "perform"}) on the thread that waits
+** for it. Each registration (each runtime that loads the plugin) opens its
+** own connection (SQLITE_OPEN_NOMUTEX) and prepares its statements once. A call
 ** runs to completion once started (no cancel hook). release() waits for the
 ** call running and closes the connection; a file keeps its data.
 **
@@ -296,7 +297,6 @@ static int store_setup(yaia_host *host, const yaia_host_api *host_api, const cha
         .ctx = s,
         .perform = store_perform,
         .release = store_release,
-        .flags = YAIA_SERVICE_BLOCKING,
     };
     int rc = s ? api->add_service(host, &service) : YAIA_ERR_ARGUMENT;
     if (s && rc != YAIA_OK) {
