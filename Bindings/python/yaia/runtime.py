@@ -1040,11 +1040,12 @@ class Runtime(_Closeable):
         "logic_budget_exceeded" or "logic_error"; values JSON cannot hold
         raise as :meth:`execute` raises them, before anything is sent.
         """
-        request = {"op": "logic", "rule": rule, "data": data}
         try:
-            text = "".join(_encode_chunks(request, 0)).encode("utf-8")
+            text = ('{"op":"logic","rule":' + "".join(_encode_chunks(rule, 0)) + ',"data":'
+                    + "".join(_encode_chunks(data, 0)) + "}").encode("utf-8")
         except (ValueError, TypeError, RecursionError):
-            text = ffi.encode(request)  # raises the binding's usual error
+            ffi.encode({"op": "logic", "rule": rule, "data": data})  # raises the binding's usual error
+            raise
         lib = self._lib
         answer = _logic_execute(lib)(self._handle, text, len(text))
         try:
