@@ -112,7 +112,14 @@ public struct DocumentSceneValue: LiveScene, Equatable {
         return definition
     }
 
-    public func check(_ action: Action) throws(YaiaError) { _ = try definition(action) }
+    /// Whether `reduce` would take `action`: its payload checked, and, since
+    /// a document's reduction may still fail (its budget, a `set` path),
+    /// the reduction run on a copy. A host's outcome refused here leaves its
+    /// effect pending.
+    public func check(_ action: Action) throws(YaiaError) {
+        var copy = self
+        _ = try copy.reduce(action, env: env)
+    }
 
     public mutating func reduce(_ action: Action) throws(YaiaError) -> [Command] {
         try reduce(action, env: env)
