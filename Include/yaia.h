@@ -201,8 +201,12 @@
 **                       version, or refused this host
 **   scene_pack_invalid  the pack's descriptor is malformed (names, sizes,
 **                       missing functions)
-**   duplicate_scene     two packs (or one, twice) define a scene type name;
-**                       the message names both
+**   duplicate_scene     two packs or documents (or one, twice) define a
+**                       scene type name; the message names both
+**   document_not_found  no scene document (or folder of them) at a path
+**   bad_document        a scene document that cannot be loaded: not JSON,
+**                       or with problems; "problems" lists every one as
+**                       {"code", "message", "at"} (docs/scene-documents.md)
 **   scene_pack_error    a pack's scene answered with something unreadable
 **   not_permitted       a privileged op the config does not grant, or a file
 **                       outside the granted directories (see SECURITY)

@@ -40,6 +40,10 @@
 **      all of its functions (code "scene_pack_invalid"), and that no name is
 **      defined twice, in this pack or by a pack already in the runtime
 **      (code "duplicate_scene", naming both packs).
+**   5. The host loads the scene documents the pack ships, if any, as it
+**      loads documents named in its config (docs/scene-documents.md): a
+**      document with problems fails the load with "bad_document", whose
+**      "at" starts with /documents/I (I: its index in the pack's list).
 **
 ** MEMORY
 **
@@ -181,6 +185,16 @@ typedef struct yaia_scene_pack {
     const char *version;         /* the pack's own version, or NULL */
     size_t scene_count;
     const yaia_scene_type *const *scenes;
+
+    /*
+    ** Scene documents the pack ships: `document_count` NUL-terminated JSON
+    ** texts, each a whole scene document (docs/scene-documents.md). Their
+    ** scenes join the catalog beside the pack's scene types, and are
+    ** listed among the pack's scenes. A descriptor that ends before these
+    ** fields (a smaller `size`: a pack built before them) ships none.
+    */
+    size_t document_count;
+    const char *const *documents;
 } yaia_scene_pack;
 
 /*

@@ -50,6 +50,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let scenePackInvalid = ErrorCode(rawValue: "scene_pack_invalid")
     public static let scenePackError = ErrorCode(rawValue: "scene_pack_error")
     public static let duplicateScene = ErrorCode(rawValue: "duplicate_scene")
+    public static let documentNotFound = ErrorCode(rawValue: "document_not_found")
+    public static let badDocument = ErrorCode(rawValue: "bad_document")
     public static let notPermitted = ErrorCode(rawValue: "not_permitted")
     public static let limitExceeded = ErrorCode(rawValue: "limit_exceeded")
     public static let idsExhausted = ErrorCode(rawValue: "ids_exhausted")

@@ -21,14 +21,17 @@ public enum ScenePack {
     /// The descriptor for `types`, built on the first call and the same
     /// pointer on every later one (a pack is initialized once per process).
     /// Returns nil when `host` is not a host table this pack can use.
+    ///
+    /// `documents` are scene documents (docs/scene-documents.md), as JSON
+    /// text, that the pack ships beside its Swift scenes.
     public static func export(name: String, version: String? = nil, _ types: [any SceneState.Type],
-                              host: UnsafeRawPointer?) -> UnsafeRawPointer? {
-        export(name: name, version: version, types.map { SceneType(opening: $0) }, host: host)
+                              documents: [String] = [], host: UnsafeRawPointer?) -> UnsafeRawPointer? {
+        export(name: name, version: version, types.map { SceneType(opening: $0) }, documents: documents, host: host)
     }
 
     /// `export` for erased scene types.
     public static func export(name: String, version: String? = nil, _ types: [SceneType],
-                              host: UnsafeRawPointer?) -> UnsafeRawPointer? {
+                              documents: [String] = [], host: UnsafeRawPointer?) -> UnsafeRawPointer? {
         guard let host else { return nil }
         let table = host.assumingMemoryBound(to: yaia_scene_host.self)
         // The host's write() is the last field this pack reads.
@@ -36,7 +39,7 @@ public enum ScenePack {
         guard table.pointee.size >= needed, let write = table.pointee.write else { return nil }
         let address = exported.withLock { cached -> UInt in
             if let cached { return cached }
-            let built = UInt(bitPattern: makeDescriptor(name: name, version: version, types: types, write: write))
+            let built = UInt(bitPattern: makeDescriptor(name: name, version: version, types: types, documents: documents, write: write))
             cached = built
             return built
         }
@@ -46,8 +49,8 @@ public enum ScenePack {
     /// The descriptor's address once built; it is never freed.
     private static let exported = Mutex<UInt?>(nil)
 
-    private static func makeDescriptor(name: String, version: String?, types: [SceneType], write: @escaping HostWrite)
-        -> UnsafeMutablePointer<yaia_scene_pack> {
+    private static func makeDescriptor(name: String, version: String?, types: [SceneType], documents: [String],
+                                       write: @escaping HostWrite) -> UnsafeMutablePointer<yaia_scene_pack> {
         let list = UnsafeMutablePointer<UnsafePointer<yaia_scene_type>?>.allocate(capacity: max(types.count, 1))
         for (i, type) in types.enumerated() {
             let context = Unmanaged.passRetained(PackedType(type, write: write)).toOpaque()
@@ -60,11 +63,14 @@ public enum ScenePack {
                 flags: YAIA_SCENE_CANONICAL))
             list[i] = UnsafePointer(entry)
         }
+        let texts = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: Swift.max(documents.count, 1))
+        for (i, text) in documents.enumerated() { texts[i] = UnsafePointer(strdup(text)) }
         let descriptor = UnsafeMutablePointer<yaia_scene_pack>.allocate(capacity: 1)
         descriptor.initialize(to: yaia_scene_pack(
             size: MemoryLayout<yaia_scene_pack>.size, abi_version: YAIA_SCENE_ABI_VERSION,
             name: strdup(name), version: version.map { UnsafePointer(strdup($0)) },
-            scene_count: types.count, scenes: UnsafePointer(list)))
+            scene_count: types.count, scenes: UnsafePointer(list),
+            document_count: documents.count, documents: UnsafePointer(texts)))
         return descriptor
     }
 }

@@ -81,6 +81,8 @@ public struct ScenePackInfo: Sendable, Equatable {
 public struct LoadedScenePack: Sendable {
     public let info: ScenePackInfo
     let types: [PackSceneType]
+    /// The scene documents it ships, as JSON text.
+    let documents: [String]
 }
 
 /// One of a pack's scene types.
@@ -274,7 +276,8 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
     guard let descriptor = answer else {
         throw YaiaError(.scenePackABIMismatch, "scene pack \(shown) cannot work with this host (scene-pack ABI \(YAIA_SCENE_ABI_VERSION))")
     }
-    let minimum = MemoryLayout<yaia_scene_pack>.size
+    // Packs built before the documents fields end there.
+    let minimum = MemoryLayout<yaia_scene_pack>.offset(of: \yaia_scene_pack.document_count) ?? MemoryLayout<yaia_scene_pack>.size
     guard descriptor.pointee.size >= minimum else {
         throw YaiaError(.scenePackABIMismatch, "scene pack \(shown) answered with a descriptor of \(descriptor.pointee.size) bytes; ABI \(YAIA_SCENE_ABI_VERSION) needs \(minimum)")
     }
@@ -307,8 +310,19 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
         }
         types.append(PackSceneType(name: sceneName, type: type, canonical: t.flags & YAIA_SCENE_CANONICAL != 0))
     }
+    var documents: [String] = []
+    if descriptor.pointee.size >= MemoryLayout<yaia_scene_pack>.size && pack.document_count > 0 {
+        guard pack.document_count <= 10_000, let list = pack.documents else {
+            throw YaiaError(.scenePackInvalid, "scene pack \(name) lists \(pack.document_count) documents without a valid list")
+        }
+        for i in 0..<pack.document_count {
+            guard let text = list[i] else { throw YaiaError(.scenePackInvalid, "scene pack \(name): document \(i) is NULL") }
+            documents.append(String(cString: text))
+        }
+    }
     let version = pack.version.map { String(cString: $0) } ?? ""
-    return LoadedScenePack(info: ScenePackInfo(name: name, version: version, path: path, scenes: types.map(\.name)), types: types)
+    return LoadedScenePack(info: ScenePackInfo(name: name, version: version, path: path, scenes: types.map(\.name)), types: types,
+                           documents: documents)
 }
 
 /// "app/login": ASCII letters, digits and `._-/`, 1 to 128 bytes.

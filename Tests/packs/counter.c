@@ -13,10 +13,13 @@
 **   fetched   payload {"count": N}  count = N
 **   done                 route pop with result {"count": N}
 ** View model {"count": N, "even": bool}.
+** It also ships a scene document, "test/toggle": state {"on": bool}, action
+** "flip".
 **
 ** Its JSON reading is only what these flat objects need; the FAULT macro
 ** builds the broken variants the loader's tests refuse (see the Makefile).
 */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,9 @@
 #define FAULT_TWICE 5        /* one name twice in the pack */
 #define FAULT_TAKES_LOGIN 6  /* defines example/login, as the examples pack does */
 #define FAULT_GARBAGE 7      /* reduce() answers with commands that are no JSON */
+#define FAULT_OLD_SIZE 8     /* a descriptor that ends before the documents */
+#define FAULT_BAD_DOCUMENT 9 /* ships a scene document with a problem */
+#define FAULT_DOCUMENT_TWICE 10 /* ships a document of a name it defines in C */
 
 static const yaia_scene_host *host;
 
@@ -246,8 +252,25 @@ static const yaia_scene_type counter_type = {
 
 static const yaia_scene_type *const scenes[] = {&counter_type, &counter_type};
 
+/* A scene shipped as a document: "test/toggle", {"on": bool}, action "flip". */
+static const char *const documents[] = {
+#if FAULT == FAULT_BAD_DOCUMENT
+    "{\"yaia\":1,\"scene\":\"test/toggle\",\"state\":{\"on\":false},"
+    "\"actions\":{\"flip\":{\"set\":{\"on\":{\"!\":{\"var\":\"state.of\"}}}}}}",
+#elif FAULT == FAULT_DOCUMENT_TWICE
+    "{\"yaia\":1,\"scene\":\"test/counter\",\"state\":{\"on\":false},\"actions\":{}}",
+#else
+    "{\"yaia\":1,\"scene\":\"test/toggle\",\"state\":{\"on\":false},"
+    "\"actions\":{\"flip\":{\"set\":{\"on\":{\"!\":{\"var\":\"state.on\"}}}}}}",
+#endif
+};
+
 static const yaia_scene_pack pack = {
+#if FAULT == FAULT_OLD_SIZE
+    offsetof(yaia_scene_pack, document_count),
+#else
     sizeof(yaia_scene_pack),
+#endif
 #if FAULT == FAULT_FUTURE_ABI
     YAIA_SCENE_ABI_VERSION + 1,
 #else
@@ -261,6 +284,8 @@ static const yaia_scene_pack pack = {
     1,
 #endif
     scenes,
+    1,
+    documents,
 };
 
 EXPORT const yaia_scene_pack *yaia_scene_pack_init(const yaia_scene_host *h)
