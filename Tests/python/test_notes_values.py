@@ -1,5 +1,7 @@
 """The notes app's scenes (notes/login, notes/list, notes/editor) tested as
-values with yaia.testing.SceneTest over the built pack, libnotes.so.
+values with yaia.testing.SceneTest, each test twice: over the built pack,
+libnotes.so (the Swift scenes), and over the folder of scene documents,
+Examples/notes-documents (the same scenes as JSON data). The two must agree.
 
 The Python twin of Examples/notes/Tests/NotesTests: the same walks, driven
 through libyaia.so's JSON C ABI in a runtime with no services and no
@@ -11,7 +13,8 @@ AssertionError whose message holds the diff line (JSON Pointer, expected
 value, actual value).
 
 The pack is YAIA_NOTES_PACK, else Examples/notes/.build/release/libnotes.so
-(`make notes` builds it); the module is skipped when it is not built.
+(`make notes` builds it); its runs are skipped when it is not built, and
+the documents' runs still run.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Dict, List, Mapping
+from typing import Any, Dict, Iterator, List, Mapping
 
 import pytest
 
@@ -28,11 +31,27 @@ from yaia.testing import SceneTest
 
 REPO = Path(__file__).resolve().parents[2]
 NOTES_PACK = Path(os.environ.get("YAIA_NOTES_PACK") or REPO / "Examples" / "notes" / ".build" / "release" / "libnotes.so")
+NOTES_DOCS = REPO / "Examples" / "notes-documents"
 
-if not NOTES_PACK.is_file():
-    pytest.skip(f"{NOTES_PACK} is not built; `make notes` builds it (see Examples/notes/README.md)", allow_module_level=True)
+# What the runtime loads for each implementation (its "scenes" entry), and why it may be missing.
+IMPLEMENTATIONS = {"swift pack": NOTES_PACK, "documents": NOTES_DOCS}
+MISSING = {"swift pack": "is not built; `make notes` builds it (see Examples/notes/README.md)",
+           "documents": "is missing: the notes scene documents are part of the repository"}
 
-PACK = str(NOTES_PACK)
+# The implementation the running test drives (set by the fixture below).
+SCENES = ""
+
+
+@pytest.fixture(autouse=True, params=list(IMPLEMENTATIONS))
+def implementation(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Runs every test once per implementation; each is skipped on its own when missing."""
+    global SCENES
+    path = IMPLEMENTATIONS[request.param]
+    if not path.exists():
+        pytest.skip(f"{request.param}: {path} {MISSING[request.param]}")
+    SCENES = str(path)
+    yield request.param
+    SCENES = ""
 
 ADA = {"email": "ada@example.com"}
 GROCERIES = {"id": 1, "title": "Groceries", "body": "Milk\nEggs"}
@@ -43,17 +62,17 @@ BANK = {"id": 2, "title": "Call the bank", "body": ""}
 
 
 def login(**keywords: Any) -> SceneTest:
-    return SceneTest("notes/login", scenes=[PACK], **keywords)
+    return SceneTest("notes/login", scenes=[SCENES], **keywords)
 
 
 def notes_list(**keywords: Any) -> SceneTest:
     if "state" not in keywords and "args" not in keywords:
         keywords["args"] = {"user": ADA}
-    return SceneTest("notes/list", scenes=[PACK], **keywords)
+    return SceneTest("notes/list", scenes=[SCENES], **keywords)
 
 
 def editor(**keywords: Any) -> SceneTest:
-    return SceneTest("notes/editor", scenes=[PACK], **keywords)
+    return SceneTest("notes/editor", scenes=[SCENES], **keywords)
 
 
 def note(id: int, title: str = "", body: str = "") -> Dict[str, Any]:
