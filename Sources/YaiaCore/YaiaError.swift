@@ -56,6 +56,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let limitExceeded = ErrorCode(rawValue: "limit_exceeded")
     public static let idsExhausted = ErrorCode(rawValue: "ids_exhausted")
     public static let handleTableFull = ErrorCode(rawValue: "handle_table_full")
+    public static let badRule = ErrorCode(rawValue: "bad_rule")
+    public static let logicBudgetExceeded = ErrorCode(rawValue: "logic_budget_exceeded")
+    public static let logicError = ErrorCode(rawValue: "logic_error")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }
 
