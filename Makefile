@@ -308,6 +308,26 @@ test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
 
 # ---------------------------------------------------------------- benchmarks
 
+# ---------------------------------------------------------------- JSON Logic
+# >>> logic block: this block, and the recipe lines that run
+# >>> yaia-bench-logic and bench_logic.py (bench), belong to JSON Logic.
+# In the engine (Benchmarks/logic, a Swift program), and from Python beside
+# datalogic-py (a JSON Logic engine of PyPI, installed when missing), per rule
+# of the JSON Logic conformance suite.
+LOGIC_BENCH := $(REL)/YaiaBenchLogic
+export YAIA_JSONLOGIC_TESTS ?= $(abspath ../shared/conformance/jsonlogic/tests.json)
+
+$(LOGIC_BENCH): $(BUILD)/.release Benchmarks/logic/main.swift
+	$(SWIFT_RELEASE) --product YaiaBenchLogic
+	@touch $@
+
+$(BUILD)/.bench-deps: Makefile
+	@$(PYTHON) -c "import datalogic_py" 2>/dev/null || $(PYTHON) -m pip install --quiet datalogic-py
+	@touch $@
+
+bench: $(LOGIC_BENCH) $(BUILD)/.bench-deps
+# <<< end of the logic block
+
 bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects $(CBIN)/bench_packs
 	$(CBIN)/bench_send $(EXAMPLES_PACK) $(NOTES_PACK) $(NOTES_DOCS)
 	$(CBIN)/bench_effects $(EXAMPLES_PACK)
@@ -319,6 +339,8 @@ bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_
 	$(CBIN)/bench_journal $(EXAMPLES_PACK) $(BENCH_JOURNAL)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_journal.py $(BENCH_JOURNAL)
 	$(CBIN)/bench_packs $(EXAMPLES_PACK) $(NOTES_PACK)
+	$(LOGIC_BENCH) $(YAIA_JSONLOGIC_TESTS)
+	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_logic.py $(YAIA_JSONLOGIC_TESTS)
 
 # ---------------------------------------------------------------- thread sanitizer
 

@@ -77,6 +77,8 @@ let package = Package(
         ),
         // The command line, a host of the C ABI like any other.
         .executableTarget(name: "YaiaCLI", dependencies: ["YaiaABI", "CYaia"], path: "Sources/yaia"),
+        // JSON Logic in the engine, timed by `make bench`.
+        .executableTarget(name: "YaiaBenchLogic", dependencies: ["YaiaCore", "YaiaRuntime"], path: "Benchmarks/logic"),
         .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaExamples"]),
         .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit", "CYaiaScene"]),
         .testTarget(name: "YaiaTestingTests", dependencies: ["YaiaTesting", "YaiaExamples"]),

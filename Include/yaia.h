@@ -113,6 +113,9 @@
 **   {"op": "schema", "scene": NAME}                   a JSON Schema of a scene type's interface
 **   {"op": "limits"}                                  limits, grants, events queued and dropped
 **   {"op": "advance", "seconds": S}                   move a manual clock; due time-outs fire
+** Rules (docs/logic.md):
+**   {"op": "logic", "rule": RULE, "data": DATA}       a JSON Logic rule's value for DATA
+**                                                     (default null): {"ok":true,"result":...}
 ** Flows (docs/flows.md):
 **   {"op": "start", "flow": NAME?, "scene": NAME, "args": {...}}  a flow with a root scene
 **   {"op": "send", "flow": ID, "action": ACTION}      reduce on the flow's top scene
@@ -216,6 +219,11 @@
 **   limit_exceeded      a limit was reached; "limit" names it (see SECURITY)
 **   document_failed     a scene document's reduction could not complete: a set
 **                       path it cannot follow, a command value of the wrong type
+**   bad_rule            a JSON Logic rule that does not compile: an unknown
+**                       operator, a wrong count of arguments, a bad path
+**                       ("at" points into the rule; docs/logic.md)
+**   logic_budget_exceeded  a rule took more steps than its budget allows
+**   logic_error         a rule's operator was given a value it cannot take
 **   internal            a bug in Yaia; please report it
 */
 #ifndef YAIA_H

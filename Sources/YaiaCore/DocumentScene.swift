@@ -132,7 +132,7 @@ public struct DocumentSceneValue: LiveScene, Equatable {
         let data: JSON = ["state": .object(state), "payload": action.payload ?? .null, "env": env]
         var steps = scene.budget
         for branch in definition.branches {
-            if let when = branch.when, try when.evaluate(data, charging: &steps) != .bool(true) { continue }
+            if let when = branch.when, try when.evaluate(data, steps: &steps) != .bool(true) { continue }
             var next = JSON.object(state)
             for assignment in branch.assignments {
                 let value = try assignment.value.evaluate(data, &steps)
@@ -232,7 +232,7 @@ extension Template {
     func evaluate(_ data: JSON, _ steps: inout Int) throws(YaiaError) -> JSON {
         switch self {
         case .literal(let value): return value
-        case .rule(let rule, _): return try rule.evaluate(data, charging: &steps)
+        case .rule(let rule, _): return try rule.evaluate(data, steps: &steps)
         case .object(let members):
             var o = JSONObject(minimumCapacity: members.count)
             for (key, t) in members { o[key] = try t.evaluate(data, &steps) }
@@ -242,22 +242,6 @@ extension Template {
             a.reserveCapacity(items.count)
             for t in items { a.append(try t.evaluate(data, &steps)) }
             return .array(a)
-        }
-    }
-}
-
-extension LogicRule {
-    /// Evaluates within what is left of a reduction's steps, and takes the
-    /// steps it used from them: one budget for all the expressions of a reduction.
-    func evaluate(_ data: JSON, charging steps: inout Int) throws(YaiaError) -> JSON {
-        var machine = LogicMachine(data: data, budget: steps)
-        defer { steps = machine.steps }
-        do throws(LogicStop) {
-            let value = try machine.eval(root, .data(data))
-            try machine.chargeResult(value)
-            return value
-        } catch {
-            throw error.yaiaError(budget: steps)
         }
     }
 }

@@ -23,12 +23,14 @@ enum LogicScope {
     case reduce(current: JSON, accumulator: JSON)
 }
 
-/// One evaluation: the steps left and the data the rule was given.
+/// One evaluation: the program, the steps left and the data the rule was given.
 struct LogicMachine {
     var steps: Int
     let data: JSON
+    let program: LogicProgram
 
-    init(data: JSON, budget: Int) {
+    init(_ program: LogicProgram, data: JSON, budget: Int) {
+        self.program = program
         self.data = data
         steps = budget
     }
@@ -39,102 +41,104 @@ struct LogicMachine {
         if steps < 0 { throw .budget }
     }
 
-    mutating func eval(_ node: LogicNode, _ scope: LogicScope) throws(LogicStop) -> JSON {
+    @inline(__always)
+    func list(_ start: Int32, _ count: Int32) -> ArraySlice<Int32> {
+        program.lists[Int(start)..<Int(start + count)]
+    }
+
+    mutating func evalList(_ ins: LogicInstruction, _ scope: LogicScope) throws(LogicStop) -> [JSON] {
+        var args: [JSON] = []
+        args.reserveCapacity(Int(ins.b))
+        for n in list(ins.a, ins.b) { args.append(try eval(n, scope)) }
+        return args
+    }
+
+    mutating func eval(_ node: Int32, _ scope: LogicScope) throws(LogicStop) -> JSON {
         try charge(1)
-        switch node {
-        case .literal(let value):
-            return value
-        case .path(let path, let fallback):
-            if let value = LogicMachine.lookup(path, in: scope) { return value }
-            guard let fallback else { return .null }
-            return try eval(fallback, scope)
-        case .binary(let op, let a, let b):
-            let x = try eval(a, scope)
-            let y = try eval(b, scope)
-            return try binary(op, x, y, scope)
-        case .unary(let op, let a):
-            return try unary(op, try eval(a, scope), scope)
-        case .branch(let nodes):
-            var i = 0
-            while i + 1 < nodes.count {
-                if LogicMachine.truthy(try eval(nodes[i], scope)) { return try eval(nodes[i + 1], scope) }
+        let ins = program.code[Int(node)]
+        switch ins.kind {
+        case .literal:
+            return program.constants[Int(ins.a)]
+        case .null:
+            return .null
+        case .bool:
+            return .bool(ins.a != 0)
+        case .int:
+            return .int(Int64(UInt32(bitPattern: ins.a)) | Int64(ins.b) << 32)
+        case .path:
+            if let value = LogicMachine.lookup(program.paths[Int(ins.a)], in: scope) { return value }
+            return ins.b < 0 ? .null : try eval(ins.b, scope)
+        case .binary:
+            let x = try eval(ins.a, scope)
+            let y = try eval(ins.b, scope)
+            return try binary(ins.op, x, y, scope)
+        case .unary:
+            return try unary(ins.op, try eval(ins.a, scope), scope)
+        case .branch:
+            var i = ins.a
+            let end = ins.a + ins.b
+            while i + 1 < end {
+                if LogicMachine.truthy(try eval(program.lists[Int(i)], scope)) { return try eval(program.lists[Int(i + 1)], scope) }
                 i += 2
             }
-            return i < nodes.count ? try eval(nodes[i], scope) : .null
-        case .and(let nodes):
+            return i < end ? try eval(program.lists[Int(i)], scope) : .null
+        case .and, .or:
+            let wanted = ins.kind == .or
             var value = JSON.null
-            for n in nodes {
+            for n in list(ins.a, ins.b) {
                 value = try eval(n, scope)
-                if !LogicMachine.truthy(value) { return value }
+                if LogicMachine.truthy(value) == wanted { return value }
             }
             return value
-        case .or(let nodes):
-            var value = JSON.null
-            for n in nodes {
-                value = try eval(n, scope)
-                if LogicMachine.truthy(value) { return value }
-            }
-            return value
-        case .array(let nodes, let checked):
+        case .array:
             var out: [JSON] = []
-            out.reserveCapacity(nodes.count)
-            for n in nodes {
+            out.reserveCapacity(Int(ins.b))
+            for n in list(ins.a, ins.b) {
                 let value = try eval(n, scope)
-                if checked { try checkNesting(value) }
+                if ins.checked { try checkNesting(value) }
                 out.append(value)
             }
             return .array(out)
-        case .dynamicPath(let pathNode, let fallback):
-            let spec = try eval(pathNode, scope)
-            if let value = LogicMachine.lookup(LogicMachine.path(spec), in: scope) { return value }
-            guard let fallback else { return .null }
-            return try eval(fallback, scope)
-        case .rootPath(let path, let fallback):
-            if let value = LogicMachine.lookup(path, in: .data(data)) { return value }
-            guard let fallback else { return .null }
-            return try eval(fallback, scope)
-        case .dynamicRootPath(let pathNode, let fallback):
-            let spec = try eval(pathNode, scope)
-            if let value = LogicMachine.lookup(LogicMachine.path(spec), in: .data(data)) { return value }
-            guard let fallback else { return .null }
-            return try eval(fallback, scope)
-        case .iterate(let kind, let listNode, let body, let checked):
-            return try iterate(kind, try eval(listNode, scope), body, checked: checked)
-        case .reduce(let listNode, let body, let initial):
-            let list = try eval(listNode, scope)
-            var accumulator = try initial.map { (n) throws(LogicStop) in try eval(n, scope) } ?? .null
+        case .dynamicPath, .dynamicRootPath:
+            let spec = try eval(ins.a, scope)
+            let base = ins.kind == .dynamicPath ? scope : .data(data)
+            if let value = LogicMachine.lookup(LogicMachine.path(spec), in: base) { return value }
+            return ins.b < 0 ? .null : try eval(ins.b, scope)
+        case .rootPath:
+            if let value = LogicMachine.lookup(program.paths[Int(ins.a)], in: .data(data)) { return value }
+            return ins.b < 0 ? .null : try eval(ins.b, scope)
+        case .iterate:
+            return try iterate(ins.iteration, try eval(ins.a, scope), ins.b, checked: ins.checked)
+        case .reduce:
+            let list = try eval(ins.a, scope)
+            var accumulator = ins.c < 0 ? .null : try eval(ins.c, scope)
             guard case .array(let items) = list else { return accumulator }
             for item in items {
                 try charge(1)
-                accumulator = try eval(body, .reduce(current: item, accumulator: accumulator))
+                accumulator = try eval(ins.b, .reduce(current: item, accumulator: accumulator))
             }
             return accumulator
-        case .object(let nodes, let checked):
+        case .object:
             var members: [JSONObject.Member] = []
-            members.reserveCapacity(nodes.count / 2)
-            var i = 0
-            while i + 1 < nodes.count {
-                let key = try eval(nodes[i], scope)
-                let value = try eval(nodes[i + 1], scope)
-                if checked { try checkNesting(value) }
+            members.reserveCapacity(Int(ins.b) / 2)
+            var i = ins.a
+            let end = ins.a + ins.b
+            while i + 1 < end {
+                let key = try eval(program.lists[Int(i)], scope)
+                let value = try eval(program.lists[Int(i + 1)], scope)
+                if ins.checked { try checkNesting(value) }
                 members.append(.init(key: try text(key), value: value))
                 i += 2
             }
             return .object(JSONObject(members: members))
-        case .nary(let op, let nodes, let checked):
-            var args: [JSON] = []
-            args.reserveCapacity(nodes.count)
-            for n in nodes { args.append(try eval(n, scope)) }
-            return try nary(op, args, scope, checked: checked)
-        case .extra(let op, let nodes, let at, let checked):
-            var args: [JSON] = []
-            args.reserveCapacity(nodes.count)
-            for n in nodes { args.append(try eval(n, scope)) }
-            return try extra(op, args, at: at, checked: checked)
+        case .nary:
+            return try nary(ins.op, try evalList(ins, scope), scope, checked: ins.checked)
+        case .extra:
+            return try extra(ins.op, try evalList(ins, scope), at: program.locations[Int(ins.c)], checked: ins.checked)
         }
     }
 
-    mutating func iterate(_ kind: LogicIteration, _ list: JSON, _ body: LogicNode, checked: Bool) throws(LogicStop) -> JSON {
+    mutating func iterate(_ kind: LogicIteration, _ list: JSON, _ body: Int32, checked: Bool) throws(LogicStop) -> JSON {
         guard case .array(let items) = list else {
             switch kind {
             case .map, .filter: return .array([])

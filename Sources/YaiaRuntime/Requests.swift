@@ -130,6 +130,9 @@ extension Runtime {
             }
         case "limits":
             return limitReport()
+        case "logic":
+            guard let rule = o["rule"] else { throw YaiaError(.badRequest, "logic needs a \"rule\"", at: "/rule") }
+            return ["ok": true, "result": try LogicRule(rule, at: "/rule").evaluate(o["data"] ?? .null)]
         case "advance":
             guard let seconds = o["seconds"]?.doubleValue else {
                 throw YaiaError(.badRequest, "advance takes {\"seconds\": N}", at: "/seconds")

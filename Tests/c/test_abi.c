@@ -1825,6 +1825,28 @@ static void test_conformance(void)
 
 /* ================================================================ main */
 
+/* The "logic" request: JSON Logic on a runtime with no grants (docs/logic.md). */
+static void test_logic(void)
+{
+    section("logic");
+    yaia_runtime *rt = yaia_runtime_new("{}", NULL);
+    if (!check(rt != NULL, "logic: runtime"))
+        return;
+    expect_ok(rt, "{\"op\":\"logic\",\"rule\":{\"+\":[{\"var\":\"a\"},1]},\"data\":{\"a\":41}}",
+              "logic adds", "\"result\":42", (const char *)NULL);
+    expect_ok(rt, "{\"op\":\"logic\",\"rule\":{\"/\":[1,0]}}", "logic: infinity is null", "\"result\":null",
+              (const char *)NULL);
+    char *r = yaia_execute(rt, "{\"op\":\"logic\",\"rule\":{\"and\":[true,{\"nope\":1}]}}");
+    check_has(r, "logic: an unknown operator is bad_rule, located", "\"code\":\"bad_rule\"",
+              "\"at\":\"/rule/and/1/nope\"", (const char *)NULL);
+    yaia_free(r);
+    expect_error(rt, "{\"op\":\"logic\",\"rule\":{\"reduce\":[[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,"
+                     "21,22,23,24,25,26,27,28,29,30],{\"merge\":[{\"var\":\"accumulator\"},{\"var\":\"accumulator\"}]},[1]]}}",
+                 "logic_budget_exceeded", "logic: a runaway rule stops");
+    expect_error(rt, "{\"op\":\"logic\",\"data\":1}", "bad_request", "logic without a rule");
+    yaia_runtime_free(rt);
+}
+
 int main(void)
 {
     harness_start();
@@ -1841,6 +1863,7 @@ int main(void)
     test_basics();
     test_config();
     test_requests();
+    test_logic();
     test_pending();
     test_login_plugin();
     test_plugin_loading();

@@ -7,6 +7,8 @@ import collections
 import ctypes
 import enum
 import itertools
+import json
+import json.encoder
 import os
 import threading
 import time
@@ -33,6 +35,41 @@ __all__ = [
     "ServiceFunction",
     "DeferredServiceFunction",
 ]
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _encode_python(value: Any, _indent: int) -> List[str]:
+    return [ffi.encode(value).decode("utf-8")]
+
+
+# What Runtime.logic calls on every rule, made once: CPython's C encoder
+# (compact, UTF-8, no NaN) without the encoder object json makes per call,
+# the response's value read by the C scanner, and yaia_execute_n answering
+# with a c_char_p subclass, whose text is read without a call of string_at
+# (a subclass keeps the pointer, to free).
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_encode_chunks: Callable[[Any, int], Sequence[str]] = (
+    _c_make_encoder(None, _refuse, json.encoder.encode_basestring, None, ":", ",", False, False, False)
+    if _c_make_encoder is not None else _encode_python)
+_LOGIC_OK = '{"ok":true,"result":'
+_scan_value: Callable[[str, int], Tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
+
+
+class _Answer(ctypes.c_char_p):
+    pass
+
+
+def _logic_execute(lib: ctypes.CDLL) -> Any:
+    execute = lib.__dict__.get("_yaia_logic_execute")
+    if execute is None:
+        execute = lib["yaia_execute_n"]  # a function object of its own: its restype is ours
+        execute.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+        execute.restype = _Answer
+        setattr(lib, "_yaia_logic_execute", execute)
+    return execute
 
 
 class _Missing(enum.Enum):
@@ -995,6 +1032,35 @@ class Runtime(_Closeable):
         response = self.execute({"op": "scenes"})
         response.pop("ok", None)
         return response
+
+    def logic(self, rule: Any, data: Any = None) -> Any:
+        """The value of the JSON Logic ``rule`` for ``data`` (docs/logic.md).
+
+        Raises YaiaError "bad_rule" (``at`` points into the rule, "/rule/..."),
+        "logic_budget_exceeded" or "logic_error"; values JSON cannot hold
+        raise as :meth:`execute` raises them, before anything is sent.
+        """
+        request = {"op": "logic", "rule": rule, "data": data}
+        try:
+            text = "".join(_encode_chunks(request, 0)).encode("utf-8")
+        except (ValueError, TypeError, RecursionError):
+            text = ffi.encode(request)  # raises the binding's usual error
+        lib = self._lib
+        answer = _logic_execute(lib)(self._handle, text, len(text))
+        try:
+            raw = answer.value
+        finally:
+            lib.yaia_free(answer)
+        if raw is None:
+            raise YaiaError("internal", "the library returned NULL")
+        response = raw.decode("utf-8")
+        # {"ok":true,"result":VALUE}: keys come sorted, so VALUE is read in place.
+        if response.startswith(_LOGIC_OK):
+            value, end = _scan_value(response, len(_LOGIC_OK))
+            if end == len(response) - 1:
+                return value
+        envelope = ffi.decode(raw)
+        raise YaiaError.from_envelope(envelope if isinstance(envelope, dict) else {})
 
     def limits(self) -> Dict[str, Any]:
         """``{"limits": {...}, "allow": {...}, "usage": {"events", "dropped", "scenes"}}``."""
