@@ -66,7 +66,7 @@ struct LogicMachine {
         case .int:
             return .int(Int64(UInt32(bitPattern: ins.a)) | Int64(ins.b) << 32)
         case .path:
-            if let value = LogicMachine.lookup(program.paths[Int(ins.a)], in: scope) { return value }
+            if let value = try lookup(program.paths[Int(ins.a)], in: scope) { return value }
             return ins.b < 0 ? .null : try eval(ins.b, scope)
         case .binary:
             let x = try eval(ins.a, scope)
@@ -102,10 +102,10 @@ struct LogicMachine {
         case .dynamicPath, .dynamicRootPath:
             let spec = try eval(ins.a, scope)
             let base = ins.kind == .dynamicPath ? scope : .data(data)
-            if let value = LogicMachine.lookup(LogicMachine.path(spec), in: base) { return value }
+            if let value = try lookup(try path(spec), in: base) { return value }
             return ins.b < 0 ? .null : try eval(ins.b, scope)
         case .rootPath:
-            if let value = LogicMachine.lookup(program.paths[Int(ins.a)], in: .data(data)) { return value }
+            if let value = try lookup(program.paths[Int(ins.a)], in: .data(data)) { return value }
             return ins.b < 0 ? .null : try eval(ins.b, scope)
         case .iterate:
             return try iterate(ins.iteration, try eval(ins.a, scope), ins.b, checked: ins.checked)
@@ -192,7 +192,7 @@ struct LogicMachine {
 
     /// The value at `path`, or nil where JavaScript would find `undefined`
     /// (a null found is a value: the default does not replace it).
-    static func lookup(_ path: LogicPath, in scope: LogicScope) -> JSON? {
+    mutating func lookup(_ path: LogicPath, in scope: LogicScope) throws(LogicStop) -> JSON? {
         var value: JSON
         var start = 0
         switch scope {
@@ -211,7 +211,7 @@ struct LogicMachine {
         let segments = path.segments
         var i = start
         while i < segments.count {
-            guard let next = member(value, segments[i]) else { return nil }
+            guard let next = try member(value, segments[i]) else { return nil }
             value = next
             i += 1
         }
@@ -219,7 +219,7 @@ struct LogicMachine {
     }
 
     @inline(__always)
-    static func member(_ value: JSON, _ segment: LogicPath.Segment) -> JSON? {
+    mutating func member(_ value: JSON, _ segment: LogicPath.Segment) throws(LogicStop) -> JSON? {
         switch value {
         case .object(let o):
             return o[segment.key]
@@ -227,6 +227,7 @@ struct LogicMachine {
             if let i = segment.index { return i < a.count ? a[i] : nil }
             return segment.key == "length" ? .int(Int64(a.count)) : nil
         case .string(let s):
+            try charge(s.utf8.count >> 7)
             if let i = segment.index {
                 var it = s.unicodeScalars.makeIterator()
                 var k = 0
@@ -243,18 +244,21 @@ struct LogicMachine {
     }
 
     /// A path computed while evaluating, read as `var` reads its argument.
-    static func path(_ spec: JSON) -> LogicPath {
+    mutating func path(_ spec: JSON) throws(LogicStop) -> LogicPath {
         switch spec {
         case .null: return LogicPath([])
-        case .string(let s): return LogicPath(dotted: s)
-        case .int, .uint, .double: return LogicPath(dotted: numberText(spec))
+        case .string(let s):
+            try charge(s.utf8.count >> 7)
+            return LogicPath(dotted: s)
+        case .int, .uint, .double: return LogicPath(dotted: LogicMachine.numberText(spec))
         case .bool(let b): return LogicPath([.init(b ? "true" : "false")])
         case .array(let items):
+            try charge(items.count >> 4)
             var segments: [LogicPath.Segment] = []
             for item in items {
                 switch item {
                 case .string(let s): segments.append(.init(s))
-                case .int, .uint, .double: segments.append(.init(numberText(item)))
+                case .int, .uint, .double: segments.append(.init(LogicMachine.numberText(item)))
                 // No key names this: a path nothing is found at.
                 default: return LogicPath([.init("[object Object]")])
                 }
@@ -306,6 +310,9 @@ struct LogicMachine {
         return units > limit ? .tooBig : .fits
     }
 
+    /// The steps left in walk units (16 a step).
+    var unitsLeft: Int { steps > Int.max / 16 ? Int.max : steps * 16 }
+
     /// Inside a reduce body, what an operator wraps in a new array or object
     /// may have come back through the accumulator: bound its nesting (and
     /// pay for looking).
@@ -315,7 +322,7 @@ struct LogicMachine {
         default: return
         }
         var units = 0
-        switch LogicMachine.walk(value, levels: LogicRule.maxValueDepth - 1, units: &units, limit: steps * 16) {
+        switch LogicMachine.walk(value, levels: LogicRule.maxValueDepth - 1, units: &units, limit: unitsLeft) {
         case .fits: try charge(units >> 4)
         case .tooDeep: throw .nestedTooDeep
         case .tooBig: throw .budget
@@ -331,7 +338,7 @@ struct LogicMachine {
         default: return
         }
         var units = 0
-        switch LogicMachine.walk(value, levels: Int.max, units: &units, limit: steps * 16) {
+        switch LogicMachine.walk(value, levels: Int.max, units: &units, limit: unitsLeft) {
         case .fits: try charge(units >> 4)
         case .tooDeep, .tooBig: throw .budget
         }

@@ -140,7 +140,7 @@ extension LogicMachine {
             try charge(s.utf8.count >> 7)
             out += s
         case .array(let a):
-            try charge(a.count >> 4)
+            try charge(1 + a.count >> 4)
             for (i, x) in a.enumerated() {
                 if i > 0 { out += "," }
                 try appendText(x, to: &out)
@@ -158,7 +158,9 @@ extension LogicMachine {
         case .double(let d): return .double(d)
         case .null: return .int(0)
         case .bool(let b): return .int(b ? 1 : 0)
-        case .string(let s): return LogicMachine.stringToNumber(s)
+        case .string(let s):
+            try charge(s.utf8.count >> 7)
+            return LogicMachine.stringToNumber(s)
         case .array: return LogicMachine.stringToNumber(try text(value))
         case .object: return .nan
         }
@@ -170,7 +172,9 @@ extension LogicMachine {
         case .int(let i): return .int(i)
         case .uint(let u): return .double(Double(u))
         case .double(let d): return .double(d)
-        case .string(let s): return LogicMachine.parseFloat(s)
+        case .string(let s):
+            try charge(s.utf8.count >> 7)
+            return LogicMachine.parseFloat(s)
         case .null, .bool, .object: return .nan
         case .array: return LogicMachine.parseFloat(try text(value))
         }
@@ -186,15 +190,40 @@ extension LogicMachine {
 
     // MARK: - Comparisons
 
-    /// JavaScript's ===, except that arrays and objects are equal when their contents are.
-    static func strictEquals(_ a: JSON, _ b: JSON) -> Bool {
+    /// JavaScript's ===, except that arrays and objects are equal when their
+    /// contents are. Paid for by what it visits; what is shared is equal at once.
+    mutating func same(_ a: JSON, _ b: JSON) throws(LogicStop) -> Bool {
         switch (a, b) {
+        case (.int(let x), .int(let y)): return x == y
         case (.int, _), (.uint, _), (.double, _):
             guard b.isNumber else { return false }
-            return LogicNumber.compare(plainNumber(a), plainNumber(b)) == 0
+            return LogicNumber.compare(LogicMachine.plainNumber(a), LogicMachine.plainNumber(b)) == 0
+        case (.string(let x), .string(let y)):
+            try charge(Swift.min(x.utf8.count, y.utf8.count) >> 7)
+            return compareKeys(x, y) == 0
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.array(let x), .array(let y)):
+            guard x.count == y.count else { return false }
+            if LogicMachine.shareStorage(x, y) { return true }
+            try charge(1 + x.count >> 4)
+            for i in x.indices where !(try same(x[i], y[i])) { return false }
+            return true
+        case (.object(let x), .object(let y)):
+            guard x.count == y.count else { return false }
+            if LogicMachine.shareStorage(x.members, y.members) { return true }
+            try charge(1 + x.count >> 4)
+            for (m, n) in zip(x.members, y.members) {
+                guard compareKeys(m.key, n.key) == 0, try same(m.value, n.value) else { return false }
+            }
+            return true
         default:
-            return a == b
+            return false
         }
+    }
+
+    static func shareStorage<T>(_ x: [T], _ y: [T]) -> Bool {
+        x.withUnsafeBufferPointer { p in y.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
     }
 
     static func plainNumber(_ value: JSON) -> LogicNumber {
@@ -212,20 +241,19 @@ extension LogicMachine {
         case (.null, .null): return true
         case (.null, _), (_, .null): return false
         case (.int, .int), (.int, .uint), (.int, .double), (.uint, .int), (.uint, .uint), (.uint, .double),
-             (.double, .int), (.double, .uint), (.double, .double):
-            return LogicMachine.strictEquals(a, b)
-        case (.string, .string), (.bool, .bool), (.array, .array), (.object, .object):
-            return a == b
+             (.double, .int), (.double, .uint), (.double, .double),
+             (.string, .string), (.bool, .bool), (.array, .array), (.object, .object):
+            return try same(a, b)
         case (.array, .object), (.object, .array):
             return false
         case (.bool(let x), _):
             return try looseEquals(.int(x ? 1 : 0), b)
         case (_, .bool(let y)):
             return try looseEquals(a, .int(y ? 1 : 0))
-        case (.string(let s), _) where b.isNumber:
-            return LogicNumber.compare(LogicMachine.stringToNumber(s), LogicMachine.plainNumber(b)) == 0
-        case (_, .string(let s)) where a.isNumber:
-            return LogicNumber.compare(LogicMachine.plainNumber(a), LogicMachine.stringToNumber(s)) == 0
+        case (.string, _) where b.isNumber:
+            return LogicNumber.compare(try number(a), LogicMachine.plainNumber(b)) == 0
+        case (_, .string) where a.isNumber:
+            return LogicNumber.compare(LogicMachine.plainNumber(a), try number(b)) == 0
         case (.array, _), (.object, _):
             return try looseEquals(.string(try text(a)), b)
         default:
@@ -240,6 +268,7 @@ extension LogicMachine {
         let pb = try primitive(b)
         let order: Int?
         if case .string(let x) = pa, case .string(let y) = pb {
+            try charge(Swift.min(x.utf8.count, y.utf8.count) >> 7)
             order = LogicMachine.utf16Order(x, y)
         } else {
             order = LogicNumber.compare(try number(pa), try number(pb))
@@ -304,8 +333,8 @@ extension LogicMachine {
         switch op {
         case .equal: return .bool(try looseEquals(x, y))
         case .notEqual: return .bool(!(try looseEquals(x, y)))
-        case .strictEqual: return .bool(LogicMachine.strictEquals(x, y))
-        case .strictNotEqual: return .bool(!LogicMachine.strictEquals(x, y))
+        case .strictEqual: return .bool(try same(x, y))
+        case .strictNotEqual: return .bool(!(try same(x, y)))
         case .less: return .bool(try less(x, y, orEqual: false))
         case .lessOrEqual: return .bool(try less(x, y, orEqual: true))
         case .greater: return .bool(try less(y, x, orEqual: false))
@@ -381,6 +410,7 @@ extension LogicMachine {
             return data["env"]?["now"] ?? .null
         case .startsWith, .endsWith:
             let s = try text(args[0]), affix = try text(args[1])
+            try charge(affix.utf8.count >> 7)
             return .bool(op == .startsWith ? s.utf8.starts(with: affix.utf8) : s.utf8.reversed().starts(with: affix.utf8.reversed()))
         case .split:
             return try split(try text(args[0]), by: try text(args[1]))
@@ -400,7 +430,8 @@ extension LogicMachine {
             return LogicMachine.find(try text(needle), in: s) != nil
         case .array(let items):
             try charge(items.count >> 4)
-            return items.contains { LogicMachine.strictEquals($0, needle) }
+            for item in items where try same(item, needle) { return true }
+            return false
         default:
             return false
         }
@@ -476,7 +507,7 @@ extension LogicMachine {
         try charge(keys.count)
         var absent: [JSON] = []
         for key in keys {
-            switch LogicMachine.lookup(LogicMachine.path(key), in: scope) {
+            switch try lookup(try path(key), in: scope) {
             case nil, .null?, .string("")?: absent.append(key)
             default: break
             }
@@ -485,6 +516,7 @@ extension LogicMachine {
     }
 
     mutating func split(_ s: String, by separator: String) throws(LogicStop) -> JSON {
+        try charge(s.utf8.count >> 7)
         var parts: [JSON] = []
         if separator.isEmpty {
             try charge(s.utf8.count)
@@ -553,12 +585,13 @@ extension LogicMachine {
             items.remove(at: Int(i))
             return .array(items)
         case .without:
-            let items = try list("without")
             let field = try text(args[1])
-            return .array(items.filter { item in
-                guard case .object(let o) = item, let value = o[field] else { return true }
-                return !LogicMachine.strictEquals(value, args[2])
-            })
+            var kept: [JSON] = []
+            for item in try list("without") {
+                if case .object(let o) = item, let value = o[field], try same(value, args[2]) { continue }
+                kept.append(item)
+            }
+            return .array(kept)
         case .replaceById:
             var items = try list("replaceById")
             guard case .object(let replacement) = args[1], let id = replacement["id"] else {
@@ -566,13 +599,15 @@ extension LogicMachine {
             }
             if checked { try checkNesting(args[1]) }
             for i in items.indices {
-                if case .object(let o) = items[i], let other = o["id"], LogicMachine.strictEquals(other, id) { items[i] = args[1] }
+                if case .object(let o) = items[i], let other = o["id"], try same(other, id) { items[i] = args[1] }
             }
             return .array(items)
         case .set:
             var object: JSONObject
             switch args[0] {
-            case .object(let o): object = o
+            case .object(let o):
+                try charge(o.count >> 4)
+                object = o
             case .null: object = JSONObject()
             default: throw fail("\"set\" takes an object (or null) first, not \(args[0].kindName)")
             }

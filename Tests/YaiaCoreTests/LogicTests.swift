@@ -401,3 +401,40 @@ struct LogicExtraTests {
         #expect(try logic(rule, data) == [["id": 1, "done": false], ["id": 2, "done": true]])
     }
 }
+
+@Suite("JSON Logic: work paid for")
+struct LogicWorkTests {
+    /// {"map":[[1],[X,X]]} around X, `levels` times: a value of 2^levels
+    /// leaves built in a few steps a level, its parts shared.
+    private func doubling(_ levels: Int, leaf: String = "1") -> String {
+        var rule = leaf
+        for _ in 0..<levels { rule = #"{"map":[["# + rule + #"],[{"var":""},{"var":""}]]}"# }
+        return rule
+    }
+
+    @Test("a value shared 2^30 times over is built cheaply, but writing it out is paid for")
+    func sharedResult() throws {
+        #expect(try logicError(doubling(30))?.code == .logicBudgetExceeded)
+        #expect(try logic(doubling(3)).serialized().filter { $0 == "1" }.count == 8)
+    }
+
+    @Test("text, comparisons and equality of shared values are paid for", arguments: [
+        #"{"cat":[X]}"#, #"{"<":[X,"a"]}"#, #"{"==":[X,"1"]}"#, #"{"in":["x",{"cat":X}]}"#,
+        #"{"join":[X,","]}"#, #"{"-":[X,1]}"#,
+    ])
+    func sharedWork(rule: String) throws {
+        let expanded = rule.split(separator: "X", omittingEmptySubsequences: false).joined(separator: doubling(40))
+        #expect(try logicError(expanded)?.code == .logicBudgetExceeded, "\(rule)")
+    }
+
+    @Test("equality of a shared value with itself costs nothing")
+    func sharedEquality() throws {
+        let rule = #"{"===":[{"var":""},{"var":""}]}"#
+        #expect(try logic(rule, numbers(100_000), budget: 10) == true)
+    }
+
+    @Test("the budget is saturated, not overflowed, for the largest budgets")
+    func largestBudget() throws {
+        #expect(try logic(#"{"var":""}"#, "[1,2]", budget: .max) == [1, 2])
+    }
+}

@@ -73,3 +73,17 @@ def test_logic_error_is_located(bare: yaia.Runtime) -> None:
 
 def test_tag_is_echoed(bare: yaia.Runtime) -> None:
     assert bare.execute({"op": "logic", "rule": {"!": 0}, "tag": 7}) == {"ok": True, "result": True, "tag": 7}
+
+
+def test_values_json_cannot_hold_raise_before_sending(bare: yaia.Runtime) -> None:
+    with pytest.raises(ValueError):
+        bare.logic({"+": [float("nan"), 1]})
+    with pytest.raises(TypeError):
+        bare.logic({"var": "a"}, {"a": object()})
+    with pytest.raises(ValueError):
+        bare.logic({"cat": ["\ud800"]})
+    cycle: Any = []
+    cycle.append(cycle)
+    with pytest.raises(ValueError):
+        bare.logic({"var": ""}, cycle)
+    assert bare.logic({"cat": ["still", " works"]}) == "still works"
