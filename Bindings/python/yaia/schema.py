@@ -13,7 +13,7 @@ binding refuses only what the runtime would refuse too.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from .errors import YaiaError
 
@@ -95,25 +95,6 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _is_type(value: Any, name: str) -> bool:
-    if name == "string":
-        return isinstance(value, str)
-    if name == "number":
-        return _is_number(value)
-    if name == "integer":
-        # A whole number, whichever way it is written (1 and 1.0).
-        return _is_number(value) and (isinstance(value, int) or float(value).is_integer())
-    if name == "boolean":
-        return isinstance(value, bool)
-    if name == "object":
-        return isinstance(value, dict)
-    if name == "array":
-        return isinstance(value, (list, tuple))
-    if name == "null":
-        return value is None
-    return True  # a type this binding does not know: the runtime decides
-
-
 def _kind(value: Any) -> str:
     """The JSON kind of ``value``, with its article, for messages."""
     if value is None:
@@ -162,6 +143,49 @@ def _text(value: Any) -> str:
 # ---------------------------------------------------------------- validation
 
 
+#: A compiled schema: check(value, at, refs) -> the first failure or None;
+#: ``refs`` counts the $refs followed without descending into the value.
+Check = Callable[[Any, str, int], Optional[Failure]]
+
+_TYPES: Dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "number": _is_number,
+    # A whole number, whichever way it is written (1 and 1.0).
+    "integer": lambda v: _is_number(v) and (isinstance(v, int) or float(v).is_integer()),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, (list, tuple)),
+    "null": lambda v: v is None,
+}
+
+
+def _accept(value: Any, at: str, refs: int) -> Optional[Failure]:
+    return None
+
+
+def _type_names(schema: Mapping[str, Any]) -> List[str]:
+    types = schema.get("type")
+    if isinstance(types, str):
+        return [types]
+    return [t for t in types if isinstance(t, str)] if isinstance(types, list) else []
+
+
+def _sequence(checks: List[Check]) -> Check:
+    if not checks:
+        return _accept
+    if len(checks) == 1:
+        return checks[0]
+
+    def check(value: Any, at: str, refs: int) -> Optional[Failure]:
+        for part in checks:
+            failure = part(value, at, refs)
+            if failure is not None:
+                return failure
+        return None
+
+    return check
+
+
 class Validator:
     """Checks JSON values against the schemas of one JSON Schema document.
 
@@ -174,18 +198,25 @@ class Validator:
     (``description``, ``default``, ``$schema``...) are ignored. ``oneOf``
     is checked as ``anyOf``: where alternatives overlap, a value matching
     two is still taken, since the runtime takes it.
+
+    Each schema is compiled once into a chain of checks of just the
+    keywords it has (sends check actions on the hot path); the root and
+    its schemas must not change afterwards.
     """
 
     def __init__(self, root: Any) -> None:
         self.root = root
+        self._compiled: Dict[int, Check] = {}
+        self._keep: List[Any] = []  # the schemas compiled, so that their ids stay theirs
 
     def check(self, value: Any, schema: Any, at: str = "") -> Optional[Failure]:
         """The first way ``value`` (found at the pointer ``at``) fails
-        ``schema``, or None when it matches."""
-        return self._check(value, schema, at, 0)
+        ``schema``, or None when it matches. Messages say what the value at
+        ``at`` must be ("must be a string, not a number", "is missing")."""
+        return self.compile(schema)(value, at, 0)
 
     def matches(self, value: Any, schema: Any) -> bool:
-        return self._check(value, schema, "", 0) is None
+        return self.compile(schema)(value, "", 0) is None
 
     def resolve(self, ref: str) -> Any:
         """The schema a "#/..." reference names, or None."""
@@ -202,122 +233,235 @@ class Validator:
                 return None
         return node
 
-    def _check(self, value: Any, schema: Any, at: str, refs: int) -> Optional[Failure]:
-        if schema is True or not isinstance(schema, dict):
-            return None  # true, and anything that is no schema, accept
+    def compile(self, schema: Any) -> Check:
+        """The check of ``schema``, made the first time it is asked for."""
+        found = self._compiled.get(id(schema))
+        if found is not None:
+            return found
+        if not isinstance(schema, dict):
+            return _accept  # true, and anything that is no schema, accept
+        self._keep.append(schema)
+        checks: List[Check] = []
         ref = schema.get("$ref")
-        if isinstance(ref, str) and refs < _MAX_REFS:
-            target = self.resolve(ref)
-            if target is not None:
-                failure = self._check(value, target, at, refs + 1)
-                if failure is not None:
-                    return failure
-        types = schema.get("type")
-        if types is not None:
-            names = [types] if isinstance(types, str) else [t for t in types if isinstance(t, str)] if isinstance(types, list) else []
-            if names and not any(_is_type(value, name) for name in names):
-                expected = " or ".join(_with_article(name) for name in names)
-                return at, f"must be {expected}, not {_kind(value)}"
-        if "const" in schema and not json_equal(value, schema["const"]):
-            return at, f"must be {_text(schema['const'])}"
-        enum = schema.get("enum")
-        if isinstance(enum, list) and not any(json_equal(value, option) for option in enum):
-            return at, "must be one of " + ", ".join(_text(option) for option in enum)
-        if isinstance(value, str):
-            failure = self._check_length(value, schema, at)
-            if failure is not None:
-                return failure
-        if _is_number(value):
-            low, high = schema.get("minimum"), schema.get("maximum")
-            if _is_number(low) and value < low:
-                return at, f"must be at least {_text(low)}"
-            if _is_number(high) and value > high:
-                return at, f"must be at most {_text(high)}"
-        if isinstance(value, dict):
-            failure = self._check_object(value, schema, at, refs)
-            if failure is not None:
-                return failure
-        if isinstance(value, (list, tuple)):
-            items = schema.get("items")
-            if isinstance(items, (dict, bool)):
-                for index, element in enumerate(value):
-                    failure = self._check(element, items, f"{at}/{index}", refs)
-                    if failure is not None:
-                        return failure
+        if isinstance(ref, str):
+            checks.append(self._ref(ref))
+        names = _type_names(schema)
+        if names:
+            checks.append(self._type(names))
+        if "const" in schema:
+            checks.append(self._const(schema["const"]))
+        if isinstance(schema.get("enum"), list):
+            checks.append(self._enum(schema["enum"]))
+        length = self._length(schema.get("minLength"), schema.get("maxLength"))
+        if length is not None:
+            checks.append(length)
+        bounds = self._bounds(schema.get("minimum"), schema.get("maximum"))
+        if bounds is not None:
+            checks.append(bounds)
+        members = self._object(schema)
+        if members is not None:
+            checks.append(members)
+        items = schema.get("items")
+        if isinstance(items, (dict, bool)) and items is not True:
+            checks.append(self._items(self.compile(items) if isinstance(items, dict) else _reject))
         for keyword in ("anyOf", "oneOf"):
             options = schema.get(keyword)
             if isinstance(options, list) and options:
-                failure = self._check_alternatives(value, options, at, refs)
-                if failure is not None:
-                    return failure
-        return None
+                checks.append(self._alternatives(options))
+        check = _sequence(checks)
+        self._compiled[id(schema)] = check
+        return check
+
+    def _ref(self, ref: str) -> Check:
+        # Compiled when first followed: a definition may refer to itself.
+        resolved: List[Check] = []
+
+        def check(value: Any, at: str, refs: int) -> Optional[Failure]:
+            if refs >= _MAX_REFS:
+                return None
+            if not resolved:
+                target = self.resolve(ref)
+                resolved.append(_accept if target is None else self.compile(target))
+            return resolved[0](value, at, refs + 1)
+
+        return check
 
     @staticmethod
-    def _check_length(value: str, schema: Dict[str, Any], at: str) -> Optional[Failure]:
-        low: Any = schema.get("minLength")
-        high: Any = schema.get("maxLength")
-        length = len(value)  # code points, as the runtime counts
-        if _is_number(low) and length < low:
-            return at, f"must have at least {_text(low)} character{'' if low == 1 else 's'}, not {length}"
-        if _is_number(high) and length > high:
-            return at, f"must have at most {_text(high)} character{'' if high == 1 else 's'}, not {length}"
-        return None
+    def _type(names: List[str]) -> Check:
+        known = [_TYPES[name] for name in names if name in _TYPES]
+        if len(known) < len(names):
+            return _accept  # a type this binding does not know: the runtime decides
+        expected = " or ".join(_with_article(name) for name in names)
+        if len(known) == 1:
+            fits = known[0]
 
-    def _check_object(self, value: Dict[Any, Any], schema: Dict[str, Any], at: str, refs: int) -> Optional[Failure]:
-        members = value if all(isinstance(k, str) for k in value) else {_key(k): v for k, v in value.items()}
+            def one(value: Any, at: str, refs: int) -> Optional[Failure]:
+                return None if fits(value) else (at, f"must be {expected}, not {_kind(value)}")
+
+            return one
+
+        def check(value: Any, at: str, refs: int) -> Optional[Failure]:
+            if any(fits(value) for fits in known):
+                return None
+            return at, f"must be {expected}, not {_kind(value)}"
+
+        return check
+
+    @staticmethod
+    def _const(constant: Any) -> Check:
+        if isinstance(constant, str):
+
+            def text(value: Any, at: str, refs: int) -> Optional[Failure]:
+                return None if isinstance(value, str) and value == constant else (at, f"must be {_text(constant)}")
+
+            return text
+
+        def check(value: Any, at: str, refs: int) -> Optional[Failure]:
+            return None if json_equal(value, constant) else (at, f"must be {_text(constant)}")
+
+        return check
+
+    @staticmethod
+    def _enum(options: List[Any]) -> Check:
+        def check(value: Any, at: str, refs: int) -> Optional[Failure]:
+            if any(json_equal(value, option) for option in options):
+                return None
+            return at, "must be one of " + ", ".join(_text(option) for option in options)
+
+        return check
+
+    @staticmethod
+    def _length(low: Any, high: Any) -> Optional[Check]:
+        low = low if _is_number(low) else None
+        high = high if _is_number(high) else None
+        if low is None and high is None:
+            return None
+
+        def check(value: Any, at: str, refs: int) -> Optional[Failure]:
+            if not isinstance(value, str):
+                return None
+            length = len(value)  # code points, as the runtime counts
+            if low is not None and length < low:
+                return at, f"must have at least {_text(low)} character{'' if low == 1 else 's'}, not {length}"
+            if high is not None and length > high:
+                return at, f"must have at most {_text(high)} character{'' if high == 1 else 's'}, not {length}"
+            return None
+
+        return check
+
+    @staticmethod
+    def _bounds(low: Any, high: Any) -> Optional[Check]:
+        low = low if _is_number(low) else None
+        high = high if _is_number(high) else None
+        if low is None and high is None:
+            return None
+
+        def check(value: Any, at: str, refs: int) -> Optional[Failure]:
+            if not _is_number(value):
+                return None
+            if low is not None and value < low:
+                return at, f"must be at least {_text(low)}"
+            if high is not None and value > high:
+                return at, f"must be at most {_text(high)}"
+            return None
+
+        return check
+
+    def _object(self, schema: Mapping[str, Any]) -> Optional[Check]:
         properties = schema.get("properties")
         properties = properties if isinstance(properties, dict) else {}
         required = schema.get("required")
         required = [r for r in required if isinstance(r, str)] if isinstance(required, list) else []
-        # Member by member, in the schema's order; then required members it does not describe.
-        for name, member_schema in properties.items():
-            if name in members:
-                failure = self._check(members[name], member_schema, f"{at}/{_token(name)}", refs)
-                if failure is not None:
-                    return failure
-            elif name in required:
-                return f"{at}/{_token(name)}", "is missing"
-        for name in required:
-            if name not in members and name not in properties:
-                return f"{at}/{_token(name)}", "is missing"
         extra = schema.get("additionalProperties")
-        if extra is not None and extra is not True:
-            for name, member in members.items():
-                if name in properties:
-                    continue
-                if extra is False:
-                    return f"{at}/{_token(name)}", "is not allowed (no such member)"
-                failure = self._check(member, extra, f"{at}/{_token(name)}", refs)
+        extra_check: Optional[Check] = None
+        if isinstance(extra, dict):
+            extra_check = self.compile(extra)
+        elif extra is False:
+            extra_check = _no_member
+        if not properties and not required and extra_check is None:
+            return None
+        # Member by member, in the schema's order; then required members it does not describe.
+        described = [(name, "/" + _token(name), self.compile(member), name in required) for name, member in properties.items()]
+        undescribed = [(name, "/" + _token(name)) for name in required if name not in properties]
+
+        def check(value: Any, at: str, refs: int) -> Optional[Failure]:
+            if not isinstance(value, dict):
+                return None
+            members = value
+            for key in value:
+                if type(key) is not str:
+                    members = {_key(k): v for k, v in value.items()}
+                    break
+            for name, token, member_check, needed in described:
+                if name in members:
+                    failure = member_check(members[name], at + token, refs)
+                    if failure is not None:
+                        return failure
+                elif needed:
+                    return at + token, "is missing"
+            for name, token in undescribed:
+                if name not in members:
+                    return at + token, "is missing"
+            if extra_check is not None:
+                for name, member in members.items():
+                    if name not in properties:
+                        failure = extra_check(member, f"{at}/{_token(name)}", refs)
+                        if failure is not None:
+                            return failure
+            return None
+
+        return check
+
+    @staticmethod
+    def _items(element: Check) -> Check:
+        def check(value: Any, at: str, refs: int) -> Optional[Failure]:
+            if not isinstance(value, (list, tuple)):
+                return None
+            for index, item in enumerate(value):
+                failure = element(item, f"{at}/{index}", refs)
                 if failure is not None:
                     return failure
-        return None
+            return None
 
-    def _check_alternatives(self, value: Any, options: List[Any], at: str, refs: int) -> Optional[Failure]:
-        failures = []
-        for option in options:
-            failure = self._check(value, option, at, refs)
-            if failure is None:
-                return None
-            failures.append(failure)
-        # When only one alternative is of the value's type, its own complaint says most.
-        typed = [f for f, o in zip(failures, options) if not isinstance(o, dict) or self._type_fits(value, o)]
-        if len(typed) == 1:
-            return typed[0]
-        return at, "must be " + " or ".join(describe(o, self) for o in options)
+        return check
 
-    def _type_fits(self, value: Any, schema: Dict[str, Any]) -> bool:
-        types = schema.get("type")
-        if isinstance(types, str):
-            return _is_type(value, types)
-        if isinstance(types, list):
-            return any(_is_type(value, t) for t in types if isinstance(t, str))
-        return "const" not in schema and "enum" not in schema
+    def _alternatives(self, options: List[Any]) -> Check:
+        compiled = [self.compile(option) for option in options]
+        wording = "must be " + " or ".join(describe(option) for option in options)
+
+        def check(value: Any, at: str, refs: int) -> Optional[Failure]:
+            failures = []
+            for option in compiled:
+                failure = option(value, at, refs)
+                if failure is None:
+                    return None
+                failures.append(failure)
+            # When only one alternative is of the value's type, its own complaint says most.
+            typed = [f for f, o in zip(failures, options) if not isinstance(o, dict) or _type_fits(value, o)]
+            return typed[0] if len(typed) == 1 else (at, wording)
+
+        return check
+
+
+def _reject(value: Any, at: str, refs: int) -> Optional[Failure]:
+    return at, "is not allowed"
+
+
+def _no_member(value: Any, at: str, refs: int) -> Optional[Failure]:
+    return at, "is not allowed (no such member)"
+
+
+def _type_fits(value: Any, schema: Mapping[str, Any]) -> bool:
+    names = _type_names(schema)
+    if names:
+        return any(_TYPES.get(name, lambda v: True)(value) for name in names)
+    return "const" not in schema and "enum" not in schema
 
 
 # ---------------------------------------------------------------- descriptions
 
 
-def describe(schema: Any, validator: Optional[Validator] = None, depth: int = 0) -> str:
+def describe(schema: Any, depth: int = 0) -> str:
     """A short text for the values ``schema`` takes: ``string``,
     ``{title: string, id?: integer}``, ``[string]``, ``"a" | "b"``."""
     if schema is True or schema == {} or not isinstance(schema, dict):
@@ -335,17 +479,17 @@ def describe(schema: Any, validator: Optional[Validator] = None, depth: int = 0)
     for keyword in ("oneOf", "anyOf"):
         options = schema.get(keyword)
         if isinstance(options, list) and options:
-            return " | ".join(describe(option, validator, depth + 1) for option in options)
+            return " | ".join(describe(option, depth + 1) for option in options)
     types = schema.get("type")
     names = [types] if isinstance(types, str) else [t for t in types if isinstance(t, str)] if isinstance(types, list) else []
     if not names:
         names = ["object"] if "properties" in schema else ["array"] if "items" in schema else []
     if not names:
         return "any"
-    return " | ".join(_describe_type(name, schema, validator, depth) for name in names)
+    return " | ".join(_describe_type(name, schema, depth) for name in names)
 
 
-def _describe_type(name: str, schema: Dict[str, Any], validator: Optional[Validator], depth: int) -> str:
+def _describe_type(name: str, schema: Dict[str, Any], depth: int) -> str:
     if name == "object":
         properties = schema.get("properties")
         if not isinstance(properties, dict) or not properties:
@@ -353,13 +497,13 @@ def _describe_type(name: str, schema: Dict[str, Any], validator: Optional[Valida
         required = schema.get("required")
         required = required if isinstance(required, list) else []
         members = [
-            f"{key}{'' if key in required else '?'}: {describe(member, validator, depth + 1)}"
+            f"{key}{'' if key in required else '?'}: {describe(member, depth + 1)}"
             for key, member in properties.items()
         ]
         return "{" + ", ".join(members) + "}"
     if name == "array":
         items = schema.get("items")
-        return f"[{describe(items, validator, depth + 1)}]" if isinstance(items, dict) and items else "array"
+        return f"[{describe(items, depth + 1)}]" if isinstance(items, dict) and items else "array"
     bounds: List[str] = []
     if name == "string":
         low, high = schema.get("minLength"), schema.get("maxLength")
@@ -393,6 +537,15 @@ class SceneSchema:
         defs = self.schema.get("$defs")
         self.defs: Dict[str, Any] = defs if isinstance(defs, dict) else {}
         self.actions = self._alternatives() if self.declared else None
+        # What an action of each type is checked against: its alternative
+        # but for "type", which finding the alternative has checked already.
+        self._checks: Dict[str, Check] = {}
+        for name, option in (self.actions or {}).items():
+            rest = dict(option)
+            properties = option.get("properties")
+            if isinstance(properties, dict):
+                rest["properties"] = {key: value for key, value in properties.items() if key != "type"}
+            self._checks[name] = self.validator.compile(rest)
 
     def _alternatives(self) -> Optional[Dict[str, Dict[str, Any]]]:
         """Action type -> its alternative in ``$defs/action``; None when the
@@ -441,13 +594,13 @@ class SceneSchema:
             suggestion = nearest(kind, self.actions)
             hint = f'; did you mean "{suggestion}"?' if suggestion is not None else ""
             return _refusal("unknown_action", f'unknown action type "{kind}"{hint}', "/action/type")
-        failure = self.validator.check(action, option, "/action")
+        failure = self._checks[kind](action, "/action", 0)
         if failure is None:
             return None
         at, problem = failure
         if at == "/action/payload" and "payload" not in action:
             payload = self.payloads().get(kind)
-            return _refusal("bad_payload", f"{kind} needs a payload: {describe(payload, self.validator)}", at)
+            return _refusal("bad_payload", f"{kind} needs a payload: {describe(payload)}", at)
         return _refusal("bad_payload", f"{kind}: {_subject(at)} {problem}", at)
 
     def doc(self) -> str:
@@ -459,7 +612,7 @@ class SceneSchema:
         for name, option in (self.actions or {}).items():
             payload = self.payloads()[name]
             optional = "" if self.payload_required(name) else "?"
-            lines.append(f"    {name}(payload{optional}: {describe(payload, self.validator)})")
+            lines.append(f"    {name}(payload{optional}: {describe(payload)})")
             for text in (option.get("description"), payload.get("description") if isinstance(payload, dict) else None):
                 if isinstance(text, str) and text:
                     lines.append(f"        {text}")
@@ -467,7 +620,7 @@ class SceneSchema:
         fields = view.get("properties") if isinstance(view, dict) else None
         if isinstance(fields, dict) and fields:
             lines += ["", "View model fields:", ""]
-            lines += [f"    {name}: {describe(field, self.validator)}" for name, field in fields.items()]
+            lines += [f"    {name}: {describe(field)}" for name, field in fields.items()]
         lines += ["", "scene.actions maps each action type to its payload's JSON Schema;",
                   "runtime.schema(scene.name) is the whole schema."]
         return "\n".join(lines)
