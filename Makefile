@@ -39,7 +39,7 @@ CLINK      := -L$(REL) -lyaia -Wl,-rpath,$(abspath $(REL)) -lpthread
 SWIFT_SOURCES := $(shell find Sources -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') Package.swift Include/yaia.h Include/yaia_plugin.h Include/yaia_scene.h
 
 APT_PACKAGES := gcc make pkg-config libffi-dev libsqlite3-dev zlib1g-dev binutils
-PY_PACKAGES  := pytest wheel mypy
+PY_PACKAGES  := pytest wheel mypy jsonschema
 
 export YAIA_LIBRARY    := $(abspath $(LIB))
 export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))
@@ -303,9 +303,10 @@ test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
 # ---------------------------------------------------------------- benchmarks
 
 bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects $(CBIN)/bench_packs
-	$(CBIN)/bench_send $(EXAMPLES_PACK)
+	$(CBIN)/bench_send $(EXAMPLES_PACK) $(NOTES_PACK) $(NOTES_DOCS)
 	$(CBIN)/bench_effects $(EXAMPLES_PACK)
-	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
+	YAIA_NOTES_PACK=$(abspath $(NOTES_PACK)) YAIA_NOTES_DOCUMENTS=$(abspath $(NOTES_DOCS)) \
+	  PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
 	$(CBIN)/bench_ffi $(EXAMPLES_PACK)
 	YAIA_BENCH_BASELINES=$(abspath $(BENCH_BASELINES)) PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_ffi.py
 	@mkdir -p $(dir $(BENCH_JOURNAL))

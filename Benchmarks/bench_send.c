@@ -10,7 +10,11 @@
 ** median batch in ns per call (the median shrugs off scheduler noise, a mean
 ** would not) and the ratio to the abi_version floor.
 **
-**   usage: bench_send PATH_TO_libyaia-examples.so
+** Then the same send on notes/login, the notes app's login, in each form
+** given: the Swift scene pack (libnotes.so) and the scene document (a
+** folder of documents or login.json), in runtimes of their own.
+**
+**   usage: bench_send PATH_TO_libyaia-examples.so [NOTES_PACK [NOTES_DOCUMENTS]]
 **
 ** (the scene pack with example/login, which the runtime's config names).
 */
@@ -27,6 +31,7 @@
 #define BATCHES 31
 #define CALLS 20000
 #define TARGET_NS 1500.0
+#define DOCUMENT_TARGET_NS 2000.0
 
 static const char action[] = "{\"type\":\"emailChanged\",\"payload\":\"a@b.c\"}";
 
@@ -75,33 +80,30 @@ static double median_ns(void (*run)(int))
     return per_call[BATCHES / 2];
 }
 
-int main(int argc, char **argv)
+/* A runtime with `scenes` (one path) and scene `name` open in it; exits on failure. */
+static void open_scene(const char *scenes, const char *name)
 {
-    if (argc != 2 || strpbrk(argv[1], "\"\\")) {
-        fprintf(stderr, "usage: %s PATH_TO_libyaia-examples.so (no quotes or backslashes in the path)\n", argv[0]);
-        return 2;
+    if (strpbrk(scenes, "\"\\")) {
+        fprintf(stderr, "bench_send: no quotes or backslashes in paths: %s\n", scenes);
+        exit(2);
     }
     char config[4200];
-    snprintf(config, sizeof config, "{\"scenes\":[\"%s\"]}", argv[1]);
+    snprintf(config, sizeof config, "{\"scenes\":[\"%s\"]}", scenes);
     char *error = NULL;
     rt = yaia_runtime_new(config, &error);
     if (!rt) {
-        fprintf(stderr, "bench_send: no runtime: %s\n", error ? error : "?");
-        yaia_free(error);
-        return 1;
+        fprintf(stderr, "bench_send: no runtime with %s: %s\n", scenes, error ? error : "?");
+        exit(1);
     }
-    char *r = yaia_open(rt, "example/login", NULL);
+    char *r = yaia_open(rt, name, NULL);
     const char *id = strstr(r, "\"scene\":");
     if (!strstr(r, "\"ok\":true") || !id) {
-        fprintf(stderr, "bench_send: cannot open example/login: %s\n", r);
-        yaia_free(r);
-        yaia_runtime_free(rt);
-        return 1;
+        fprintf(stderr, "bench_send: cannot open %s: %s\n", name, r);
+        exit(1);
     }
     scene = strtoll(id + 8, NULL, 10);
     yaia_free(r);
     snprintf(state_request, sizeof state_request, "{\"op\":\"state\",\"scene\":%lld}", (long long)scene);
-
     /* Check once that the measured calls succeed: timing errors is useless. */
     r = yaia_send(rt, scene, action);
     int send_ok = strstr(r, "\"ok\":true") != NULL;
@@ -110,24 +112,51 @@ int main(int argc, char **argv)
     int state_ok = strstr(r, "\"ok\":true") != NULL;
     yaia_free(r);
     if (!send_ok || !state_ok) {
-        fprintf(stderr, "bench_send: the measured requests fail\n");
-        yaia_runtime_free(rt);
-        return 1;
+        fprintf(stderr, "bench_send: the measured requests fail on %s\n", name);
+        exit(1);
     }
+}
 
+/* The send's median on notes/login loaded from `scenes`, in a runtime of its own. */
+static double notes_login_send(const char *scenes)
+{
+    open_scene(scenes, "notes/login");
+    double ns = median_ns(run_send);
+    yaia_runtime_free(rt);
+    return ns;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || argc > 4) {
+        fprintf(stderr, "usage: %s PATH_TO_libyaia-examples.so [NOTES_PACK [NOTES_DOCUMENTS]]\n", argv[0]);
+        return 2;
+    }
+    open_scene(argv[1], "example/login");
     double floor_ns = median_ns(run_abi_version);
     double state_ns = median_ns(run_state);
     double send_ns = median_ns(run_send);
+    yaia_runtime_free(rt);
 
     printf("yaia %s, C ABI: medians of %d batches x %d calls\n\n", yaia_version(), BATCHES, CALLS);
-    printf("  %-36s %10s %14s\n", "call", "ns/call", "x abi_version");
-    printf("  %-36s %10.1f %14.1f\n", "yaia_abi_version()", floor_ns, 1.0);
-    printf("  %-36s %10.1f %14.1f\n", "yaia_execute(state) + yaia_free", state_ns, state_ns / floor_ns);
-    printf("  %-36s %10.1f %14.1f\n", "yaia_send(emailChanged) + yaia_free", send_ns, send_ns / floor_ns);
+    printf("  %-44s %10s %14s\n", "call", "ns/call", "x abi_version");
+    printf("  %-44s %10.1f %14.1f\n", "yaia_abi_version()", floor_ns, 1.0);
+    printf("  %-44s %10.1f %14.1f\n", "yaia_execute(state) + yaia_free", state_ns, state_ns / floor_ns);
+    printf("  %-44s %10.1f %14.1f\n", "yaia_send(emailChanged) + yaia_free", send_ns, send_ns / floor_ns);
     printf("\n  send vs state: %.2fx\n", send_ns / state_ns);
     printf("  target: yaia_send round trip under %.1f us: %s (%.2f us)\n", TARGET_NS / 1000.0,
            send_ns < TARGET_NS ? "met" : "NOT met", send_ns / 1000.0);
 
-    yaia_runtime_free(rt);
+    if (argc >= 3) {
+        double swift_ns = notes_login_send(argv[2]);
+        printf("\n  notes/login, yaia_send(emailChanged) + yaia_free   %10s %14s\n", "ns/call", "x Swift pack");
+        printf("  %-44s %10.1f %14.1f\n", "Swift scene pack (libnotes.so)", swift_ns, 1.0);
+        if (argc == 4) {
+            double document_ns = notes_login_send(argv[3]);
+            printf("  %-44s %10.1f %14.2f\n", "scene document (login.json)", document_ns, document_ns / swift_ns);
+            printf("  target: a document send under %.1f us: %s (%.2f us)\n", DOCUMENT_TARGET_NS / 1000.0,
+                   document_ns < DOCUMENT_TARGET_NS ? "met" : "NOT met", document_ns / 1000.0);
+        }
+    }
     return 0;
 }

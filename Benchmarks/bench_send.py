@@ -9,7 +9,9 @@ run (a ctypes call of yaia_abi_version: the floor of any call through ctypes).
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
+from pathlib import Path
 from typing import Callable, List, Tuple
 
 import yaia
@@ -46,6 +48,7 @@ def main() -> int:
         ]
         results = [(name, *median_ns(fn)) for name, fn in cases]
 
+    results += notes_login_cases(lib)
     baseline = results[0][1]
     width = max(len(name) for name, _, _ in results)
     print(f"Python binding, median of {BATCHES} batches (libyaia {yaia.library_version()}, Python {sys.version.split()[0]})")
@@ -53,6 +56,36 @@ def main() -> int:
     for name, ns, n in results:
         print(f"{name:<{width}}  {ns:>10.0f}  {ns / baseline:>10.1f}  {n:>11}")
     return 0
+
+
+def notes_login_cases(lib: ctypes.CDLL) -> List[Tuple[str, float, int]]:
+    """The same send on notes/login, the notes app's login, as the Swift
+    scene pack (YAIA_NOTES_PACK) and as the scene document
+    (YAIA_NOTES_DOCUMENTS), each in a runtime of its own; the forms not
+    given or not built are left out."""
+    forms = [("Swift pack", os.environ.get("YAIA_NOTES_PACK")), ("document", os.environ.get("YAIA_NOTES_DOCUMENTS"))]
+    results: List[Tuple[str, float, int]] = []
+    action = b'{"type":"emailChanged","payload":"a@b.c"}'
+    for form, path in forms:
+        if not path or not Path(path).exists():
+            continue
+        with yaia.Runtime(scenes=[path]) as rt:
+            scene = rt.open("notes/login")
+            handle, scene_id = rt.handle, scene.id
+            string_at, free, send = ctypes.string_at, lib.yaia_free, lib.yaia_send
+
+            def raw_send() -> bytes:
+                ptr = send(handle, scene_id, action)
+                try:
+                    return string_at(ptr)
+                finally:
+                    free(ptr)
+
+            if b'"ok":true' not in raw_send():
+                raise SystemExit(f"bench_send.py: yaia_send on notes/login ({form}) failed")
+            results.append((f"notes/login ({form}): ctypes yaia_send", *median_ns(raw_send)))
+            results.append((f'notes/login ({form}): Scene.send', *median_ns(lambda: scene.send("emailChanged", "a@b.c"))))
+    return results
 
 
 if __name__ == "__main__":

@@ -109,7 +109,8 @@
 **   {"op": "resolve", "effect": ID, "error": VALUE}   an effect failed
 **   {"op": "state", "scene": ID}                      state and view model
 **   {"op": "close", "scene": ID}                      close a scene
-**   {"op": "scenes"}                                  scene types, packs, open scenes, flows
+**   {"op": "scenes"}                                  scene types, packs, documents, open scenes, flows
+**   {"op": "schema", "scene": NAME}                   a JSON Schema of a scene type's interface
 **   {"op": "limits"}                                  limits, grants, events queued and dropped
 **   {"op": "advance", "seconds": S}                   move a manual clock; due time-outs fire
 ** Flows (docs/flows.md):
@@ -132,6 +133,8 @@
 **   {"op": "replay", "journal": PATH, "to": SEQ?}     re-run a journal, check digests
 **   {"op": "rewind", "to": SEQ}                       back to the state after input SEQ
 **   {"op": "inspect", "on": BOOL}                     action/effect/route/flow events
+** Scene documents (docs/scene-documents.md); privileged:
+**   {"op": "register", "document": {...}}             add a scene document's type
 **
 ** An ACTION is a Flux Standard Action: {"type": NAME, "payload": ANY,
 ** "error": BOOL, "meta": ANY}; only "type" is required. An EFFECT is
@@ -211,6 +214,8 @@
 **   not_permitted       a privileged op the config does not grant, or a file
 **                       outside the granted directories (see SECURITY)
 **   limit_exceeded      a limit was reached; "limit" names it (see SECURITY)
+**   document_failed     a scene document's reduction could not complete: a set
+**                       path it cannot follow, a command value of the wrong type
 **   internal            a bug in Yaia; please report it
 */
 #ifndef YAIA_H
@@ -258,13 +263,20 @@ YAIA_API void yaia_free(void *p);
 ** yaia_runtime_new -- creates a runtime.
 **
 ** config_json  NULL, or a JSON object, every key optional:
-**                {"scenes": [PACK, ...], "plugins": [PLUGIN, ...], "workers": N,
+**                {"scenes": [SCENES, ...], "plugins": [PLUGIN, ...], "workers": N,
 **                 "bind": [BINDING, ...], "restore": SNAPSHOT, "journal": PATH,
 **                 "inspect": BOOL, "allow": GRANTS, "limits": LIMITS,
-**                 "clock": "system" | "manual"}
-**              PACK is the path of a scene pack (yaia_scene.h): its scene
-**              types join the runtime's catalog, which has none of its own;
-**              a pack is loaded once per process, whatever runtimes name it.
+**                 "clock": "system" | "manual", "env": {...}}
+**              SCENES is the path of a scene pack (yaia_scene.h), of a scene
+**              document (a file whose name ends in .json), or of a folder
+**              of documents (a directory: each *.json file in it); their
+**              scene types join the runtime's catalog, which has none of its
+**              own (docs/scene-documents.md). A pack is loaded once per
+**              process, whatever runtimes name it. A name defined twice is
+**              "duplicate_scene", naming both definitions; a document with
+**              problems is "bad_document", listing them all. "env" holds
+**              the values scene documents read as env (env.now is the
+**              clock's and cannot be set).
 **              A PACK or PLUGIN path that is absolute or starts with ./ or
 **              ../ is taken as it is; any other is looked for in the working
 **              directory, then in each directory of the environment variable

@@ -4,8 +4,15 @@
 public protocol RuntimeEnvironment {
     /// Seconds on the runtime's clock.
     var now: Double { get }
+    /// The values scenes read as `env` (docs/scene-documents.md): `now` and
+    /// what the host set.
+    var sceneValues: JSON { get }
     func serves(_ service: String) -> Bool
     func openScene(_ name: String, args: JSON) throws(YaiaError) -> any LiveScene
+}
+
+extension RuntimeEnvironment {
+    public var sceneValues: JSON { ["now": .double(now)] }
 }
 
 /// A runtime as a value: open scenes (their states and seqs), flows, the
@@ -33,9 +40,9 @@ public struct RuntimeState: Sendable {
 
         /// Reduces in place; on error nothing changes. Returns the commands
         /// and the view model (unless `viewModelLater`).
-        mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?,
+        mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON,
                              viewModelLater: Bool) throws(YaiaError) -> (commands: [Command], seq: Int64, flow: Int64?, viewModel: JSON) {
-            let commands = try value.reduce(action, text: text)
+            let commands = try value.reduce(action, text: text, env: env)
             seq &+= 1
             return (commands, seq, flow, viewModelLater ? .null : value.viewModel)
         }
@@ -190,7 +197,7 @@ public struct RuntimeState: Sendable {
         if effects.exhausted { throw scenes.contains(id) ? idsExhausted("effect") : RuntimeState.noSuchScene(id) }
         // In place: the scene's value is not copied.
         guard let (commands, seq, flowID, viewModel) = try scenes.modify(id, { (scene) throws(YaiaError) in
-            try scene.reduce(action, text: text, viewModelLater: viewModelLater)
+            try scene.reduce(action, text: text, env: { env.sceneValues }, viewModelLater: viewModelLater)
         }) else {
             throw RuntimeState.noSuchScene(id)
         }

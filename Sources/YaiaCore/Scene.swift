@@ -72,11 +72,18 @@ public protocol LiveScene: Sendable {
     mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> [Command]
     /// Writes the view model; a scene that has it as text copies the text.
     func writeViewModel(into writer: inout JSONWriter)
+    /// `reduce`, given the host's values too (`env`: the clock's `now` and
+    /// what the host set); only scenes that read them (documents) ask.
+    mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command]
 }
 
 extension LiveScene {
     public mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> [Command] {
         try reduce(action)
+    }
+
+    public mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command] {
+        try reduce(action, text: text)
     }
 
     public func writeViewModel(into writer: inout JSONWriter) { writer.write(viewModel) }

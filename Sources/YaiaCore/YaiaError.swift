@@ -56,6 +56,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let limitExceeded = ErrorCode(rawValue: "limit_exceeded")
     public static let idsExhausted = ErrorCode(rawValue: "ids_exhausted")
     public static let handleTableFull = ErrorCode(rawValue: "handle_table_full")
+    public static let badRule = ErrorCode(rawValue: "bad_rule")
+    public static let logicBudgetExceeded = ErrorCode(rawValue: "logic_budget_exceeded")
+    public static let logicError = ErrorCode(rawValue: "logic_error")
+    public static let documentFailed = ErrorCode(rawValue: "document_failed")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }
 
@@ -67,6 +71,8 @@ public struct YaiaError: Error, Equatable, Sendable, CustomStringConvertible {
     public var at: String?
     /// For `limit_exceeded`: the name of the limit reached.
     public var limit: String?
+    /// For `bad_document`: every problem, `[{"code", "message", "at"}]`.
+    public var problems: JSON?
 
     public init(_ code: ErrorCode, _ message: String, at: String? = nil) {
         self.code = code
@@ -93,6 +99,7 @@ public struct YaiaError: Error, Equatable, Sendable, CustomStringConvertible {
         var o: JSONObject = ["code": .string(code.rawValue), "message": .string(message)]
         if let at { o["at"] = .string(at) }
         if let limit { o["limit"] = .string(limit) }
+        if let problems { o["problems"] = problems }
         return .object(o)
     }
 

@@ -91,3 +91,118 @@ func documentFiles(in folder: String) throws(YaiaError) -> [String] {
     let base = folder.hasSuffix("/") ? folder : folder + "/"
     return names.sorted { compareKeys($0, $1) < 0 }.map { base + $0 }
 }
+
+extension Catalog {
+    /// Adds what the config's `scenes` names (an array of paths: packs,
+    /// document files, folders of documents). Documents are checked once
+    /// every entry is read, so their routes may name scenes of any entry.
+    /// Errors are at the entry's pointer (`/scenes/I`).
+    mutating func load(_ list: JSON, at pointer: String) throws(YaiaError) {
+        guard case .array(let items) = list else {
+            throw YaiaError(.badConfig, "\"scenes\" must be an array of paths: scene packs, scene documents (.json) or folders of them", at: pointer)
+        }
+        var documents: [(json: JSON, origin: DocumentOrigin, at: String)] = []
+        for (i, item) in items.enumerated() {
+            let at = JSONPointer.appending(pointer, i)
+            guard case .string(let path) = item else {
+                throw YaiaError(.badConfig, "a \"scenes\" entry is a path (a scene pack, a scene document or a folder of them)", at: at)
+            }
+            do throws(YaiaError) {
+                switch SceneSource(path) {
+                case .pack(let path):
+                    let pack = try loadScenePack(path: path)
+                    try add(pack)
+                    for (j, text) in pack.documents.enumerated() {
+                        let json: JSON
+                        do throws(YaiaError) {
+                            json = try Array(text.utf8).withUnsafeBufferPointer { (b) throws(YaiaError) in try JSONParser.parse(b) }
+                        } catch {
+                            throw YaiaError(.badDocument, "document \(j) of pack \"\(pack.info.name)\" is not JSON: \(error.message)")
+                        }
+                        documents.append((json, .pack(name: pack.info.name, path: pack.info.path), JSONPointer.appending(at + "/documents", j)))
+                    }
+                case .document(let path):
+                    documents.append((try readDocument(path: path), .file(path), at))
+                case .folder(let folder):
+                    for path in try documentFiles(in: folder) { documents.append((try readDocument(path: path), .file(path), at)) }
+                }
+            } catch {
+                throw error.located(at)
+            }
+        }
+        var names = Set(self.names)
+        for d in documents { if case .string(let name)? = d.json["scene"] { names.insert(name) } }
+        for d in documents {
+            do throws(YaiaError) {
+                try add(try DocumentScene(d.json, catalog: names), origin: d.origin)
+            } catch {
+                throw error.located(d.at, in: d.origin)
+            }
+        }
+    }
+}
+
+extension YaiaError {
+    /// The error of a config entry: at the entry's pointer; a document's
+    /// problems keep their own pointers (into the document), and the message
+    /// says which document.
+    func located(_ at: String, in origin: DocumentOrigin? = nil) -> YaiaError {
+        var located = self
+        if let origin, code == .badDocument { located.message = "\(origin.description): \(message)" }
+        located.at = at
+        return located
+    }
+}
+
+extension Catalog {
+    /// Adds a registered document, checked with the names there are;
+    /// the same document registered again changes nothing.
+    mutating func register(_ document: JSON) throws(YaiaError) -> JSON {
+        if case .string(let name)? = document["scene"], let entry = self[name], entry.origin == .registered,
+           entry.document?.document.json == document {
+            return ["ok": true, "scene": .string(name)]
+        }
+        var names = Set(self.names)
+        if case .string(let own)? = document["scene"] { names.insert(own) }
+        let scene = try DocumentScene(document, catalog: names)
+        try add(scene, origin: .registered)
+        return ["ok": true, "scene": .string(scene.name)]
+    }
+
+    /// The documents registered by requests, as they were given.
+    var registered: [JSON] {
+        documents.compactMap { name in self[name].flatMap { $0.origin == .registered ? $0.document?.document.json : nil } }
+    }
+}
+
+extension Runtime {
+    /// The `schema` request: a JSON Schema of scene type `name`'s interface.
+    /// A document declares it (`declared`: true); Swift and pack scenes
+    /// declare nothing, and get the schema every scene fits.
+    public func schema(of name: String) throws(YaiaError) -> JSON {
+        let type = try sceneType(name, at: "/scene")
+        if let document = type.document {
+            return ["ok": true, "scene": .string(name), "declared": true, "schema": document.document.schema]
+        }
+        return ["ok": true, "scene": .string(name), "declared": false, "schema": Runtime.undeclaredSchema(name)]
+    }
+
+    /// What any scene takes and gives: Flux Standard Actions, object states
+    /// and view models of any shape.
+    static func undeclaredSchema(_ name: String) -> JSON {
+        let any: JSON = [:]
+        return [
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": .string(name),
+            "$defs": [
+                "args": ["type": "object"],
+                "state": any,
+                "action": ["type": "object", "required": ["type"],
+                           "properties": ["type": ["type": "string"], "payload": any, "error": ["type": "boolean"], "meta": any]],
+                "effect": ["type": "object", "required": ["service", "op"]],
+                "route": ["type": "object"],
+                "viewModel": any,
+            ],
+        ]
+    }
+}

@@ -8,9 +8,7 @@ extension Runtime {
     /// Opens a scene from `args`, or, given a `state`, in that state (as a
     /// snapshot restores it: `bad_state` when the scene refuses it).
     public func open(_ name: String, args: JSON = [:], state initial: JSON? = nil) throws(YaiaError) -> JSON {
-        let type = try sceneType(name)
-        let value: any LiveScene
-        if let initial { value = try type.restore(state: initial) } else { value = try type.open(args: args) }
+        let value = try makeScene(name, args: args, state: initial)
         return try input({ (work) throws(YaiaError) -> JSON in
             try apply(&work) { (state, _, _) throws(YaiaError) -> JSON in
                 try checkRunning()
@@ -88,15 +86,23 @@ extension Runtime {
 
     public func sceneList() -> JSON {
         let (open, flowList) = lock.withLock { state.listing }
+        let catalog = self.catalog
+        let documents = catalog.documents.compactMap { name in
+            catalog[name]?.origin.map { origin -> JSON in
+                guard case .object(var o) = origin.json else { return origin.json }
+                o["scene"] = .string(name)
+                return .object(o)
+            }
+        }
         return ["ok": true, "types": .array(catalog.names.map(JSON.string)), "packs": .array(catalog.packs.map(\.json)),
-                "scenes": .array(open), "flows": .array(flowList)]
+                "documents": .array(documents), "scenes": .array(open), "flows": .array(flowList)]
     }
 
     // MARK: flows
 
     /// Opens a flow with a root scene; answers with the root's update and the stack.
     public func startFlow(name: String?, scene: String, args: JSON) throws(YaiaError) -> JSON {
-        let value = try sceneType(scene).open(args: args)
+        let value = try makeScene(scene, args: args)
         return try input({ (work) throws(YaiaError) -> JSON in
             try apply(&work) { (state, _, _) throws(YaiaError) -> JSON in
                 try checkRunning()

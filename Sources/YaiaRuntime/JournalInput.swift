@@ -13,6 +13,7 @@ enum JournalInput {
     case popped(flow: Int64, depth: Int)
     case link(flow: Int64, path: [JSON])
     case restore(snapshot: JSON)
+    case register(document: JSON)
 
     /// The line's members, in key order (so no sorting is needed), with
     /// `seq`, `t` and the digest given; nil for sends, which the journal
@@ -22,7 +23,7 @@ enum JournalInput {
         var m: [JSONObject.Member] = []
         m.reserveCapacity(8)
         func add(_ key: String, _ value: JSON) { m.append(.init(key: key, value: value)) }
-        // Keys in byte order: action args depth digest effect error flow id kind name path result scene seq snapshot state t
+        // Keys in byte order: action args depth digest document effect error flow id kind name path result scene seq snapshot state t
         switch self {
         case .open(let scene, let args, _, let id):
             add("args", args)
@@ -63,6 +64,9 @@ enum JournalInput {
         case .restore(let snapshot):
             add("kind", "restore")
             add("snapshot", snapshot)
+        case .register(let document):
+            add("document", document)
+            add("kind", "register")
         }
         add("seq", .int(seq))
         if case .open(_, _, let state?, _) = self { add("state", state) }

@@ -135,6 +135,9 @@ extension Runtime {
             defer { run(work) }
             _ = try restore(s, mode: .live, work: &work)
             return nil
+        case "register":
+            guard let document = o["document"] else { throw YaiaError(.badJournal, "a register input needs a \"document\"") }
+            return try register(document: document)
         default:
             throw YaiaError(.badJournal, "unknown input kind \"\(kind)\"")
         }

@@ -119,6 +119,15 @@ extension Runtime {
             return try link(flow: try o.integer("flow", code: .badRequest), path: path)
         case "scenes":
             return sceneList()
+        case "schema":
+            return try schema(of: try o.string("scene", code: .badRequest))
+        case "register":
+            guard let document = o["document"] else { throw YaiaError(.badRequest, "register needs a \"document\"", at: "/document") }
+            do throws(YaiaError) {
+                return try register(document: document)
+            } catch {
+                throw error.code == .badDocument ? error.nested(under: "/document") : error
+            }
         case "limits":
             return limitReport()
         case "advance":

@@ -12,7 +12,12 @@ import YaiaCore
 /// (events are queued in order before it is let go) and, on the send path, a
 /// journal's input lock is taken before it.
 public final class Runtime: @unchecked Sendable {
-    public let catalog: Catalog
+    /// The scene types it opens; a request may register documents. Its lock
+    /// is taken last (with or without `lock`), so it is a lock of its own.
+    let catalogBox: Mutex<Catalog>
+    public var catalog: Catalog { catalogBox.withLock { $0 } }
+    /// The values the host set for scenes' `env` (config "env"); `now` is the clock's.
+    public let env: JSONObject
     /// What requests may do beyond the ordinary ops (the config's "allow").
     public let grants: Grants
     public let limits: Limits
@@ -44,8 +49,9 @@ public final class Runtime: @unchecked Sendable {
     public static let defaultWorkers = 4
 
     public init(catalog: Catalog, workers: Int = Runtime.defaultWorkers, grants: Grants = Grants(), limits: Limits = Limits(),
-                clock: RuntimeClock = .system) {
-        self.catalog = catalog
+                clock: RuntimeClock = .system, env: JSONObject = [:]) {
+        self.catalogBox = Mutex(catalog)
+        self.env = env
         self.grants = grants
         self.limits = limits
         self.clock = clock
@@ -59,7 +65,7 @@ public final class Runtime: @unchecked Sendable {
         self.init(catalog: Catalog(catalog), workers: workers, grants: grants, limits: limits, clock: clock)
     }
 
-    static let configKeys = ["scenes", "plugins", "workers", "bind", "restore", "journal", "inspect", "allow", "limits", "clock"]
+    static let configKeys = ["scenes", "plugins", "workers", "bind", "restore", "journal", "inspect", "allow", "limits", "clock", "env"]
 
     public convenience init(catalog: SceneCatalog, config: JSON) throws(YaiaError) {
         try self.init(catalog: Catalog(catalog), config: config)
@@ -85,22 +91,15 @@ public final class Runtime: @unchecked Sendable {
             }
             workers = Int(n)
         }
-        var catalog = base
-        if let list = o["scenes"] {
-            guard case .array(let items) = list else {
-                throw YaiaError(.badConfig, "\"scenes\" must be an array of scene pack paths", at: "/scenes")
-            }
-            for (i, item) in items.enumerated() {
-                let at = JSONPointer.appending("/scenes", i)
-                guard case .string(let path) = item else { throw YaiaError(.badConfig, "a scene pack entry is a path", at: at) }
-                do throws(YaiaError) {
-                    try catalog.add(try loadScenePack(path: path))
-                } catch {
-                    throw YaiaError(error.code, error.message, at: at)
-                }
-            }
+        var env: JSONObject = [:]
+        if let e = o["env"] {
+            guard case .object(let values) = e else { throw YaiaError(.badConfig, "\"env\" must be an object of values for scenes", at: "/env") }
+            guard values["now"] == nil else { throw YaiaError(.badConfig, "env.now is the runtime clock's; it cannot be set", at: "/env/now") }
+            env = values
         }
-        self.init(catalog: catalog, workers: workers, grants: grants, limits: limits, clock: clock)
+        var catalog = base
+        if let list = o["scenes"] { try catalog.load(list, at: "/scenes") }
+        self.init(catalog: catalog, workers: workers, grants: grants, limits: limits, clock: clock, env: env)
         do throws(YaiaError) {
             if let list = o["plugins"] {
                 guard case .array(let items) = list else {
@@ -217,10 +216,36 @@ public final class Runtime: @unchecked Sendable {
 
     /// The scene type `name`, or `unknown_scene` with the nearest name.
     func sceneType(_ name: String, at pointer: String? = nil) throws(YaiaError) -> CatalogEntry {
-        guard let type = catalog[name] else {
-            throw YaiaError(.unknownScene, "no scene type named \"\(name)\"" + Suggestion.hint(name, among: catalog.names), at: pointer)
+        try catalogBox.withLock { (catalog) throws(YaiaError) -> CatalogEntry in
+            guard let type = catalog[name] else {
+                throw YaiaError(.unknownScene, "no scene type named \"\(name)\"" + Suggestion.hint(name, among: catalog.names), at: pointer)
+            }
+            return type
         }
-        return type
+    }
+
+    /// The values scenes read as `env`: the host's, and `now` on the clock.
+    func sceneValues() -> JSON {
+        var values = env
+        values["now"] = .double(clock.now)
+        return .object(values)
+    }
+
+    /// A new scene of type `name`, from `args`, or restored from `state`.
+    func makeScene(_ name: String, args: JSON = [:], state: JSON? = nil, at pointer: String? = nil) throws(YaiaError) -> any LiveScene {
+        let type = try sceneType(name, at: pointer)
+        let env = type.document == nil ? JSON.null : sceneValues()
+        if let state { return try type.restore(state: state, env: env) }
+        return try type.open(args: args, env: env)
+    }
+
+    /// Adds a scene document's type (the `register` request): checked whole,
+    /// its routes against the scene types there are then. Registering the
+    /// same document again changes nothing. Journaled, so a replay has it.
+    public func register(document: JSON) throws(YaiaError) -> JSON {
+        try input({ (_) throws(YaiaError) -> JSON in
+            try catalogBox.withLock { (catalog) throws(YaiaError) -> JSON in try catalog.register(document) }
+        }, record: { _ in (.register(document: document), nil) })
     }
 }
 

@@ -5,37 +5,62 @@ import CYaiaScene
 import Glibc
 import YaiaCore
 
-/// A scene type a runtime can open: a Swift type of this process, or one of
-/// a scene pack's types.
+/// A scene type a runtime can open: a Swift type of this process, one of a
+/// scene pack's types, or a scene document.
 public struct CatalogEntry: Sendable {
     public let name: String
     /// The pack that defines it, or nil for a type of this process.
     public let pack: ScenePackInfo?
-    let open: @Sendable (JSON) throws(YaiaError) -> any LiveScene
-    let restore: @Sendable (JSON) throws(YaiaError) -> any LiveScene
+    /// The document that defines it, and where that came from.
+    public let document: DocumentScene?
+    public let origin: DocumentOrigin?
+    /// Both take the host's `env` values, which only documents read.
+    let open: @Sendable (JSON, JSON) throws(YaiaError) -> any LiveScene
+    let restore: @Sendable (JSON, JSON) throws(YaiaError) -> any LiveScene
 
     init(_ type: SceneType) {
         name = type.name
         pack = nil
-        open = { (args) throws(YaiaError) in try type.open(args: args) }
-        restore = { (state) throws(YaiaError) in try type.restore(state: state) }
+        document = nil
+        origin = nil
+        open = { (args, _) throws(YaiaError) in try type.open(args: args) }
+        restore = { (state, _) throws(YaiaError) in try type.restore(state: state) }
     }
 
     init(_ type: PackSceneType, pack info: ScenePackInfo) {
         name = type.name
         pack = info
-        open = { (args) throws(YaiaError) in try type.make(args, restoring: false) }
-        restore = { (state) throws(YaiaError) in try type.make(state, restoring: true) }
+        document = nil
+        origin = nil
+        open = { (args, _) throws(YaiaError) in try type.make(args, restoring: false) }
+        restore = { (state, _) throws(YaiaError) in try type.make(state, restoring: true) }
     }
 
-    public func open(args: JSON = [:]) throws(YaiaError) -> any LiveScene { try open(args) }
-    public func restore(state: JSON) throws(YaiaError) -> any LiveScene { try restore(state) }
+    init(_ scene: DocumentScene, origin: DocumentOrigin) {
+        name = scene.name
+        pack = nil
+        document = scene
+        self.origin = origin
+        open = { (args, env) throws(YaiaError) in try scene.open(args: args, env: env) }
+        restore = { (state, env) throws(YaiaError) in try scene.restore(state: state, env: env) }
+    }
+
+    public func open(args: JSON = [:], env: JSON = [:]) throws(YaiaError) -> any LiveScene { try open(args, env) }
+    public func restore(state: JSON, env: JSON = [:]) throws(YaiaError) -> any LiveScene { try restore(state, env) }
+
+    /// Who defines it, for messages.
+    var definedBy: String {
+        if let origin { return origin.description }
+        return pack.map { "pack \"\($0.name)\" (\($0.path))" } ?? "the host"
+    }
 }
 
-/// The scene types of a runtime, by name: the host's own and its packs'.
+/// The scene types of a runtime, by name: the host's own, its packs' and its documents'.
 public struct Catalog: Sendable {
     private var entries: [String: CatalogEntry] = [:]
     public private(set) var packs: [ScenePackInfo] = []
+    /// Document scene types by name, in the order they were added.
+    public private(set) var documents: [String] = []
 
     public init(_ types: SceneCatalog = SceneCatalog()) {
         for name in types.names { if let t = types[name] { entries[name] = CatalogEntry(t) } }
@@ -52,16 +77,26 @@ public struct Catalog: Sendable {
     public var names: [String] { entries.keys.sorted { compareKeys($0, $1) < 0 } }
 
     /// Adds a pack's types; a name already defined is `duplicate_scene`
-    /// naming both definitions, and nothing is added.
+    /// naming both definitions, and nothing is added. The documents it
+    /// ships are added apart (`add(_:origin:)`), once read.
     public mutating func add(_ pack: LoadedScenePack) throws(YaiaError) {
         for type in pack.types {
             if let other = entries[type.name] {
-                let first = other.pack.map { "pack \"\($0.name)\" (\($0.path))" } ?? "the host"
-                throw YaiaError(.duplicateScene, "scene type \"\(type.name)\" is defined by \(first) and by pack \"\(pack.info.name)\" (\(pack.info.path))")
+                throw YaiaError(.duplicateScene, "scene type \"\(type.name)\" is defined by \(other.definedBy) and by pack \"\(pack.info.name)\" (\(pack.info.path))")
             }
         }
         for type in pack.types { entries[type.name] = CatalogEntry(type, pack: pack.info) }
         packs.append(pack.info)
+    }
+
+    /// Adds a document's scene type; a name already defined is
+    /// `duplicate_scene` naming both definitions.
+    public mutating func add(_ scene: DocumentScene, origin: DocumentOrigin) throws(YaiaError) {
+        if let other = entries[scene.name] {
+            throw YaiaError(.duplicateScene, "scene type \"\(scene.name)\" is defined by \(other.definedBy) and by \(origin.description)")
+        }
+        entries[scene.name] = CatalogEntry(scene, origin: origin)
+        documents.append(scene.name)
     }
 }
 

@@ -6,9 +6,10 @@ import YaiaCore
 struct ShellEnvironment: RuntimeEnvironment {
     unowned(unsafe) let runtime: Runtime
     var now: Double { runtime.clock.now }
+    var sceneValues: JSON { runtime.sceneValues() }
     func serves(_ service: String) -> Bool { runtime.services[service] != nil }
     func openScene(_ name: String, args: JSON) throws(YaiaError) -> any LiveScene {
-        try runtime.sceneType(name).open(args: args)
+        try runtime.makeScene(name, args: args)
     }
 }
 

@@ -18,9 +18,14 @@ extension Runtime {
         case replay
     }
 
-    /// Flows, scene states, effects in flight and counters, consistent.
+    /// Flows, scene states, effects in flight and counters, consistent; and
+    /// the documents registered by requests, which a restore registers.
     public func snapshot() -> JSON {
-        lock.withLock { state.snapshot }
+        let snapshot = lock.withLock { state.snapshot }
+        let registered = catalog.registered
+        guard !registered.isEmpty, case .object(var o) = snapshot else { return snapshot }
+        o["documents"] = .array(registered)
+        return .object(o)
     }
 
     /// Replaces everything open with the snapshot's scenes, flows and effects.
@@ -31,8 +36,21 @@ extension Runtime {
     }
 
     func restore(_ snapshot: JSON, mode: RestoreMode, work: inout Work) throws(YaiaError) -> JSON {
-        let image = try CheckedSnapshot(snapshot, catalog: catalog)
-        return try apply(&work) { (state, env, steps) throws(YaiaError) -> JSON in
+        // Its documents join a copy of the catalog, kept once all of it is accepted.
+        var catalog = self.catalog
+        let documents = snapshot["documents"]
+        if let documents {
+            guard case .array(let list) = documents else { throw YaiaError(.badSnapshot, "\"documents\" is an array of scene documents", at: "/documents") }
+            for (i, document) in list.enumerated() {
+                do throws(YaiaError) {
+                    _ = try catalog.register(document)
+                } catch {
+                    throw YaiaError(.badSnapshot, "document \(i) cannot be registered: \(error.message)", at: "/documents/\(i)")
+                }
+            }
+        }
+        let image = try CheckedSnapshot(snapshot, catalog: catalog, env: sceneValues())
+        let answer = try apply(&work) { (state, env, steps) throws(YaiaError) -> JSON in
             try checkRunning()
             return try state.restore(
                 scenes: image.scenes.map { RuntimeState.OpenScene(id: $0.id, value: $0.value, seq: $0.seq, flow: $0.flow) },
@@ -40,6 +58,10 @@ extension Runtime {
                 effects: image.effects.map { RuntimeState.RestoredEffect(id: $0.id, scene: $0.scene, effect: $0.effect, queued: $0.status == .queued) },
                 next: (image.nextScene, image.nextEffect, image.nextFlow), replaying: mode == .replay, env: env, steps: &steps)
         }
+        if case .array(let list)? = documents {
+            catalogBox.withLock { catalog in for document in list { _ = try? catalog.register(document) } }
+        }
+        return answer
     }
 }
 
@@ -79,7 +101,7 @@ struct CheckedSnapshot {
         return try MemberReading.integer(value, name, at: at, code: .badSnapshot, in: from...to)
     }
 
-    init(_ json: JSON, catalog: Catalog) throws(YaiaError) {
+    init(_ json: JSON, catalog: Catalog, env: JSON = [:]) throws(YaiaError) {
         guard case .object(let o) = json else { throw YaiaError(.badSnapshot, "a snapshot is an object") }
         guard case .string(let format)? = o["format"] else {
             throw YaiaError(.badSnapshot, "the snapshot has no \"format\"", at: "/format")
@@ -102,7 +124,7 @@ struct CheckedSnapshot {
             guard let type = catalog[name] else { throw YaiaError(.badSnapshot, "no scene type named \"\(name)\"", at: at + "/name") }
             let value: any LiveScene
             do throws(YaiaError) {
-                value = try type.restore(state: state)
+                value = try type.restore(state: state, env: env)
             } catch {
                 throw YaiaError(.badSnapshot, "the state of scene \(id) (\(name)) is refused: \(error.message)", at: at + "/state" + (error.at ?? ""))
             }
