@@ -960,6 +960,7 @@ class Runtime(_Closeable):
         YaiaError "bad_snapshot", and nothing changes.
         """
         response = self.execute({"op": "restore", "snapshot": snapshot})
+        self._forget_schemas()
         response.pop("ok", None)
         return response
 
@@ -996,6 +997,7 @@ class Runtime(_Closeable):
         journaled as a restore. Returns what :meth:`restore` returns, plus "to".
         """
         response = self.execute({"op": "rewind", "to": seq})
+        self._forget_schemas()
         response.pop("ok", None)
         return response
 
@@ -1030,8 +1032,8 @@ class Runtime(_Closeable):
         type, with its payload), ``effect``, ``route`` and ``viewModel``.
         "declared" is True for a scene document; Swift and pack scenes
         declare nothing, and their schema takes any action. Asked of the
-        runtime once per name (a name keeps its type); each call returns a
-        copy. Raises YaiaError "unknown_scene" for a name the catalog does
+        runtime once per name (a name keeps its type until a restore or a
+        rewind); each call returns a copy. Raises YaiaError "unknown_scene" for a name the catalog does
         not have.
         """
         schema = self._scene_schema(scene)
@@ -1056,6 +1058,11 @@ class Runtime(_Closeable):
             schema = SceneSchema(self.execute({"op": "schema", "scene": scene}))
             self._schemas[scene] = schema
         return schema
+
+    def _forget_schemas(self) -> None:
+        # A snapshot carries the documents registered when it was taken.
+        self._schemas.clear()
+        self._scene_types.clear()
 
     def _declared(self, scene: str) -> Optional[SceneSchema]:
         """The schema of ``scene`` when it declares its interface, else None

@@ -112,10 +112,16 @@ def _kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _with_article(name: str) -> str:
-    if name == "null":
-        return "null"
-    return ("an " if name[:1] in "aeiou" else "a ") + name
+# The runtime's words for the JSON types (docs/scene-documents.md).
+_TYPE_WORDS = {
+    "null": "null",
+    "boolean": "a boolean",
+    "object": "an object",
+    "array": "an array",
+    "number": "a number",
+    "integer": "a whole number",
+    "string": "a string",
+}
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -134,8 +140,9 @@ def json_equal(a: Any, b: Any) -> bool:
 
 
 def _text(value: Any) -> str:
+    """Compact JSON text, as the runtime writes values in messages."""
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):
         return repr(value)
 
@@ -291,19 +298,23 @@ class Validator:
         known = [_TYPES[name] for name in names if name in _TYPES]
         if len(known) < len(names):
             return _accept  # a type this binding does not know: the runtime decides
-        expected = " or ".join(_with_article(name) for name in names)
+        expected = " or ".join(_TYPE_WORDS[name] for name in names)
+        whole = "integer" in names
+
+        def refusal(value: Any, at: str) -> Failure:
+            # A number where a whole one was expected is shown as it is.
+            return at, f"must be {expected}, not {_text(value) if whole and _is_number(value) else _kind(value)}"
+
         if len(known) == 1:
             fits = known[0]
 
             def one(value: Any, at: str, refs: int) -> Optional[Failure]:
-                return None if fits(value) else (at, f"must be {expected}, not {_kind(value)}")
+                return None if fits(value) else refusal(value, at)
 
             return one
 
         def check(value: Any, at: str, refs: int) -> Optional[Failure]:
-            if any(fits(value) for fits in known):
-                return None
-            return at, f"must be {expected}, not {_kind(value)}"
+            return None if any(fits(value) for fits in known) else refusal(value, at)
 
         return check
 
@@ -342,9 +353,9 @@ class Validator:
                 return None
             length = len(value)  # code points, as the runtime counts
             if low is not None and length < low:
-                return at, f"must have at least {_text(low)} character{'' if low == 1 else 's'}, not {length}"
+                return at, f"must be at least {_text(low)} characters long"
             if high is not None and length > high:
-                return at, f"must have at most {_text(high)} character{'' if high == 1 else 's'}, not {length}"
+                return at, f"must be at most {_text(high)} characters long"
             return None
 
         return check
@@ -380,9 +391,9 @@ class Validator:
             extra_check = _no_member
         if not properties and not required and extra_check is None:
             return None
-        # Member by member, in the schema's order; then required members it does not describe.
-        described = [(name, "/" + _token(name), self.compile(member), name in required) for name, member in properties.items()]
-        undescribed = [(name, "/" + _token(name)) for name in required if name not in properties]
+        # In the runtime's order: missing members, then members one by one, then members not allowed.
+        needed = [(name, "/" + _token(name)) for name in required]
+        described = [(name, "/" + _token(name), self.compile(member)) for name, member in properties.items()]
 
         def check(value: Any, at: str, refs: int) -> Optional[Failure]:
             if not isinstance(value, dict):
@@ -392,19 +403,19 @@ class Validator:
                 if type(key) is not str:
                     members = {_key(k): v for k, v in value.items()}
                     break
-            for name, token, member_check, needed in described:
+            for name, token in needed:
+                if name not in members:
+                    return at + token, "is missing"
+            for name, token, member_check in described:
                 if name in members:
                     failure = member_check(members[name], at + token, refs)
                     if failure is not None:
                         return failure
-                elif needed:
-                    return at + token, "is missing"
-            for name, token in undescribed:
-                if name not in members:
-                    return at + token, "is missing"
             if extra_check is not None:
                 for name, member in members.items():
                     if name not in properties:
+                        if extra_check is _no_member:
+                            return f"{at}/{_token(name)}", "is not allowed" + _hint(name, properties)
                         failure = extra_check(member, f"{at}/{_token(name)}", refs)
                         if failure is not None:
                             return failure
@@ -448,7 +459,13 @@ def _reject(value: Any, at: str, refs: int) -> Optional[Failure]:
 
 
 def _no_member(value: Any, at: str, refs: int) -> Optional[Failure]:
-    return at, "is not allowed (no such member)"
+    return at, "is not allowed"
+
+
+def _hint(word: str, candidates: Iterable[str]) -> str:
+    """'; did you mean "NAME"?' when a candidate is near, as the runtime hints."""
+    suggestion = nearest(word, candidates)
+    return f'; did you mean "{suggestion}"?' if suggestion is not None else ""
 
 
 def _type_fits(value: Any, schema: Mapping[str, Any]) -> bool:
@@ -591,17 +608,23 @@ class SceneSchema:
             return None  # not an action at all: the runtime says what is wrong
         option = self.actions.get(kind)
         if option is None:
-            suggestion = nearest(kind, self.actions)
-            hint = f'; did you mean "{suggestion}"?' if suggestion is not None else ""
-            return _refusal("unknown_action", f'unknown action type "{kind}"{hint}', "/action/type")
+            return _refusal("unknown_action", f'unknown action type "{kind}"' + _hint(kind, self.actions), "/action/type")
         failure = self._checks[kind](action, "/action", 0)
         if failure is None:
             return None
+        # In the runtime's words: "rename's payload at /title must be a string, not a number".
         at, problem = failure
         if at == "/action/payload" and "payload" not in action:
-            payload = self.payloads().get(kind)
-            return _refusal("bad_payload", f"{kind} needs a payload: {describe(payload)}", at)
-        return _refusal("bad_payload", f"{kind}: {_subject(at)} {problem}", at)
+            names = _type_names(self.payloads().get(kind) or {})
+            expected = " or ".join(_TYPE_WORDS.get(name, name) for name in names) or "any value"
+            problem = f"is missing: it must be {expected}"
+        if at == "/action/payload":
+            subject = f"{kind}'s payload"
+        elif at.startswith("/action/payload/"):
+            subject = f"{kind}'s payload at {at[len('/action/payload'):]}"
+        else:
+            subject = f"{kind}'s {at[len('/action/'):]}"
+        return _refusal("bad_payload", f"{subject} {problem}", at)
 
     def doc(self) -> str:
         """The scene type described for people: its actions and their
@@ -624,15 +647,6 @@ class SceneSchema:
         lines += ["", "scene.actions maps each action type to its payload's JSON Schema;",
                   "runtime.schema(scene.name) is the whole schema."]
         return "\n".join(lines)
-
-
-def _subject(at: str) -> str:
-    """Names the part of an action a pointer points at, for messages."""
-    if at == "/action/payload":
-        return "the payload"
-    if at.startswith("/action/payload/"):
-        return "the payload at " + at[len("/action/payload"):]
-    return at[len("/action"):] or "the action"
 
 
 def _refusal(code: str, message: str, at: str) -> YaiaError:
