@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import json
 import pydoc
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
@@ -341,18 +343,22 @@ def test_problems_of_an_error() -> None:
 
 
 class CountingLib:
-    """The runtime's library, counting the send requests that reach it."""
+    """The runtime's library, counting the requests that reach it by op."""
 
     def __init__(self, lib: Any) -> None:
         self.lib = lib
-        self.sends = 0
+        self.ops: Counter[str] = Counter()
+
+    @property
+    def sends(self) -> int:
+        return self.ops["send"]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.lib, name)
 
     def yaia_execute_n(self, handle: int, data: bytes, size: int) -> Any:
-        if data.startswith(b'{"op":"send"'):
-            self.sends += 1
+        op = re.match(rb'\{"op":"([^"]*)"', data)
+        self.ops[op.group(1).decode() if op else "?"] += 1
         return self.lib.yaia_execute_n(handle, data, size)
 
 
@@ -590,17 +596,6 @@ ACTIONS: List[Dict[str, Any]] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def schema_op() -> None:
-    """Skips a test when the library has no {"op": "schema"}."""
-    with yaia.Runtime() as runtime:
-        try:
-            runtime.schema("no/such/scene")
-        except yaia.YaiaError as exc:
-            if exc.code == "unknown_op":
-                pytest.skip("this libyaia.so has no schema op (scene documents): `make lib` on a tree that has it")
-
-
 def write_document(folder: Path, document: Dict[str, Any], name: str = "editor.json") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
@@ -609,7 +604,7 @@ def write_document(folder: Path, document: Dict[str, Any], name: str = "editor.j
 
 
 @pytest.fixture
-def documents(tmp_path: Path, schema_op: None) -> Iterator[yaia.Runtime]:
+def documents(tmp_path: Path) -> Iterator[yaia.Runtime]:
     """A runtime with test/editor from a folder of documents, and the grant to register more."""
     folder = tmp_path / "scenes"
     write_document(folder, EDITOR)
@@ -628,7 +623,16 @@ def test_the_schema_of_a_document(documents: yaia.Runtime) -> None:
     assert schema.payload_required("bump") and not schema.payload_required("note") and not schema.payload_required("save")
 
 
-def test_swift_scenes_declare_nothing(examples_pack: str, schema_op: None) -> None:
+def test_a_schema_is_asked_for_once(documents: yaia.Runtime) -> None:
+    lib = counted(documents)
+    first, second = documents.open("test/editor"), documents.open("test/editor")
+    first.send("bump", 1)
+    second.send("bump", 2)
+    assert documents.schema("test/editor") == documents.schema("test/editor")
+    assert lib.ops["schema"] == 1 and lib.sends == 2
+
+
+def test_swift_scenes_declare_nothing(examples_pack: str) -> None:
     with yaia.Runtime(scenes=[examples_pack]) as runtime:
         answer = runtime.schema("example/login")
         assert answer["declared"] is False
@@ -689,13 +693,13 @@ def test_help_of_a_document_scene(documents: yaia.Runtime) -> None:
     assert "save(payload?: any)" in text and "count: " in text
 
 
-def test_a_document_file_in_the_config(tmp_path: Path, schema_op: None) -> None:
+def test_a_document_file_in_the_config(tmp_path: Path) -> None:
     path = write_document(tmp_path, EDITOR, "one.json")
     with yaia.Runtime(scenes=[path]) as runtime:
         assert runtime.open("test/editor", {"title": "x"}).view_model["title"] == "x"
 
 
-def test_register(tmp_path: Path, examples_pack: str, schema_op: None) -> None:
+def test_register(tmp_path: Path, examples_pack: str) -> None:
     with yaia.Runtime(scenes=[examples_pack]) as plain:
         with pytest.raises(yaia.YaiaError) as refused:
             plain.register(EDITOR)
