@@ -88,6 +88,7 @@ func documentFiles(in folder: String) throws(YaiaError) -> [String] {
         guard name.hasSuffix(".json"), !name.hasPrefix(".") else { continue }
         names.append(name)
     }
+    guard !names.isEmpty else { throw YaiaError(.documentNotFound, "the folder \(folder) holds no scene documents (*.json files)") }
     let base = folder.hasSuffix("/") ? folder : folder + "/"
     return names.sorted { compareKeys($0, $1) < 0 }.map { base + $0 }
 }

@@ -5,6 +5,7 @@ schema request, journaled, snapshotted, and reading the host's env."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Dict, Optional
 
@@ -14,7 +15,7 @@ import yaia
 
 from conftest import HOST
 
-TEST_PACK_DIR = Path(__import__("os").environ.get("YAIA_TEST_PACK_DIR") or Path(__file__).resolve().parents[2] / ".build" / "yaia" / "test-packs")
+TEST_PACK_DIR = Path(os.environ.get("YAIA_TEST_PACK_DIR") or Path(__file__).resolve().parents[2] / ".build" / "yaia" / "test-packs")
 
 COUNTER: Dict[str, Any] = {
     "yaia": 1,
@@ -92,6 +93,19 @@ def test_missing_documents_and_folders_are_document_not_found(tmp_path: Path) ->
             runtime(missing)
         assert error_of(excinfo)["code"] == "document_not_found"
         assert error_of(excinfo)["at"] == "/scenes/0"
+
+
+def test_an_empty_folder_and_a_fifo_are_refused(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(yaia.YaiaError) as excinfo:
+        runtime(empty)
+    assert error_of(excinfo)["code"] == "document_not_found" and "no scene documents" in error_of(excinfo)["message"]
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(yaia.YaiaError) as excinfo:
+        runtime(fifo)  # never blocks on the FIFO
+    assert error_of(excinfo)["code"] == "document_not_found" and "not a regular file" in error_of(excinfo)["message"]
 
 
 def test_a_document_that_is_not_json(tmp_path: Path) -> None:

@@ -111,7 +111,7 @@ def test_a_broken_pack_is_refused(pack: Callable[[str], str], name: str, code: s
 
 def test_missing_foreign_and_entryless_files_have_their_own_codes(tmp_path: Path) -> None:
     assert refusal({"scenes": [str(tmp_path / "nope.so")]}).code == "scene_pack_not_found"
-    assert refusal({"scenes": [str(tmp_path)]}).code == "scene_pack_not_loadable"
+    assert refusal({"scenes": [str(tmp_path)]}).code == "document_not_found"  # a folder without documents
     text = tmp_path / "text.so"
     text.write_text("not an ELF file")
     assert refusal({"scenes": [str(text)]}).code == "scene_pack_not_loadable"

@@ -130,8 +130,9 @@ def test_a_file_that_is_no_shared_object(examples_pack: str) -> None:
 
 
 def test_a_directory(examples_pack: str, tmp_path: Path) -> None:
+    # A directory is a folder of scene documents: this one holds none.
     error = refusal(scenes=[tmp_path])
-    assert (error.code, error.at) == ("scene_pack_not_loadable", "/scenes/0")
+    assert (error.code, error.at) == ("document_not_found", "/scenes/0")
     assert str(tmp_path) in error.message
     works(examples_pack)
 

@@ -155,7 +155,7 @@ def test_feed_every_action(rt: yaia.Runtime) -> None:
 
 def test_scenes_listing(rt: yaia.Runtime, examples_pack: str) -> None:
     listing = rt.scenes()
-    assert set(listing) == {"flows", "packs", "scenes", "types"}
+    assert set(listing) == {"documents", "flows", "packs", "scenes", "types"}
     assert "example/login" in listing["types"] and "example/feed" in listing["types"]
     assert listing["scenes"] == [] and listing["flows"] == []
     # The types are the examples pack's, the only pack this runtime loaded.

@@ -67,7 +67,9 @@ def test_plugins_and_packs_must_be_regular_files(examples_pack: str, tmp_path: P
             rt.load_plugin(path)
         assert info.value.code == "plugin_not_loadable"
         assert rt.services() == []
-    for config, code in (({"plugins": [str(path)]}, "plugin_not_loadable"), ({"scenes": [str(path)]}, "scene_pack_not_loadable")):
+    # A directory in "scenes" is a folder of scene documents: this one holds none.
+    scenes_code = "document_not_found" if kind == "directory" else "scene_pack_not_loadable"
+    for config, code in (({"plugins": [str(path)]}, "plugin_not_loadable"), ({"scenes": [str(path)]}, scenes_code)):
         with pytest.raises(yaia.YaiaError) as info:
             yaia.Runtime(config=config)
         assert info.value.code == code
