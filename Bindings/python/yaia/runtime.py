@@ -560,11 +560,10 @@ class Runtime(_Closeable):
     ending in ``.json`` and of folders of them, docs/scene-documents.md,
     whose scene types make the runtime's catalog: libyaia.so carries none,
     and the example scenes are in ``libyaia-examples.so``; appended to
-    config's), ``workers`` (1 to
-    256), ``bind`` (a list of bindings, docs/ffi.md; appended to config's),
-    ``inspect`` (queue inspection events), ``restore`` (a snapshot to start
-    from, see :meth:`snapshot`) and ``journal`` (a file to record every
-    input to). A keyword given in ``config`` too is a TypeError, except the
+    config's), ``workers`` (1 to 256), ``bind`` (a list of bindings,
+    docs/ffi.md; appended to config's), ``inspect`` (queue inspection
+    events), ``restore`` (a snapshot to start from, see :meth:`snapshot`)
+    and ``journal`` (a file to record every input to). A keyword given in ``config`` too is a TypeError, except the
     lists ``plugins``, ``scenes`` and ``bind``, whose entries are appended.
 
     Requests are the untrusted path (docs/security.md): :meth:`bind`,
@@ -674,8 +673,8 @@ class Runtime(_Closeable):
         self._inspections_lock = threading.Lock()
         #: Whether sends check actions against the scene's schema first.
         self.validate = validate
-        # Schemas by scene type name (a name never changes its type in a
-        # runtime), and the Scene subclasses that document declared types.
+        # Schemas by scene type name (a name keeps its type until a restore
+        # or a rewind), and the Scene subclasses that document declared types.
         self._schemas: Dict[str, SceneSchema] = {}
         self._schema_op = True  # False once the library said it has no "schema" op
         self._scene_types: Dict[str, Type[Scene]] = {}
@@ -923,10 +922,7 @@ class Runtime(_Closeable):
         update = Update.from_raw(self.execute(request))
         if update.flow is None:
             raise YaiaError("internal", "start answered without a flow id", envelope=update.raw)
-        flow = Flow(self, update.flow, name, update)
-        if flow._top is None:
-            flow._top = scene
-        return flow
+        return Flow(self, update.flow, name, update)
 
     def flow(self, flow_id: int) -> "Flow":
         """A :class:`Flow` for a flow that is open already (restored, say).
@@ -1033,8 +1029,8 @@ class Runtime(_Closeable):
         "declared" is True for a scene document; Swift and pack scenes
         declare nothing, and their schema takes any action. Asked of the
         runtime once per name (a name keeps its type until a restore or a
-        rewind); each call returns a copy. Raises YaiaError "unknown_scene" for a name the catalog does
-        not have.
+        rewind); each call returns a copy. Raises YaiaError "unknown_scene"
+        for a name the catalog does not have.
         """
         schema = self._scene_schema(scene)
         return {"scene": schema.scene, "declared": schema.declared, "schema": copy.deepcopy(schema.schema)}

@@ -22,8 +22,8 @@ __all__ = ["SceneSchema", "Validator", "nearest"]
 #: A failed check: (JSON Pointer of the offending value, message).
 Failure = Tuple[str, str]
 
-# $ref chains that do not descend into the value stop here (a schema whose
-# definition refers to itself would otherwise never end), and accept.
+# At most this many $refs are followed on the way to one value, past which
+# it is accepted: a definition that is only a $ref to itself would never end.
 _MAX_REFS = 64
 
 
@@ -151,7 +151,7 @@ def _text(value: Any) -> str:
 
 
 #: A compiled schema: check(value, at, refs) -> the first failure or None;
-#: ``refs`` counts the $refs followed without descending into the value.
+#: ``refs`` counts the $refs followed on the way to the value.
 Check = Callable[[Any, str, int], Optional[Failure]]
 
 _TYPES: Dict[str, Callable[[Any], bool]] = {
