@@ -228,6 +228,8 @@ bench: $(CBIN)/bench_journal
 # (with its own .build in Examples/notes) that depends on this one by path.
 NOTES      := Examples/notes
 NOTES_PACK := $(NOTES)/.build/release/libnotes.so
+# The same app as scene documents: a folder the runtime reads, nothing to build.
+NOTES_DOCS := Examples/notes-documents
 export YAIA_NOTES_PACK := $(abspath $(NOTES_PACK))
 # Its sources, and those of the YaiaKit and YaiaActions products it is built with.
 NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaCore Sources/YaiaKit Sources/YaiaActions Sources/YaiaMacros Sources/CYaiaScene -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') \
@@ -278,6 +280,10 @@ demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
 	@echo
 	@echo "== the notes app from Python"
 	PYTHONPATH=Bindings/python $(PYTHON) $(NOTES)/python/notes.py $(NOTES_PACK) $(PLUGINS)/auth.so $(PLUGINS)/store.so
+	@echo
+	@echo "== the notes app as scene documents (Examples/notes-documents) from C, then from Python"
+	$(CBIN)/notes $(NOTES_DOCS) $(PLUGINS)/auth.so $(PLUGINS)/store.so
+	PYTHONPATH=Bindings/python $(PYTHON) $(NOTES)/python/notes.py $(NOTES_DOCS) $(PLUGINS)/auth.so $(PLUGINS)/store.so
 
 # ---------------------------------------------------------------- tests
 

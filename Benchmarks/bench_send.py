@@ -18,21 +18,29 @@ import yaia
 from benchlib import BATCHES, examples_pack, median_ns
 
 
+ACTION = b'{"type":"emailChanged","payload":"a@b.c"}'
+
+
+def raw_sender(lib: ctypes.CDLL, rt: yaia.Runtime, scene: yaia.Scene) -> Callable[[], bytes]:
+    """yaia_send of ACTION to `scene` through ctypes, its answer read and freed."""
+    handle, scene_id = rt.handle, scene.id
+    string_at, free, send = ctypes.string_at, lib.yaia_free, lib.yaia_send
+
+    def raw_send() -> bytes:
+        ptr = send(handle, scene_id, ACTION)
+        try:
+            return string_at(ptr)
+        finally:
+            free(ptr)
+
+    return raw_send
+
+
 def main() -> int:
     lib = yaia.ffi.load_library()
     with yaia.Runtime(scenes=[examples_pack()]) as rt:
         scene = rt.open("example/login")
-        handle, scene_id = rt.handle, scene.id
-        action = b'{"type":"emailChanged","payload":"a@b.c"}'
-        string_at, free, send = ctypes.string_at, lib.yaia_free, lib.yaia_send
-
-        def raw_send() -> bytes:
-            ptr = send(handle, scene_id, action)
-            try:
-                return string_at(ptr)
-            finally:
-                free(ptr)
-
+        raw_send = raw_sender(lib, rt, scene)
         # Both send paths must really work before they are timed.
         if b'"ok":true' not in raw_send():
             print("bench_send.py: yaia_send failed", file=sys.stderr)
@@ -65,22 +73,12 @@ def notes_login_cases(lib: ctypes.CDLL) -> List[Tuple[str, float, int]]:
     given or not built are left out."""
     forms = [("Swift pack", os.environ.get("YAIA_NOTES_PACK")), ("document", os.environ.get("YAIA_NOTES_DOCUMENTS"))]
     results: List[Tuple[str, float, int]] = []
-    action = b'{"type":"emailChanged","payload":"a@b.c"}'
     for form, path in forms:
         if not path or not Path(path).exists():
             continue
         with yaia.Runtime(scenes=[path]) as rt:
             scene = rt.open("notes/login")
-            handle, scene_id = rt.handle, scene.id
-            string_at, free, send = ctypes.string_at, lib.yaia_free, lib.yaia_send
-
-            def raw_send() -> bytes:
-                ptr = send(handle, scene_id, action)
-                try:
-                    return string_at(ptr)
-                finally:
-                    free(ptr)
-
+            raw_send = raw_sender(lib, rt, scene)
             if b'"ok":true' not in raw_send():
                 raise SystemExit(f"bench_send.py: yaia_send on notes/login ({form}) failed")
             results.append((f"notes/login ({form}): ctypes yaia_send", *median_ns(raw_send)))

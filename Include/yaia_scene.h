@@ -189,9 +189,10 @@ typedef struct yaia_scene_pack {
     /*
     ** Scene documents the pack ships: `document_count` NUL-terminated JSON
     ** texts, each a whole scene document (docs/scene-documents.md). Their
-    ** scenes join the catalog beside the pack's scene types, and are
-    ** listed among the pack's scenes. A descriptor that ends before these
-    ** fields (a smaller `size`: a pack built before them) ships none.
+    ** scene types join the catalog beside the pack's own; {"op": "scenes"}
+    ** lists them under "documents", with the pack as their origin. A
+    ** descriptor that ends before these fields (a smaller `size`: a pack
+    ** built before them) ships none.
     */
     size_t document_count;
     const char *const *documents;

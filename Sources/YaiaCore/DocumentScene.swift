@@ -112,7 +112,14 @@ public struct DocumentSceneValue: LiveScene, Equatable {
         return definition
     }
 
-    public func check(_ action: Action) throws(YaiaError) { _ = try definition(action) }
+    /// Whether `reduce` would take `action`: its payload checked, and, since
+    /// a document's reduction may still fail (its budget, a `set` path),
+    /// the reduction run on a copy. A host's outcome refused here leaves its
+    /// effect pending.
+    public func check(_ action: Action) throws(YaiaError) {
+        var copy = self
+        _ = try copy.reduce(action, env: env)
+    }
 
     public mutating func reduce(_ action: Action) throws(YaiaError) -> [Command] {
         try reduce(action, env: env)
@@ -211,10 +218,10 @@ public struct DocumentSceneValue: LiveScene, Equatable {
         switch target {
         case .object(var o):
             target = .null  // so that `o` is the only reference and changes in place
-            var child = o[step] ?? (rest.isEmpty ? .null : .object(JSONObject()))
-            o[step] = nil
-            defer { o[step] = child; target = .object(o) }
-            try assign(value, at: rest, in: &child, text: text)
+            defer { target = .object(o) }
+            try o.update(step, absent: rest.isEmpty ? .null : .object(JSONObject())) { (child) throws(YaiaError) in
+                try assign(value, at: rest, in: &child, text: text)
+            }
         case .array(var a):
             guard let i = Int(step), a.indices.contains(i) else {
                 throw YaiaError(.documentFailed, "set \"\(text)\": \"\(step)\" is no index of an array of \(a.count)")

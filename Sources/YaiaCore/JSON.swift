@@ -109,6 +109,14 @@ public struct JSONObject: Sendable {
         }
     }
 
+    /// Changes the value of `key` in place, `absent` inserted first when
+    /// there is none: no copy of the value, no second search.
+    public mutating func update<T, E: Error>(_ key: String, absent: JSON, _ body: (inout JSON) throws(E) -> T) throws(E) -> T {
+        let (index, found) = position(of: key)
+        if !found { members.insert(Member(key: key, value: absent), at: index) }
+        return try body(&members[index].value)
+    }
+
     /// Where `key` is, or where it would be inserted.
 
     func position(of key: String) -> (Int, Bool) {

@@ -130,6 +130,9 @@ final class EventQueue: @unchecked Sendable {
     }
 }
 
+/// Slots of a handle table: a handle's index has 28 bits.
+private let handleCapacity = 1 << 28
+
 /// Objects handed to C as opaque handles: a handle is an id with a tag in its
 /// low bits, never an address, so a freed, foreign or made-up one is simply
 /// not found instead of being dereferenced.
@@ -161,23 +164,24 @@ public final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendabl
                 slots[index] = Slot(handle: handle, object: object)
                 return handle
             }
-            guard slots.count < HandleTable.capacity else { return nil }
+            guard slots.count < handleCapacity else { return nil }
             let handle = UInt(slots.count) << 4 | tag
             slots.append(Slot(handle: handle, object: object))
             return handle
         }
     }
 
-    private static var capacity: Int { 1 << 28 }
-
     private func index(_ handle: UInt) -> Int? {
         guard handle & 0xF == tag else { return nil }
-        let index = Int(handle >> 4 & UInt(HandleTable.capacity - 1))
+        let index = Int(handle >> 4 & UInt(handleCapacity - 1))
         return index < slots.count && slots[index].handle == handle ? index : nil
     }
 
     public func get(_ handle: UInt) -> Object? {
-        lock.withLock { index(handle).flatMap { slots[$0].object } }
+        lock.withLock {
+            guard let i = index(handle) else { return nil }
+            return slots[i].object
+        }
     }
 
     @discardableResult

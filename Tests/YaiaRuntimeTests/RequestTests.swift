@@ -20,9 +20,9 @@ struct RequestTests {
         #expect(rt.run("{\"op\":\"state\",\"scene\":1}").serialized()
             == "{\"name\":\"example/login\",\"ok\":true,\"scene\":1,\"seq\":4,\"state\":{\"email\":\"a@b.c\",\"error\":null,\"isSubmitting\":false,\"password\":\"hunter2\",\"user\":{\"email\":\"a@b.c\"}},\"viewModel\":{\"canSubmit\":true,\"email\":\"a@b.c\",\"error\":null,\"isSubmitting\":false}}")
         #expect(rt.run("{\"op\":\"scenes\"}").serialized()
-            == "{\"flows\":[],\"ok\":true,\"packs\":[],\"scenes\":[{\"id\":1,\"name\":\"example/login\",\"seq\":4}],\"types\":\(exampleTypes.serialized())}")
+            == "{\"documents\":[],\"flows\":[],\"ok\":true,\"packs\":[],\"scenes\":[{\"id\":1,\"name\":\"example/login\",\"seq\":4}],\"types\":\(exampleTypes.serialized())}")
         #expect(rt.run("{\"op\":\"close\",\"scene\":1}").serialized() == "{\"closed\":true,\"ok\":true,\"scene\":1}")
-        #expect(rt.run("{\"op\":\"scenes\"}").serialized() == "{\"flows\":[],\"ok\":true,\"packs\":[],\"scenes\":[],\"types\":\(exampleTypes.serialized())}")
+        #expect(rt.run("{\"op\":\"scenes\"}").serialized() == "{\"documents\":[],\"flows\":[],\"ok\":true,\"packs\":[],\"scenes\":[],\"types\":\(exampleTypes.serialized())}")
     }
 
     @Test("resolve with an error delivers the catch action")

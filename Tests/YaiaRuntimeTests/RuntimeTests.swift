@@ -87,7 +87,7 @@ struct RuntimeSceneTests {
     @Test("scenes lists types and open scenes in id order; ids are never reused")
     func sceneList() throws {
         let rt = makeRuntime()
-        #expect(rt.sceneList() == ["flows": [], "ok": true, "packs": [], "scenes": [], "types": exampleTypes])
+        #expect(rt.sceneList() == ["documents": [], "flows": [], "ok": true, "packs": [], "scenes": [], "types": exampleTypes])
         let types = try #require(exampleTypes.arrayValue)
         #expect(types.contains("example/feed") && types.contains("example/login"))
         #expect(types.compactMap(\.stringValue) == types.compactMap(\.stringValue).sorted())
@@ -96,7 +96,7 @@ struct RuntimeSceneTests {
         _ = try rt.open("example/login")
         _ = try rt.send(scene: 3, action: Action("submit"))
         try rt.close(scene: 2)
-        #expect(rt.sceneList() == ["flows": [], "ok": true, "packs": [], "types": exampleTypes, "scenes": [
+        #expect(rt.sceneList() == ["documents": [], "flows": [], "ok": true, "packs": [], "types": exampleTypes, "scenes": [
             ["id": 1, "name": "example/login", "seq": 0],
             ["id": 3, "name": "example/login", "seq": 1],
         ]])

@@ -10,8 +10,10 @@ import YaiaKit
 /// loaded from a file would be.
 @Suite struct ScenePackTests {
     /// ScenePack.export builds its descriptor once per process.
+    static let toggle = #"{"yaia":1,"scene":"test/toggle","state":{"on":false},"actions":{"flip":{"set":{"on":{"!":{"var":"state.on"}}}}}}"#
     static let examples: LoadedScenePack? = {
-        let answer = ScenePack.export(name: "examples", version: "9.9", Examples.sceneTypes, host: UnsafeRawPointer(hostTable))
+        let answer = ScenePack.export(name: "examples", version: "9.9", Examples.sceneTypes, documents: [toggle],
+                                      host: UnsafeRawPointer(hostTable))
         return try? checkPack(answer?.assumingMemoryBound(to: yaia_scene_pack.self), path: "(in process)", shownAs: "examples")
     }()
 
@@ -26,6 +28,12 @@ import YaiaKit
         #expect(pack.info.name == "examples")
         #expect(pack.info.version == "9.9")
         #expect(pack.info.scenes == Examples.sceneTypes.map(\.name))
+    }
+
+    @Test func theDescriptorShipsItsDocuments() throws {
+        let pack = try #require(Self.examples)
+        #expect(pack.documents == [Self.toggle])
+        #expect(!pack.info.scenes.contains("test/toggle"), "documents are read by the host, not listed as pack scene types")
     }
 
     @Test func aHostTableTooSmallGetsNoDescriptor() {

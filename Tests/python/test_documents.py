@@ -323,3 +323,26 @@ def test_a_snapshot_carries_registered_documents(examples_pack: str) -> None:
             fresh.restore(broken)
         assert error_of(excinfo)["code"] == "bad_snapshot" and error_of(excinfo)["at"] == "/snapshot/documents/0"
         assert "t/counter" not in fresh.scenes()["types"]
+
+
+def test_a_refused_outcome_leaves_its_effect_pending(tmp_path: Path) -> None:
+    document = {
+        "yaia": 1,
+        "scene": "t/fetch",
+        "state": {"n": 0, "error": None},
+        "actions": {
+            "fetch": {"effects": [{"service": "svc", "op": "get", "then": "got", "catch": "failed"}]},
+            # A path into a number: the reduction fails at run time, not when loaded.
+            "got": {"set": {"n.deep": {"var": "payload"}}},
+            "failed": {"set": {"error": {"var": "payload.message"}}},
+        },
+    }
+    with runtime(write(tmp_path, "fetch.json", document)) as rt:
+        scene = rt.open("t/fetch")
+        effect = scene.send("fetch").effects[0]
+        with pytest.raises(yaia.YaiaError) as excinfo:
+            rt.resolve(effect.id, result=5)
+        assert error_of(excinfo)["code"] == "document_failed"
+        assert scene.state == {"n": 0, "error": None}
+        update = rt.resolve(effect.id, error={"message": "no"})
+        assert update.view_model == {"n": 0, "error": "no"}

@@ -1,9 +1,11 @@
-"""The notes app (Examples/notes): its scene pack, libnotes.so, built as a
-package of its own, driven end to end through the Python binding with the
-real auth and store plugins.
+"""The notes app driven end to end through the Python binding with the real
+auth and store plugins, each test twice: with its scene pack, libnotes.so
+(Examples/notes, built as a package of its own), and with its scene
+documents (the folder Examples/notes-documents). The two must agree.
 
 The pack is YAIA_NOTES_PACK, else Examples/notes/.build/release/libnotes.so
-(`make notes` builds it; `make test-python` does so first).
+(`make notes` builds it; `make test-python` does so first); its runs are
+skipped when it is not built, and the documents' runs still run.
 """
 
 from __future__ import annotations
@@ -20,13 +22,21 @@ from conftest import PLUGIN_DIR, wait_event
 
 REPO = Path(__file__).resolve().parents[2]
 NOTES_PACK = Path(os.environ.get("YAIA_NOTES_PACK") or REPO / "Examples" / "notes" / ".build" / "release" / "libnotes.so")
+NOTES_DOCS = REPO / "Examples" / "notes-documents"
+
+# What the runtime loads for each implementation (its "scenes" entry), and why it may be missing.
+IMPLEMENTATIONS = {"swift pack": NOTES_PACK, "documents": NOTES_DOCS}
+MISSING = {"swift pack": "is not built; `make notes` builds it (see Examples/notes/README.md)",
+           "documents": "is missing: the notes scene documents are part of the repository"}
 
 
-@pytest.fixture(scope="module")
-def pack() -> str:
-    if not NOTES_PACK.is_file():
-        pytest.skip(f"{NOTES_PACK} is not built; `make notes` builds it (see Examples/notes/README.md)")
-    return str(NOTES_PACK)
+@pytest.fixture(scope="module", params=list(IMPLEMENTATIONS))
+def scenes(request: pytest.FixtureRequest) -> str:
+    """The notes scenes, once per implementation; each is skipped on its own when missing."""
+    path = IMPLEMENTATIONS[request.param]
+    if not path.exists():
+        pytest.skip(f"{request.param}: {path} {MISSING[request.param]}")
+    return str(path)
 
 
 @pytest.fixture(scope="module")
@@ -42,15 +52,15 @@ def db(tmp_path: Path) -> Path:
     return tmp_path / "notes.db"
 
 
-def runtime(pack: str, auth_so: str, store_so: str, db: Path, **keywords: Any) -> yaia.Runtime:
+def runtime(scenes: str, auth_so: str, store_so: str, db: Path, **keywords: Any) -> yaia.Runtime:
     """The notes runtime; the tests' own requests may also perform and snapshot."""
-    return yaia.Runtime(scenes=[pack], plugins=[auth_so, {"path": store_so, "config": {"path": str(db)}}],
+    return yaia.Runtime(scenes=[scenes], plugins=[auth_so, {"path": store_so, "config": {"path": str(db)}}],
                         allow=["perform", "snapshot"], **keywords)
 
 
 @pytest.fixture
-def rt(pack: str, auth_so: str, store_so: str, db: Path) -> Iterator[yaia.Runtime]:
-    with runtime(pack, auth_so, store_so, db) as r:
+def rt(scenes: str, auth_so: str, store_so: str, db: Path) -> Iterator[yaia.Runtime]:
+    with runtime(scenes, auth_so, store_so, db) as r:
         yield r
 
 
@@ -94,15 +104,22 @@ def rows(update: yaia.Update) -> List[Tuple[int, str, str]]:
     return [(n["id"], n["title"], n["preview"]) for n in update.view_model["notes"]]
 
 
-# -- the pack
+# -- the scenes
 
 
-def test_the_pack_brings_three_scenes(rt: yaia.Runtime, pack: str) -> None:
+def test_the_pack_or_the_documents_bring_three_scenes(rt: yaia.Runtime, scenes: str) -> None:
     listing = rt.scenes()
     assert {"notes/login", "notes/list", "notes/editor"} <= set(listing["types"])
-    (described,) = [p for p in listing["packs"] if p["name"] == "notes"]
-    assert described["version"] == "1.0.0"
-    assert sorted(described["scenes"]) == ["notes/editor", "notes/list", "notes/login"]
+    if scenes == str(NOTES_DOCS):
+        # One document a file, named after its scene.
+        described = {d["scene"]: Path(d["file"]).name for d in listing["documents"]}
+        assert described == {"notes/editor": "editor.json", "notes/list": "list.json", "notes/login": "login.json"}
+        assert [p for p in listing.get("packs", []) if p["name"] == "notes"] == []
+    else:
+        (pack,) = [p for p in listing["packs"] if p["name"] == "notes"]
+        assert pack["version"] == "1.0.0"
+        assert sorted(pack["scenes"]) == ["notes/editor", "notes/list", "notes/login"]
+        assert [d for d in listing.get("documents", []) if d["scene"].startswith("notes/")] == []
 
 
 # -- the walk
@@ -184,12 +201,12 @@ def test_create_edit_list_delete(rt: yaia.Runtime) -> None:
     assert [e.scene for e in flow.stack] == ["notes/login"]
 
 
-def test_notes_outlive_the_runtime_and_ids_continue(pack: str, auth_so: str, store_so: str, db: Path) -> None:
-    with runtime(pack, auth_so, store_so, db) as first:
+def test_notes_outlive_the_runtime_and_ids_continue(scenes: str, auth_so: str, store_so: str, db: Path) -> None:
+    with runtime(scenes, auth_so, store_so, db) as first:
         flow = log_in(first)
         write(first, flow, "One")
         write(first, flow, "Two")
-    with runtime(pack, auth_so, store_so, db) as second:
+    with runtime(scenes, auth_so, store_so, db) as second:
         flow = log_in(second)
         assert [n["id"] for n in flow.top.view_model["notes"]] == [1, 2]
         # The next id follows the loaded ones: no clock, no collision.
@@ -217,8 +234,8 @@ def test_scenes_refuse_what_they_cannot_read(rt: yaia.Runtime) -> None:
     assert login.send("emailChanged", "ada@example.com").view_model["email"] == "ada@example.com"
 
 
-def test_a_failing_store_shows_in_the_editor(pack: str, auth_so: str) -> None:
-    with yaia.Runtime(scenes=[pack], plugins=[auth_so]) as rt:
+def test_a_failing_store_shows_in_the_editor(scenes: str, auth_so: str) -> None:
+    with yaia.Runtime(scenes=[scenes], plugins=[auth_so]) as rt:
 
         @rt.service("store")
         def store(op: str, args: Any) -> Any:
@@ -236,13 +253,13 @@ def test_a_failing_store_shows_in_the_editor(pack: str, auth_so: str) -> None:
         assert [e.scene for e in flow.stack] == ["notes/login", "notes/list", "notes/editor"]
 
 
-def test_a_snapshot_restores_the_walk(rt: yaia.Runtime, pack: str, auth_so: str, store_so: str, db: Path) -> None:
+def test_a_snapshot_restores_the_walk(rt: yaia.Runtime, scenes: str, auth_so: str, store_so: str, db: Path) -> None:
     flow = log_in(rt)
     write(rt, flow, "Groceries", "Milk")
     flow.send("open", 1)
     flow.send("bodyChanged", "Milk and eggs")
     snapshot = rt.snapshot()
-    with runtime(pack, auth_so, store_so, db, restore=snapshot) as copy:
+    with runtime(scenes, auth_so, store_so, db, restore=snapshot) as copy:
         restored = copy.flow(flow.id)
         assert [(e.scene, e.view_model) for e in restored.stack] == [(e.scene, e.view_model) for e in flow.stack]
         assert restored.top.view_model["body"] == "Milk and eggs"

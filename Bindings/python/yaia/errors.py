@@ -20,7 +20,9 @@ class YaiaError(Exception):
     ``at`` is the JSON Pointer into the request when the fault lies there,
     and ``envelope`` is the whole response (it carries the request's "tag").
     ``detail`` is the service's own error value for "service_failed" (None
-    when the envelope has none).
+    when the envelope has none). ``problems`` lists every problem of a
+    refused scene document ("bad_document"): ``[{"code", "message", "at"},
+    ...]``, ``at`` pointing into the document (None for other errors).
     """
 
     def __init__(
@@ -41,9 +43,21 @@ class YaiaError(Exception):
         error = self.envelope.get("error")
         return error.get("detail") if isinstance(error, dict) else None
 
+    @property
+    def problems(self) -> Optional[List[Dict[str, Any]]]:
+        error = self.envelope.get("error")
+        problems = error.get("problems") if isinstance(error, dict) else None
+        return [p for p in problems if isinstance(p, dict)] if isinstance(problems, list) else None
+
     def __str__(self) -> str:
         where = f" at {self.at}" if self.at is not None else ""
-        return f"{self.code}: {self.message}{where}"
+        text = f"{self.code}: {self.message}{where}"
+        problems = self.problems
+        if problems is None or len(problems) < 2:
+            return text
+        # The message states the first problem only; a traceback shows them all.
+        listed = (f"\n  {p.get('at')}: {p.get('code')}: {p.get('message')}" for p in problems)
+        return text + "".join(listed)
 
     @staticmethod
     def from_envelope(envelope: Dict[str, Any]) -> "YaiaError":

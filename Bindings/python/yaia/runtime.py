@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import copy
 import ctypes
 import enum
 import itertools
@@ -19,6 +20,7 @@ from typing import Any, AsyncIterator, Callable, Deque, Dict, Iterable, List, Ma
 
 from . import ffi
 from .errors import ServiceError, YaiaError
+from .schema import SceneSchema
 
 __all__ = [
     "Runtime",
@@ -591,13 +593,14 @@ class Runtime(_Closeable):
     ``plugins`` is a list of plugin paths (or {"path", "config"} mappings);
     ``config`` is the runtime configuration object (see yaia.h), to which the
     plugins are appended. The keywords set the configuration's other keys:
-    ``scenes`` (paths of scene packs, docs/packs.md, whose scene types make
-    the runtime's catalog: libyaia.so carries none, and the example scenes
-    are in ``libyaia-examples.so``; appended to config's), ``workers`` (1 to
-    256), ``bind`` (a list of bindings, docs/ffi.md; appended to config's),
-    ``inspect`` (queue inspection events), ``restore`` (a snapshot to start
-    from, see :meth:`snapshot`) and ``journal`` (a file to record every
-    input to). A keyword given in ``config`` too is a TypeError, except the
+    ``scenes`` (paths of scene packs, docs/packs.md, of scene documents
+    ending in ``.json`` and of folders of them, docs/scene-documents.md,
+    whose scene types make the runtime's catalog: libyaia.so carries none,
+    and the example scenes are in ``libyaia-examples.so``; appended to
+    config's), ``workers`` (1 to 256), ``bind`` (a list of bindings,
+    docs/ffi.md; appended to config's), ``inspect`` (queue inspection
+    events), ``restore`` (a snapshot to start from, see :meth:`snapshot`)
+    and ``journal`` (a file to record every input to). A keyword given in ``config`` too is a TypeError, except the
     lists ``plugins``, ``scenes`` and ``bind``, whose entries are appended.
 
     Requests are the untrusted path (docs/security.md): :meth:`bind`,
@@ -614,6 +617,14 @@ class Runtime(_Closeable):
 
     A pack that cannot be loaded raises YaiaError with a ``scene_pack_*``
     code (or ``duplicate_scene``) at "/scenes/N", and no runtime is made.
+
+    ``validate`` (True by default) checks each action sent to a scene that
+    declares its interface (a scene document) against the scene's schema
+    before sending it (see :meth:`schema`): an action the runtime would
+    refuse raises the same YaiaError ("unknown_action" at "/action/type",
+    "bad_payload" at "/action/payload/...") without reaching the runtime.
+    The runtime checks every action anyway; ``validate=False`` (here, or
+    per call in ``send``) leaves it to the runtime alone.
 
     Use it as a context manager or call :meth:`close`; the handle is freed
     exactly once, at the latest when the object is collected. After close,
@@ -635,6 +646,7 @@ class Runtime(_Closeable):
         files: Optional[Iterable[PathLike]] = None,
         limits: Optional[Mapping[str, int]] = None,
         clock: Optional[str] = None,
+        validate: bool = True,
     ) -> None:
         lib = ffi.load_library()
         self._lib = lib
@@ -696,6 +708,13 @@ class Runtime(_Closeable):
         # Inspection events receive() passed over, for receive_event().
         self._inspections: Deque[Inspection] = collections.deque()
         self._inspections_lock = threading.Lock()
+        #: Whether sends check actions against the scene's schema first.
+        self.validate = validate
+        # Schemas by scene type name (a name keeps its type until a restore
+        # or a rewind), and the Scene subclasses that document declared types.
+        self._schemas: Dict[str, SceneSchema] = {}
+        self._schema_op = True  # False once the library said it has no "schema" op
+        self._scene_types: Dict[str, Type[Scene]] = {}
         self._finalizer = weakref.finalize(self, _free_runtime, lib, handle, self._services, self._notifier)
 
     # -- life
@@ -767,7 +786,7 @@ class Runtime(_Closeable):
         if tag is not MISSING:
             request["tag"] = tag
         update = Update.from_raw(self.execute(request))
-        return Scene(self, update.scene, scene, update)
+        return self._scene_type(scene)(self, update.scene, scene, update)
 
     def resolve(self, effect_id: int, result: Any = MISSING, error: Any = MISSING, *, tag: Any = MISSING) -> Update:
         """Gives a pending effect its outcome: ``result=`` or ``error=`` (exactly one)."""
@@ -974,6 +993,7 @@ class Runtime(_Closeable):
         YaiaError "bad_snapshot", and nothing changes.
         """
         response = self.execute({"op": "restore", "snapshot": snapshot})
+        self._forget_schemas()
         response.pop("ok", None)
         return response
 
@@ -1010,6 +1030,7 @@ class Runtime(_Closeable):
         journaled as a restore. Returns what :meth:`restore` returns, plus "to".
         """
         response = self.execute({"op": "rewind", "to": seq})
+        self._forget_schemas()
         response.pop("ok", None)
         return response
 
@@ -1062,6 +1083,79 @@ class Runtime(_Closeable):
                 return value
         envelope = ffi.decode(raw)
         raise YaiaError.from_envelope(envelope if isinstance(envelope, dict) else {})
+
+    # -- scene types
+
+    def schema(self, scene: str) -> Dict[str, Any]:
+        """The interface of scene type ``scene``: {"scene": NAME, "declared":
+        BOOL, "schema": SCHEMA}.
+
+        SCHEMA is a JSON Schema (draft 2020-12) whose ``$defs`` describe the
+        scene's ``args``, ``state``, ``action`` (one alternative per action
+        type, with its payload), ``effect``, ``route`` and ``viewModel``.
+        "declared" is True for a scene document; Swift and pack scenes
+        declare nothing, and their schema takes any action. Asked of the
+        runtime once per name (a name keeps its type until a restore or a
+        rewind); each call returns a copy. Raises YaiaError "unknown_scene"
+        for a name the catalog does not have.
+        """
+        schema = self._scene_schema(scene)
+        return {"scene": schema.scene, "declared": schema.declared, "schema": copy.deepcopy(schema.schema)}
+
+    def register(self, document: Mapping[str, Any]) -> str:
+        """Adds the scene document ``document`` (docs/scene-documents.md) to
+        the catalog; returns its scene type's name.
+
+        A privileged request: it needs the grant ``allow=["register"]``
+        (else YaiaError "not_permitted"). A document with problems raises
+        YaiaError "bad_document", whose ``problems`` lists every one
+        ({"code", "message", "at"}, ``at`` pointing into the document); a
+        name the catalog has already raises "duplicate_scene".
+        """
+        name: str = self.execute({"op": "register", "document": dict(document)})["scene"]
+        return name
+
+    def _scene_schema(self, scene: str) -> SceneSchema:
+        schema = self._schemas.get(scene)
+        if schema is None:
+            schema = SceneSchema(self.execute({"op": "schema", "scene": scene}))
+            self._schemas[scene] = schema
+        return schema
+
+    def _forget_schemas(self) -> None:
+        # A snapshot carries the documents registered when it was taken.
+        self._schemas.clear()
+        self._scene_types.clear()
+
+    def _declared(self, scene: str) -> Optional[SceneSchema]:
+        """The schema of ``scene`` when it declares its interface, else None
+        (also when the library cannot say: then the runtime checks alone)."""
+        schema = self._schemas.get(scene)
+        if schema is None:
+            if not self._schema_op:
+                return None
+            try:
+                schema = self._scene_schema(scene)
+            except YaiaError as exc:
+                if exc.code == "unknown_op":
+                    self._schema_op = False
+                return None
+        return schema if schema.declared else None
+
+    def _scene_type(self, scene: str) -> Type["Scene"]:
+        """The class of scenes of type ``scene``: for a declared type, a
+        subclass of Scene made once, whose docstring lists its actions, so
+        that help(scene) shows them."""
+        cls = self._scene_types.get(scene)
+        if cls is not None:
+            return cls
+        schema = self._declared(scene)
+        if schema is None:
+            return Scene
+        label = f"Scene[{scene!r}]"
+        cls = type(label, (Scene,), {"__doc__": schema.doc(), "__module__": Scene.__module__, "__qualname__": label})
+        self._scene_types[scene] = cls
+        return cls
 
     def limits(self) -> Dict[str, Any]:
         """``{"limits": {...}, "allow": {...}, "usage": {"events", "dropped", "scenes"}}``."""
@@ -1172,7 +1266,13 @@ class _RuntimeObject(_Closeable):
 
 
 class Scene(_RuntimeObject):
-    """An open scene. ``id`` is its runtime id, ``name`` its type, ``opened`` the open update."""
+    """An open scene. ``id`` is its runtime id, ``name`` its type, ``opened`` the open update.
+
+    A scene of a type that declares its interface (a scene document) is an
+    instance of a subclass made for its type, whose docstring lists its
+    actions and their payloads: ``help(scene)`` shows them, and
+    :attr:`actions` maps them.
+    """
 
     def __init__(self, runtime: Runtime, scene_id: int, name: str, opened: Update) -> None:
         self.runtime = runtime
@@ -1190,9 +1290,44 @@ class Scene(_RuntimeObject):
         error: bool = False,
         meta: Any = MISSING,
         tag: Any = MISSING,
+        validate: Optional[bool] = None,
     ) -> Update:
-        """Reduces an action: ``send("emailChanged", "a@b.c")`` or ``send({"type": ...})``."""
-        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag)
+        """Reduces an action: ``send("emailChanged", "a@b.c")`` or ``send({"type": ...})``.
+
+        For a scene that declares its interface, the action is checked
+        against the scene's schema first (``validate``: True or False for
+        this call; None follows ``Runtime(validate=...)``). An action the
+        runtime would refuse raises the YaiaError it would raise
+        ("unknown_action" at "/action/type", with the nearest action type,
+        or "bad_payload" at "/action/payload/...") and is not sent.
+        """
+        check = self._refusal if (self.runtime.validate if validate is None else validate) else None
+        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag, check)
+
+    def _refusal(self, action: Mapping[str, Any]) -> Optional[YaiaError]:
+        """The error the runtime would refuse ``action`` with, by the schema."""
+        schema = self.runtime._declared(self.name)
+        refusal = schema.check(action) if schema is not None else None
+        if refusal is None:
+            return None
+        # Restoring a snapshot may have given this id to a scene of another
+        # type: refuse only by the type the scene has now.
+        try:
+            now = self.runtime.execute({"op": "state", "scene": self.id}).get("name")
+        except YaiaError:
+            return None  # no such scene any more: the runtime says so
+        if now == self.name:
+            return refusal
+        other = self.runtime._declared(now) if isinstance(now, str) else None
+        return other.check(action) if other is not None else None
+
+    @property
+    def actions(self) -> Dict[str, Any]:
+        """Action type -> the JSON Schema of its payload (``{}``: any
+        payload, or none), for a scene that declares its interface; empty
+        for Swift and pack scenes, which take any action."""
+        schema = self.runtime._declared(self.name)
+        return copy.deepcopy(schema.payloads()) if schema is not None else {}
 
     def _snapshot(self) -> Dict[str, Any]:
         return self.runtime.execute({"op": "state", "scene": self.id})
@@ -1229,8 +1364,10 @@ def _send(
     error: bool,
     meta: Any,
     tag: Any,
+    check: Optional[Callable[[Mapping[str, Any]], Optional[YaiaError]]],
 ) -> Update:
-    """Scene.send and Flow.send: ``prefix`` is the request up to its action."""
+    """Scene.send and Flow.send: ``prefix`` is the request up to its action;
+    ``check`` returns the error to raise instead of sending, if any."""
     if isinstance(action, Mapping):
         if payload is not MISSING or error or meta is not MISSING:
             raise TypeError("send(action_dict) takes no payload, error or meta: put them in the dict")
@@ -1247,6 +1384,12 @@ def _send(
     data = prefix + ffi.encode(body)
     if tag is not MISSING:
         data += b',"tag":' + ffi.encode(tag)
+    if check is not None:
+        refusal = check(body)  # after encoding: what cannot be JSON fails as it always did
+        if refusal is not None:
+            if tag is not MISSING:
+                refusal.envelope["tag"] = tag
+            raise refusal
     return Update.from_raw(runtime._answer(runtime._lib.yaia_execute_n(runtime._handle, data + b"}", len(data) + 1)))
 
 
@@ -1267,6 +1410,9 @@ class Flow(_RuntimeObject):
         self.started = started
         self._closed = False
         self._send_prefix = b'{"op":"send","flow":%d,"action":' % flow_id
+        # The type of the scene on top as last seen, for checking actions:
+        # events may have changed it since, so a refusal asks again.
+        self._top: Optional[str] = started.stack[-1].scene if started is not None and started.stack else None
 
     def send(
         self,
@@ -1276,17 +1422,51 @@ class Flow(_RuntimeObject):
         error: bool = False,
         meta: Any = MISSING,
         tag: Any = MISSING,
+        validate: Optional[bool] = None,
     ) -> Update:
-        """Reduces an action on the scene on top of the flow (as :meth:`Scene.send`).
+        """Reduces an action on the scene on top of the flow (as :meth:`Scene.send`,
+        checked against the top scene's schema as there).
 
         When its routes changed the flow, the update's ``flow``, ``version``
         and ``stack`` describe it; refused routes are in ``navigation_errors``.
         """
-        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag)
+        check = self._refusal if (self.runtime.validate if validate is None else validate) else None
+        update = _send(self.runtime, self._send_prefix, action, payload, error, meta, tag, check)
+        if update.stack:
+            self._top = update.stack[-1].scene
+        return update
+
+    def _refusal(self, action: Mapping[str, Any]) -> Optional[YaiaError]:
+        """The error the runtime would refuse ``action`` with, by the schema
+        of the scene on top."""
+        top = self._top if self._top is not None else self._top_now()
+        schema = self.runtime._declared(top) if top is not None else None
+        refusal = schema.check(action) if schema is not None else None
+        if refusal is None:
+            return None
+        now = self._top_now()  # the top as last seen may be gone
+        if now == top:
+            return refusal
+        other = self.runtime._declared(now) if now is not None else None
+        return other.check(action) if other is not None else None
+
+    def _top_now(self) -> Optional[str]:
+        """The type of the scene on top, asked of the runtime; None when
+        there is no flow any more (the runtime answers the send then)."""
+        try:
+            stack = self.describe()
+        except YaiaError:
+            return None
+        return stack.top.scene if stack.stack else None
+
+    def _seen(self, stack: FlowStack) -> FlowStack:
+        if stack.stack:
+            self._top = stack.top.scene
+        return stack
 
     def describe(self) -> FlowStack:
         """The flow's stack and version now."""
-        return FlowStack.from_raw(self.runtime.execute({"op": "flow", "flow": self.id}))
+        return self._seen(FlowStack.from_raw(self.runtime.execute({"op": "flow", "flow": self.id})))
 
     @property
     def stack(self) -> List[StackEntry]:
@@ -1314,7 +1494,7 @@ class Flow(_RuntimeObject):
         request: Dict[str, Any] = {"op": "popped", "flow": self.id, "depth": depth}
         if version is not None:
             request["version"] = version
-        return FlowStack.from_raw(self.runtime.execute(request))
+        return self._seen(FlowStack.from_raw(self.runtime.execute(request)))
 
     def link(self, path: Sequence[LinkItem]) -> FlowStack:
         """Follows a deep link: keeps the root, replaces everything above it
@@ -1325,7 +1505,7 @@ class Flow(_RuntimeObject):
         unknown ("unknown_scene") or refuses its arguments, nothing changes.
         """
         items: List[Any] = [item if isinstance(item, str) else dict(item) for item in path]
-        return FlowStack.from_raw(self.runtime.execute({"op": "link", "flow": self.id, "path": items}))
+        return self._seen(FlowStack.from_raw(self.runtime.execute({"op": "link", "flow": self.id, "path": items})))
 
     @property
     def closed(self) -> bool:

@@ -1,10 +1,14 @@
 /*
-** notes.c -- the notes app (Examples/notes, libnotes.so) driven from C:
-** log in, create a note, edit it, list, delete, log out. Auth and store are
-** served by the example plugins, the store on a SQLite file in a temporary
-** folder.
+** notes.c -- the notes app driven from C: log in, create a note, edit it,
+** list, delete, log out. Auth and store are served by the example plugins,
+** the store on a SQLite file in a temporary folder.
 **
-**   usage: notes PATH_TO_libnotes.so PATH_TO_auth.so PATH_TO_store.so
+**   usage: notes SCENES PATH_TO_auth.so PATH_TO_store.so
+**
+** SCENES is what the runtime loads the notes scenes from (its config's
+** "scenes" entry): the scene pack, Examples/notes/.build/release/libnotes.so
+** (the Swift scenes), or the folder of scene documents,
+** Examples/notes-documents (the same scenes as JSON). Both behave the same.
 **
 ** This program plays the UI: it sends what a user does to the flow (the
 ** scene on top receives it) and prints the screen the top scene's view
@@ -209,7 +213,8 @@ static char *await_pop(const char *why)
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: %s PATH_TO_libnotes.so PATH_TO_auth.so PATH_TO_store.so\n", argv[0]);
+        fprintf(stderr, "usage: %s SCENES PATH_TO_auth.so PATH_TO_store.so\n"
+                        "  SCENES: libnotes.so, or a folder of the notes scene documents\n", argv[0]);
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -217,9 +222,9 @@ int main(int argc, char **argv)
         die("cannot make a temporary folder", NULL);
     snprintf(db, sizeof db, "%s/notes.db", tmpdir);
 
-    char *pack = quote(argv[1]), *auth = quote(argv[2]), *store = quote(argv[3]), *file = quote(db);
-    char *config = fmt("{\"scenes\":[%s],\"plugins\":[%s,{\"path\":%s,\"config\":{\"path\":%s}}]}", pack, auth, store, file);
-    free(pack);
+    char *scenes = quote(argv[1]), *auth = quote(argv[2]), *store = quote(argv[3]), *file = quote(db);
+    char *config = fmt("{\"scenes\":[%s],\"plugins\":[%s,{\"path\":%s,\"config\":{\"path\":%s}}]}", scenes, auth, store, file);
+    free(scenes);
     free(auth);
     free(store);
     free(file);

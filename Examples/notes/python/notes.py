@@ -1,11 +1,14 @@
-"""The notes app (Examples/notes, libnotes.so) driven from Python: log in,
-create a note, edit it, list, delete, log out. Auth and store are served by
-the example plugins, the store on a SQLite file in a temporary folder.
+"""The notes app driven from Python: log in, create a note, edit it, list,
+delete, log out. Auth and store are served by the example plugins, the
+store on a SQLite file in a temporary folder.
 
-    python3 notes.py [PATH_TO_libnotes.so PATH_TO_auth.so PATH_TO_store.so]
+    python3 notes.py [SCENES [PATH_TO_auth.so PATH_TO_store.so]]
 
-Without arguments the pack is Examples/notes/.build/release/libnotes.so (or
-YAIA_NOTES_PACK) and the plugins come from YAIA_PLUGIN_DIR (default
+SCENES is what the runtime loads the notes scenes from: the scene pack
+(Examples/notes/.build/release/libnotes.so, the Swift scenes) or the folder
+of scene documents (Examples/notes-documents, the same scenes as JSON);
+both behave the same. Without arguments it is the pack (or YAIA_NOTES_PACK).
+Without the plugins' paths they come from YAIA_PLUGIN_DIR (default
 .build/yaia/plugins). The `yaia` package is Bindings/python (PYTHONPATH, or
 `pip install Bindings/python`). Exits non-zero on anything unexpected.
 """
@@ -32,14 +35,17 @@ def expect(condition: bool, what: str) -> None:
 
 
 def paths() -> Tuple[str, str, str]:
+    """The scenes (a pack or a folder of documents), auth.so and store.so."""
     if len(sys.argv) == 4:
         return sys.argv[1], sys.argv[2], sys.argv[3]
-    expect(len(sys.argv) == 1, f"usage: {sys.argv[0]} [PATH_TO_libnotes.so PATH_TO_auth.so PATH_TO_store.so]")
-    pack = Path(os.environ.get("YAIA_NOTES_PACK") or NOTES / ".build" / "release" / "libnotes.so")
+    expect(len(sys.argv) <= 2, f"usage: {sys.argv[0]} [SCENES [PATH_TO_auth.so PATH_TO_store.so]]"
+                               " (SCENES: libnotes.so or a folder of scene documents)")
+    scenes = Path(sys.argv[1] if len(sys.argv) == 2 else os.environ.get("YAIA_NOTES_PACK") or NOTES / ".build" / "release" / "libnotes.so")
     plugins = Path(os.environ.get("YAIA_PLUGIN_DIR") or REPO / ".build" / "yaia" / "plugins")
-    for path in (pack, plugins / "auth.so", plugins / "store.so"):
+    expect(scenes.exists(), f"{scenes} is not there (see Examples/notes/README.md)")
+    for path in (plugins / "auth.so", plugins / "store.so"):
         expect(path.is_file(), f"{path} is not built (see Examples/notes/README.md)")
-    return str(pack), str(plugins / "auth.so"), str(plugins / "store.so")
+    return str(scenes), str(plugins / "auth.so"), str(plugins / "store.so")
 
 
 class UI:
@@ -158,11 +164,11 @@ def walk(ui: UI) -> None:
 
 
 def main() -> None:
-    pack, auth, store = paths()
+    scenes, auth, store = paths()
     with tempfile.TemporaryDirectory(prefix="yaia-notes-") as folder:
         db = Path(folder) / "notes.db"
-        with yaia.Runtime(scenes=[pack], plugins=[auth, {"path": store, "config": {"path": str(db)}}]) as rt:
-            print(f"yaia {yaia.library_version()}; scenes from {pack}; store at {db}\n")
+        with yaia.Runtime(scenes=[scenes], plugins=[auth, {"path": store, "config": {"path": str(db)}}]) as rt:
+            print(f"yaia {yaia.library_version()}; scenes from {scenes}; store at {db}\n")
             walk(UI(rt))
     print("\ndone.")
 
