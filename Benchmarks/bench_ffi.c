@@ -183,7 +183,7 @@ int main(int argc, char **argv)
 
     char config[4200];
     snprintf(config, sizeof config,
-             "{\"scenes\":[\"%s\"],\"allow\":{\"ops\":[\"perform\"]},"
+             "{\"scenes\":[\"%s\"],\"allow\":{\"ops\":[\"perform\",\"bind\"],\"files\":[\"/\"]},"
              "\"bind\":[{\"service\":\"math\",\"library\":\"libm.so.6\",\"ops\":{\"cos\":\"double(double)\"}}]}",
              argv[1]);
     char *error = NULL;
