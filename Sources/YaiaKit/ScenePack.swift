@@ -21,17 +21,27 @@ public enum ScenePack {
     /// The descriptor for `types`, built on the first call and the same
     /// pointer on every later one (a pack is initialized once per process).
     /// Returns nil when `host` is not a host table this pack can use.
-    ///
-    /// `documents` are scene documents (docs/scene-documents.md), as JSON
+    public static func export(name: String, version: String? = nil, _ types: [any SceneState.Type],
+                              host: UnsafeRawPointer?) -> UnsafeRawPointer? {
+        export(name: name, version: version, types.map { SceneType(opening: $0) }, documents: [], host: host)
+    }
+
+    /// `export`, with scene documents (docs/scene-documents.md), as JSON
     /// text, that the pack ships beside its Swift scenes.
     public static func export(name: String, version: String? = nil, _ types: [any SceneState.Type],
-                              documents: [String] = [], host: UnsafeRawPointer?) -> UnsafeRawPointer? {
+                              documents: [String], host: UnsafeRawPointer?) -> UnsafeRawPointer? {
         export(name: name, version: version, types.map { SceneType(opening: $0) }, documents: documents, host: host)
     }
 
     /// `export` for erased scene types.
     public static func export(name: String, version: String? = nil, _ types: [SceneType],
-                              documents: [String] = [], host: UnsafeRawPointer?) -> UnsafeRawPointer? {
+                              host: UnsafeRawPointer?) -> UnsafeRawPointer? {
+        export(name: name, version: version, types, documents: [], host: host)
+    }
+
+    /// `export` for erased scene types, with scene documents.
+    public static func export(name: String, version: String? = nil, _ types: [SceneType],
+                              documents: [String], host: UnsafeRawPointer?) -> UnsafeRawPointer? {
         guard let host else { return nil }
         let table = host.assumingMemoryBound(to: yaia_scene_host.self)
         // The host's write() is the last field this pack reads.
