@@ -306,8 +306,6 @@ test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/te
 test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
 	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
 
-# ---------------------------------------------------------------- benchmarks
-
 # ---------------------------------------------------------------- JSON Logic
 # >>> logic block: this block, and the recipe lines that run
 # >>> yaia-bench-logic and bench_logic.py (bench), belong to JSON Logic.
@@ -327,6 +325,8 @@ $(BUILD)/.bench-deps: Makefile
 
 bench: $(LOGIC_BENCH) $(BUILD)/.bench-deps
 # <<< end of the logic block
+
+# ---------------------------------------------------------------- benchmarks
 
 bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects $(CBIN)/bench_packs
 	$(CBIN)/bench_send $(EXAMPLES_PACK) $(NOTES_PACK) $(NOTES_DOCS)

@@ -133,6 +133,11 @@ final class EventQueue: @unchecked Sendable {
 /// Slots of a handle table: a handle's index has 28 bits.
 private let handleCapacity = 1 << 28
 
+private struct HandleSlot {
+    var handle: UInt
+    var object: AnyObject?
+}
+
 /// Objects handed to C as opaque handles: a handle is an id with a tag in its
 /// low bits, never an address, so a freed, foreign or made-up one is simply
 /// not found instead of being dereferenced.
@@ -142,13 +147,10 @@ private let handleCapacity = 1 << 28
 /// 4-31 the index, 32-63 the generation, which moves on each time the slot
 /// is reused, so a stale handle stays stale for 2^32 reuses of its slot.
 public final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendable {
-    private struct Slot {
-        var handle: UInt
-        var object: Object?
-    }
-
     private let lock = Lock()
-    private var slots: [Slot] = []
+    /// Not generic: code outside this module then reads it without
+    /// instantiating generic types on each lookup.
+    private var slots: [HandleSlot] = []
     private var vacant: [Int] = []
     private let tag: UInt
 
@@ -161,12 +163,12 @@ public final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendabl
             if let index = vacant.popLast() {
                 let generation = (slots[index].handle >> 32 &+ 1) & 0xFFFF_FFFF
                 let handle = generation << 32 | UInt(index) << 4 | tag
-                slots[index] = Slot(handle: handle, object: object)
+                slots[index] = HandleSlot(handle: handle, object: object)
                 return handle
             }
             guard slots.count < handleCapacity else { return nil }
             let handle = UInt(slots.count) << 4 | tag
-            slots.append(Slot(handle: handle, object: object))
+            slots.append(HandleSlot(handle: handle, object: object))
             return handle
         }
     }
@@ -179,8 +181,8 @@ public final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendabl
 
     public func get(_ handle: UInt) -> Object? {
         lock.withLock {
-            guard let i = index(handle) else { return nil }
-            return slots[i].object
+            guard let i = index(handle), let object = slots[i].object else { return nil }
+            return unsafeDowncast(object, to: Object.self)  // only Objects are stored
         }
     }
 
@@ -190,7 +192,7 @@ public final class HandleTable<Object: AnyObject & Sendable>: @unchecked Sendabl
             guard let index = index(handle), let object = slots[index].object else { return nil }
             slots[index].object = nil
             vacant.append(index)
-            return object
+            return unsafeDowncast(object, to: Object.self)
         }
     }
 }
