@@ -18,11 +18,12 @@ public enum DocumentOrigin: Sendable, Equatable {
         }
     }
 
-    var json: JSON {
+    /// The `scenes` answer's entry for document `scene` of this origin.
+    func json(scene: String) -> JSON {
         switch self {
-        case .file(let path): ["file": .string(path)]
-        case .pack(let name, let path): ["pack": .string(name), "path": .string(path)]
-        case .registered: ["registered": true]
+        case .file(let path): ["scene": .string(scene), "file": .string(path)]
+        case .pack(let name, let path): ["scene": .string(scene), "pack": .string(name), "path": .string(path)]
+        case .registered: ["scene": .string(scene), "registered": true]
         }
     }
 }
@@ -156,18 +157,20 @@ extension YaiaError {
 }
 
 extension Catalog {
-    /// Adds a registered document, checked with the names there are;
-    /// the same document registered again changes nothing.
-    mutating func register(_ document: JSON) throws(YaiaError) -> JSON {
+    /// Adds a registered document, checked with the names there are, and
+    /// returns its scene type's name; the same document registered again
+    /// changes nothing. `added` receives the scene when it is new.
+    mutating func register(_ document: JSON, added: inout [DocumentScene]) throws(YaiaError) -> String {
         if case .string(let name)? = document["scene"], let entry = self[name], entry.origin == .registered,
            entry.document?.document.json == document {
-            return ["ok": true, "scene": .string(name)]
+            return name
         }
         var names = Set(self.names)
         if case .string(let own)? = document["scene"] { names.insert(own) }
         let scene = try DocumentScene(document, catalog: names)
         try add(scene, origin: .registered)
-        return ["ok": true, "scene": .string(scene.name)]
+        added.append(scene)
+        return scene.name
     }
 
     /// The documents registered by requests, as they were given.

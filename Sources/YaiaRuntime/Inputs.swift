@@ -87,13 +87,7 @@ extension Runtime {
     public func sceneList() -> JSON {
         let (open, flowList) = lock.withLock { state.listing }
         let catalog = self.catalog
-        let documents = catalog.documents.compactMap { name in
-            catalog[name]?.origin.map { origin -> JSON in
-                guard case .object(var o) = origin.json else { return origin.json }
-                o["scene"] = .string(name)
-                return .object(o)
-            }
-        }
+        let documents = catalog.documents.compactMap { name in catalog[name]?.origin?.json(scene: name) }
         return ["ok": true, "types": .array(catalog.names.map(JSON.string)), "packs": .array(catalog.packs.map(\.json)),
                 "documents": .array(documents), "scenes": .array(open), "flows": .array(flowList)]
     }

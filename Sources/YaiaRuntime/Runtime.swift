@@ -244,7 +244,9 @@ public final class Runtime: @unchecked Sendable {
     /// same document again changes nothing. Journaled, so a replay has it.
     public func register(document: JSON) throws(YaiaError) -> JSON {
         try input({ (_) throws(YaiaError) -> JSON in
-            try catalogBox.withLock { (catalog) throws(YaiaError) -> JSON in try catalog.register(document) }
+            var added: [DocumentScene] = []
+            let name = try catalogBox.withLock { (catalog) throws(YaiaError) -> String in try catalog.register(document, added: &added) }
+            return ["ok": true, "scene": .string(name)]
         }, record: { _ in (.register(document: document), nil) })
     }
 }

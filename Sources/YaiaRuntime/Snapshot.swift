@@ -38,12 +38,12 @@ extension Runtime {
     func restore(_ snapshot: JSON, mode: RestoreMode, work: inout Work) throws(YaiaError) -> JSON {
         // Its documents join a copy of the catalog, kept once all of it is accepted.
         var catalog = self.catalog
-        let documents = snapshot["documents"]
-        if let documents {
+        var added: [DocumentScene] = []
+        if let documents = snapshot["documents"] {
             guard case .array(let list) = documents else { throw YaiaError(.badSnapshot, "\"documents\" is an array of scene documents", at: "/documents") }
             for (i, document) in list.enumerated() {
                 do throws(YaiaError) {
-                    _ = try catalog.register(document)
+                    _ = try catalog.register(document, added: &added)
                 } catch {
                     throw YaiaError(.badSnapshot, "document \(i) cannot be registered: \(error.message)", at: "/documents/\(i)")
                 }
@@ -58,8 +58,9 @@ extension Runtime {
                 effects: image.effects.map { RuntimeState.RestoredEffect(id: $0.id, scene: $0.scene, effect: $0.effect, queued: $0.status == .queued) },
                 next: (image.nextScene, image.nextEffect, image.nextFlow), replaying: mode == .replay, env: env, steps: &steps)
         }
-        if case .array(let list)? = documents {
-            catalogBox.withLock { catalog in for document in list { _ = try? catalog.register(document) } }
+        if !added.isEmpty {
+            // Checked already: the scenes join as they are (one registered meanwhile stays).
+            catalogBox.withLock { catalog in for scene in added { try? catalog.add(scene, origin: .registered) } }
         }
         return answer
     }

@@ -259,10 +259,12 @@ class Validator:
             checks.append(self._const(schema["const"]))
         if isinstance(schema.get("enum"), list):
             checks.append(self._enum(schema["enum"]))
-        length = self._length(schema.get("minLength"), schema.get("maxLength"))
+        length = self._range(schema.get("minLength"), schema.get("maxLength"),
+                             lambda v: len(v) if isinstance(v, str) else None, " characters long")
         if length is not None:
             checks.append(length)
-        bounds = self._bounds(schema.get("minimum"), schema.get("maximum"))
+        bounds = self._range(schema.get("minimum"), schema.get("maximum"),
+                             lambda v: v if _is_number(v) else None, "")
         if bounds is not None:
             checks.append(bounds)
         members = self._object(schema)
@@ -342,38 +344,23 @@ class Validator:
         return check
 
     @staticmethod
-    def _length(low: Any, high: Any) -> Optional[Check]:
+    def _range(low: Any, high: Any, measure: Callable[[Any], Any], unit: str) -> Optional[Check]:
+        """minLength/maxLength (measure: the length of a string, in code
+        points as the runtime counts) or minimum/maximum (of a number); other
+        values pass."""
         low = low if _is_number(low) else None
         high = high if _is_number(high) else None
         if low is None and high is None:
             return None
 
         def check(value: Any, at: str, refs: int) -> Optional[Failure]:
-            if not isinstance(value, str):
+            measured = measure(value)
+            if measured is None:
                 return None
-            length = len(value)  # code points, as the runtime counts
-            if low is not None and length < low:
-                return at, f"must be at least {_text(low)} characters long"
-            if high is not None and length > high:
-                return at, f"must be at most {_text(high)} characters long"
-            return None
-
-        return check
-
-    @staticmethod
-    def _bounds(low: Any, high: Any) -> Optional[Check]:
-        low = low if _is_number(low) else None
-        high = high if _is_number(high) else None
-        if low is None and high is None:
-            return None
-
-        def check(value: Any, at: str, refs: int) -> Optional[Failure]:
-            if not _is_number(value):
-                return None
-            if low is not None and value < low:
-                return at, f"must be at least {_text(low)}"
-            if high is not None and value > high:
-                return at, f"must be at most {_text(high)}"
+            if low is not None and measured < low:
+                return at, f"must be at least {_text(low)}{unit}"
+            if high is not None and measured > high:
+                return at, f"must be at most {_text(high)}{unit}"
             return None
 
         return check
