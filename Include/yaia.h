@@ -351,6 +351,23 @@ YAIA_API char *yaia_execute(yaia_runtime *rt, const char *request_json);
 YAIA_API char *yaia_execute_n(yaia_runtime *rt, const char *request, size_t length);
 
 /*
+** yaia_execute_borrowed -- yaia_execute() answering into the library's
+** memory.
+**
+** rt, request_json  as for yaia_execute(), with the same answers.
+**
+** Returns the response, NUL-terminated, in a buffer that belongs to the
+** calling thread and that the library keeps: do NOT free it. It stays
+** valid until the same thread calls yaia_execute_borrowed() again (on any
+** runtime) or ends; copy what must outlive that. Each thread has its own
+** buffer, so threads may call at once. For hosts whose every foreign call
+** is costly (Python's ctypes): one call instead of an execute and a free.
+** Returns NULL only when the thread's buffer cannot be made or grown
+** (out of memory). An answer over 1 MiB is let go at the next call.
+*/
+YAIA_API const char *yaia_execute_borrowed(yaia_runtime *rt, const char *request_json);
+
+/*
 ** yaia_receive -- takes the next event from the runtime's queue.
 **
 ** timeout_seconds  0 returns at once; a positive value waits at most that

@@ -24,10 +24,14 @@ func envelope(_ code: ErrorCode, _ message: String) -> UnsafeMutablePointer<CCha
 }
 
 /// NULL is `null_argument`; anything else not in the table is `bad_handle`.
-func handleError(_ rt: OpaquePointer?, tag: JSON? = nil) -> UnsafeMutablePointer<CChar>? {
+func handleFailure(_ rt: OpaquePointer?, tag: JSON? = nil) -> JSON {
     let error = rt == nil ? YaiaError(.nullArgument, "the runtime handle is NULL")
         : YaiaError(.badHandle, "the runtime handle is freed, foreign or made up")
-    return cString(error.envelope(tag: tag))
+    return error.envelope(tag: tag)
+}
+
+func handleError(_ rt: OpaquePointer?, tag: JSON? = nil) -> UnsafeMutablePointer<CChar>? {
+    cString(handleFailure(rt, tag: tag))
 }
 
 /// The request's tag, for envelopes refused before the request is performed.
@@ -96,29 +100,76 @@ public func yaia_runtime_free(_ rt: OpaquePointer?) {
 @_cdecl("yaia_execute")
 public func yaia_execute(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     guard let request else { return envelope(.nullArgument, "request_json is NULL") }
-    return bytes(request) { text in
-        guard let runtime = runtime(rt) else { return handleError(rt, tag: tag(of: text)) }
-        return cString(runtime.execute(text))
-    }
+    return yaia_execute_n(rt, request, strlen(request))
 }
 
 @_cdecl("yaia_execute_n")
 public func yaia_execute_n(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ length: Int) -> UnsafeMutablePointer<CChar>? {
+    var writer = JSONWriter()
+    execute(rt, request, length, into: &writer)
+    return writer.takeCString()
+}
+
+/// The answer of yaia_execute_n, written into `writer`.
+func execute(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ length: Int, into writer: inout JSONWriter) {
     guard let request else {
-        guard length == 0 else { return envelope(.nullArgument, "request is NULL") }
-        guard let runtime = runtime(rt) else { return handleError(rt) }
-        return cString(runtime.execute(UnsafeBufferPointer(start: nil, count: 0)))
+        guard length == 0 else { return writer.write(YaiaError(.nullArgument, "request is NULL").envelope()) }
+        guard let runtime = runtime(rt) else { return writer.write(handleFailure(rt)) }
+        return writer.write(runtime.execute(UnsafeBufferPointer(start: nil, count: 0)))
     }
     // A size_t beyond Int.max (a negative length passed through) is no buffer.
     guard length >= 0 else {
-        guard let runtime = runtime(rt) else { return handleError(rt) }
-        return cString(YaiaError.limit("request_bytes", runtime.limits.requestBytes, "a request of \(UInt(bitPattern: length)) bytes").envelope())
+        guard let runtime = runtime(rt) else { return writer.write(handleFailure(rt)) }
+        return writer.write(YaiaError.limit("request_bytes", runtime.limits.requestBytes, "a request of \(UInt(bitPattern: length)) bytes").envelope())
     }
-    return request.withMemoryRebound(to: UInt8.self, capacity: length) {
+    request.withMemoryRebound(to: UInt8.self, capacity: length) {
         let text = UnsafeBufferPointer(start: $0, count: length)
-        guard let runtime = runtime(rt) else { return handleError(rt, tag: tag(of: text)) }
-        return cString(runtime.execute(text))
+        guard let runtime = runtime(rt) else { return writer.write(handleFailure(rt, tag: tag(of: text))) }
+        if runtime.fastLogic(text, into: &writer) { return }
+        writer.write(runtime.execute(text))
     }
+}
+
+/// The answers of yaia_execute_borrowed: one writer per thread, kept for
+/// the thread's next call. A pthread key, since Swift has no thread-locals.
+final class BorrowedAnswer {
+    /// Beyond this, an answer's memory is given back before the next call.
+    static let keptBytes = 1 << 20
+    var writer = JSONWriter()
+
+    static let key: pthread_key_t? = {
+        var key = pthread_key_t()
+        let made = pthread_key_create(&key) { box in
+            guard let box else { return }
+            Unmanaged<BorrowedAnswer>.fromOpaque(box).release()
+        }
+        return made == 0 ? key : nil
+    }()
+
+    static var current: BorrowedAnswer? {
+        guard let key else { return nil }
+        if let box = pthread_getspecific(key) { return Unmanaged<BorrowedAnswer>.fromOpaque(box).takeUnretainedValue() }
+        let answer = BorrowedAnswer()
+        let box = Unmanaged.passRetained(answer)
+        guard pthread_setspecific(key, box.toOpaque()) == 0 else {
+            box.release()
+            return nil
+        }
+        return answer
+    }
+}
+
+@_cdecl("yaia_execute_borrowed")
+public func yaia_execute_borrowed(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let answer = BorrowedAnswer.current else { return nil }
+    if answer.writer.capacityInBytes > BorrowedAnswer.keptBytes { answer.writer = JSONWriter() }
+    answer.writer.reset()
+    if let request {
+        execute(rt, request, strlen(request), into: &answer.writer)
+    } else {
+        answer.writer.write(YaiaError(.nullArgument, "request_json is NULL").envelope())
+    }
+    return answer.writer.cStringView()
 }
 
 @_cdecl("yaia_receive")

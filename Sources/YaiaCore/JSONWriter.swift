@@ -56,6 +56,18 @@ public struct JSONWriter: ~Copyable {
         return UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: CChar.self)
     }
 
+    /// The text so far, NUL-terminated, still owned by the writer: valid
+    /// until it is next changed or freed.
+    public mutating func cStringView() -> UnsafePointer<CChar>? {
+        reserve(1)
+        guard let buffer = base, !failed else { return nil }
+        buffer[count] = 0
+        return UnsafeRawPointer(buffer).assumingMemoryBound(to: CChar.self)
+    }
+
+    /// The memory it holds.
+    public var capacityInBytes: Int { capacity }
+
     @usableFromInline
     mutating func reserve(_ extra: Int) {
         guard count + extra > capacity, !failed else { return }

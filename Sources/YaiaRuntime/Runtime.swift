@@ -21,6 +21,8 @@ public final class Runtime: @unchecked Sendable {
     /// What requests may do beyond the ordinary ops (the config's "allow").
     public let grants: Grants
     public let limits: Limits
+    /// Programs of the `logic` rules requests gave, by their text.
+    let logicRules = LogicRuleCache()
     /// The time deadlines run on.
     public let clock: RuntimeClock
     let events: EventQueue

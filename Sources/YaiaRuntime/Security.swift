@@ -210,6 +210,7 @@ extension Runtime {
         let (queued, dropped) = events.counts
         let open = lock.withLock { state.scenes.count }
         return ["ok": true, "limits": limits.json, "allow": grants.json,
-                "usage": ["events": .int(Int64(queued)), "dropped": .int(Int64(dropped)), "scenes": .int(Int64(open))]]
+                "usage": ["events": .int(Int64(queued)), "dropped": .int(Int64(dropped)), "scenes": .int(Int64(open)),
+                          "logic_rules": .int(Int64(logicRules.count))]]
     }
 }

@@ -78,7 +78,7 @@ static const struct {
     FN(yaia_version),     FN(yaia_abi_version), FN(yaia_free),          FN(yaia_runtime_new),
     FN(yaia_runtime_free), FN(yaia_execute),    FN(yaia_execute_n),     FN(yaia_receive),
     FN(yaia_open),        FN(yaia_send),        FN(yaia_resolve),       FN(yaia_add_service),
-    FN(yaia_call_complete), FN(yaia_call_fail), FN(yaia_set_notifier),
+    FN(yaia_call_complete), FN(yaia_call_fail), FN(yaia_set_notifier), FN(yaia_execute_borrowed),
 };
 #define DECLARED_COUNT (sizeof declared / sizeof declared[0])
 
@@ -557,6 +557,22 @@ static void test_requests(void)
     check(yaia_call_complete(NULL, "1") == YAIA_ERR_ARGUMENT, "yaia_call_complete(NULL, ...) is YAIA_ERR_ARGUMENT");
     check(yaia_call_fail(NULL, "1") == YAIA_ERR_ARGUMENT, "yaia_call_fail(NULL, ...) is YAIA_ERR_ARGUMENT");
     still_works(rt, sid, "NULL arguments");
+
+    /* ---- yaia_execute_borrowed: the answer stays the library's until the thread's next call */
+    set_current("yaia_execute_borrowed");
+    {
+        static const char sum[] = "{\"op\":\"logic\",\"rule\":{\"+\":[{\"var\":\"a\"},1]},\"data\":{\"a\":41}}";
+        const char *b = yaia_execute_borrowed(rt, sum);
+        check(b != NULL && strcmp(b, "{\"ok\":true,\"result\":42}") == 0, "yaia_execute_borrowed answers a request");
+        const char *again = yaia_execute_borrowed(rt, "{\"op\":\"scenes\"}");
+        check(again != NULL && strstr(again, "\"types\":[") != NULL, "the next call answers in the thread's buffer");
+        b = yaia_execute_borrowed(rt, NULL);
+        check(b != NULL && strstr(b, "\"code\":\"null_argument\"") != NULL, "yaia_execute_borrowed(rt, NULL) is null_argument");
+        b = yaia_execute_borrowed(NULL, sum);
+        check(b != NULL && strstr(b, "\"code\":\"null_argument\"") != NULL, "yaia_execute_borrowed(NULL, ...) is null_argument");
+        b = yaia_execute_borrowed(rt, "{\"op\":\"logic\"}");
+        check(b != NULL && strstr(b, "\"at\":\"/rule\"") != NULL, "a refused request answers its envelope");
+    }
 
     /* ---- yaia_execute_n: the length is the text, NUL bytes included */
     static const char scenes_nul[] = "{\"op\":\"scenes\"}\0";

@@ -16,7 +16,7 @@ import time
 import weakref
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, AsyncIterator, Callable, Deque, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union
+from typing import Any, AsyncIterator, Callable, Deque, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Type, TypeVar, Union, cast
 
 from . import ffi
 from .errors import ServiceError, YaiaError
@@ -64,14 +64,33 @@ class _Answer(ctypes.c_char_p):
     pass
 
 
-def _logic_execute(lib: ctypes.CDLL) -> Any:
-    execute = lib.__dict__.get("_yaia_logic_execute")
-    if execute is None:
-        execute = lib["yaia_execute_n"]  # a function object of its own: its restype is ours
-        execute.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
-        execute.restype = _Answer
-        setattr(lib, "_yaia_logic_execute", execute)
-    return execute
+def _logic_execute(lib: ctypes.CDLL) -> Callable[[Any, bytes], Optional[bytes]]:
+    """A request's answer as bytes, in as few foreign calls as the library
+    allows. It takes the handle as a c_void_p and the request as bytes."""
+    if hasattr(lib, "yaia_execute_borrowed"):
+        # A function object of its own, without argtypes: ctypes then passes
+        # a c_void_p and bytes as they are, skipping a converter call for each.
+        borrowed = lib["yaia_execute_borrowed"]
+        borrowed.argtypes = None
+        borrowed.restype = ctypes.c_char_p  # copies the answer, which stays the library's
+        return cast(Callable[[Any, bytes], Optional[bytes]], borrowed)
+    execute = lib["yaia_execute_n"]
+    execute.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
+    execute.restype = _Answer
+
+    def owned(handle: Any, text: bytes) -> Optional[bytes]:
+        answer = execute(handle, text, len(text))
+        try:
+            return answer.value
+        finally:
+            lib.yaia_free(answer)
+
+    return owned
+
+
+#: Answers to logic requests that hold a constant, by their text.
+_LOGIC_CONSTANTS: Dict[bytes, Any] = {b'{"ok":true,"result":%s}' % text: value
+                                       for text, value in ((b"true", True), (b"false", False), (b"null", None))}
 
 
 class _Missing(enum.Enum):
@@ -650,6 +669,7 @@ class Runtime(_Closeable):
     ) -> None:
         lib = ffi.load_library()
         self._lib = lib
+        self._logic = _logic_execute(lib)
         data: Optional[bytes] = None
         keywords: Dict[str, Any] = {}
         if allow is not None or files is not None:
@@ -703,6 +723,7 @@ class Runtime(_Closeable):
             raise YaiaError.from_envelope(ffi.decode(text))
         ffi.take_string(lib, error.value)  # NULL on success; free it if not
         self._handle: int = handle
+        self._handle_arg = ctypes.c_void_p(handle)
         self._services: List[_HostService] = []
         self._notifier = next(_next_ctx)
         # Inspection events receive() passed over, for receive_event().
@@ -1062,20 +1083,17 @@ class Runtime(_Closeable):
         raise as :meth:`execute` raises them, before anything is sent.
         """
         try:
-            text = ('{"op":"logic","rule":' + "".join(_encode_chunks(rule, 0)) + ',"data":'
-                    + "".join(_encode_chunks(data, 0)) + "}").encode("utf-8")
+            text = ('{"op":"logic","rule":%s,"data":%s}' % ("".join(_encode_chunks(rule, 0)), "".join(_encode_chunks(data, 0)))).encode()
         except (ValueError, TypeError, RecursionError):
             ffi.encode({"op": "logic", "rule": rule, "data": data})  # raises the binding's usual error
             raise
-        lib = self._lib
-        answer = _logic_execute(lib)(self._handle, text, len(text))
-        try:
-            raw = answer.value
-        finally:
-            lib.yaia_free(answer)
+        raw = self._logic(self._handle_arg, text)
         if raw is None:
             raise YaiaError("internal", "the library returned NULL")
-        response = raw.decode("utf-8")
+        constant = _LOGIC_CONSTANTS.get(raw, _LOGIC_CONSTANTS)
+        if constant is not _LOGIC_CONSTANTS:
+            return constant
+        response = raw.decode()
         # {"ok":true,"result":VALUE}: keys come sorted, so VALUE is read in place.
         if response.startswith(_LOGIC_OK):
             value, end = _scan_value(response, len(_LOGIC_OK))
