@@ -71,7 +71,7 @@ def _logic_execute(lib: ctypes.CDLL) -> Callable[[Any, bytes], Optional[bytes]]:
         # A function object of its own, without argtypes: ctypes then passes
         # a c_void_p and bytes as they are, skipping a converter call for each.
         borrowed = lib["yaia_execute_borrowed"]
-        borrowed.argtypes = None
+        setattr(borrowed, "argtypes", None)  # None is ctypes' "no converters", which typeshed does not list
         borrowed.restype = ctypes.c_char_p  # copies the answer, which stays the library's
         return cast(Callable[[Any, bytes], Optional[bytes]], borrowed)
     execute = lib["yaia_execute_n"]
@@ -81,7 +81,8 @@ def _logic_execute(lib: ctypes.CDLL) -> Callable[[Any, bytes], Optional[bytes]]:
     def owned(handle: Any, text: bytes) -> Optional[bytes]:
         answer = execute(handle, text, len(text))
         try:
-            return answer.value
+            value: Optional[bytes] = answer.value
+            return value
         finally:
             lib.yaia_free(answer)
 
