@@ -36,7 +36,12 @@ extension Runtime {
             throw o["path"] == nil ? error.nested(under: "/scenario") : error
         }
         let name = scenario.name ?? fileName.map(Runtime.scenarioName(file:)) ?? "scenario"
-        return try run(scenario, name: name, base: base)
+        do throws(YaiaError) {
+            return try run(scenario, name: name, base: base)
+        } catch {
+            // A scene source's fault lies in the request's scenario.
+            throw o["path"] == nil && error.at?.hasPrefix("/scenes") == true ? error.nested(under: "/scenario") : error
+        }
     }
 
     /// `login.scenario.json` -> `login`.
@@ -95,45 +100,61 @@ extension Runtime {
         return .object(answer)
     }
 
-    /// Adds the scenario's scene sources to `catalog`, paths from `base`;
-    /// sources the calling runtime has loaded already are skipped. Packs
-    /// add code, as `load_plugin` does, and documents scene types, as
-    /// `register` does: each needs its grant, and its file a granted folder.
+    /// Adds the scenario's scene sources to `catalog`, paths from `base`.
+    /// A source the calling runtime has loaded already (the same file) is
+    /// skipped. Any other is confined to the granted folders, and needs the
+    /// grant of the op that would add it: a pack runs code (`load_plugin`),
+    /// a document adds a scene type (`register`).
     func loadScenarioScenes(_ paths: [String], base: String, into catalog: inout Catalog) throws(YaiaError) {
         let loaded = Set(catalog.packs.compactMap { canonicalPath($0.path) }
                          + catalog.documents.compactMap { name -> String? in
                              if case .file(let f)? = catalog[name]?.origin { return canonicalPath(f) }
                              return nil
                          })
+        func isLoaded(_ path: String) -> Bool { canonicalPath(path).map(loaded.contains) ?? false }
         var wanted: [JSON] = []
+        /// The index in `paths` of each entry of `wanted`.
+        var from: [Int] = []
         for (i, path) in paths.enumerated() {
             let at = JSONPointer.appending("/scenes", i)
-            let full = path.hasPrefix("/") ? path : (base.hasSuffix("/") ? base : base + "/") + path
+            var full = path.hasPrefix("/") ? path : (base.hasSuffix("/") ? base : base + "/") + path
+            while full.count > 1 && full.hasSuffix("/") { full.removeLast() }
+            if isLoaded(full) { continue }
             let files: [String]
             let isPack: Bool
             switch SceneSource(full) {
             case .folder(let folder):
-                files = try documentFiles(in: folder)
-                isPack = false
-            case .document(let file):
-                files = [file]
-                isPack = false
-            case .pack(let file):
-                files = [file]
-                isPack = true
+                let real = canonicalPath(folder) ?? folder
+                guard grants.directories.contains(where: { real == $0 || beneath(real, $0) }) else {
+                    throw YaiaError(.notPermitted, "\(path): the folder lies outside the directories the config grants requests", at: at)
+                }
+                (files, isPack) = (try documentFiles(in: real).filter { !isLoaded($0) }, false)
+            case .document(let file): (files, isPack) = ([try grants.confine(file, at: at)], false)
+            case .pack(let file): (files, isPack) = ([try grants.confine(file, at: at)], true)
+            }
+            guard !files.isEmpty else { continue }
+            let op = isPack ? "load_plugin" : "register"
+            guard grants.ops.contains(op) else {
+                throw YaiaError(.notPermitted, "the scenario loads \(path), which needs the \"\(op)\" grant on this runtime's requests: {\"allow\": {\"ops\": [\"\(op)\"]}}", at: at)
             }
             for file in files {
-                let real = try grants.confine(file, at: at)
-                if loaded.contains(canonicalPath(real) ?? real) { continue }
-                do throws(YaiaError) {
-                    try grants.check(op: isPack ? "load_plugin" : "register")
-                } catch {
-                    throw YaiaError(.notPermitted, "the scenario loads \(file), which needs the \"\(isPack ? "load_plugin" : "register")\" grant: " + error.message, at: at)
-                }
-                wanted.append(.string(real))
+                // A folder's files too: a link in it must not lead out of the granted folders.
+                wanted.append(.string(try grants.confine(file, at: at)))
+                from.append(i)
             }
         }
-        if !wanted.isEmpty { try catalog.load(.array(wanted), at: "/scenes") }
+        guard !wanted.isEmpty else { return }
+        do throws(YaiaError) {
+            try catalog.load(.array(wanted), at: "/scenes")
+        } catch {
+            // Point at the scenario's own entry, not at the list loaded.
+            var moved = error
+            if let at = error.at, at.hasPrefix("/scenes/"),
+               let index = Int(at.dropFirst("/scenes/".count).prefix { $0 != "/" }), index < from.count {
+                moved.at = JSONPointer.appending("/scenes", from[index])
+            }
+            throw moved
+        }
     }
 }
 
@@ -202,7 +223,6 @@ struct ScenarioRun {
         var effects: [Emitted] = []
         var routes: [JSON] = []
         var errors: [String] = []
-        var reduced: Set<Int64> = []
     }
 
     mutating func run() -> ScenarioFailure? {
@@ -275,7 +295,6 @@ struct ScenarioRun {
 
     /// Keeps what an update emitted.
     mutating func collect(_ update: JSON, into outcomes: inout Outcomes) {
-        if let id = update["scene"]?.int64Value { outcomes.reduced.insert(id) }
         for e in update["effects"]?.arrayValue ?? [] {
             guard let id = e["id"]?.int64Value else { continue }
             let request = scratch.lock.withLock { scratch.state.effects[id]?.effect.json }
