@@ -175,15 +175,22 @@ struct ScenarioFailure {
     var label: String
     var parts: [(message: String, differences: [ScenarioDiff.Difference], notes: [String])]
 
+    /// At most `ScenarioDiff.maxDifferences` differences are reported, in the answer and in the text.
     var json: JSON {
         let message = parts.map(\.message).joined(separator: "; ")
+        var left = ScenarioDiff.maxDifferences
         var text = "step \(step) (\(label)): "
         text += parts.map { part in
-            part.message + (part.differences.isEmpty && part.notes.isEmpty ? "" : ":")
-                + part.differences.map { "\n  " + $0.line }.joined() + part.notes.map { "\n  " + $0 }.joined()
+            let shown = part.differences.prefix(left)
+            left -= shown.count
+            let dropped = part.differences.count - shown.count
+            return part.message + (part.differences.isEmpty && part.notes.isEmpty ? "" : ":")
+                + shown.map { "\n  " + $0.line }.joined() + (dropped > 0 ? "\n  … and \(dropped) more" : "")
+                + part.notes.map { "\n  " + $0 }.joined()
         }.joined(separator: "\n")
+        let differences = parts.flatMap(\.differences).prefix(ScenarioDiff.maxDifferences)
         return ["step": .int(Int64(step)), "label": .string(label), "message": .string(message),
-                "differences": .array(parts.flatMap(\.differences).map(\.json)), "text": .string(text)]
+                "differences": .array(differences.map(\.json)), "text": .string(text)]
     }
 }
 
@@ -244,7 +251,12 @@ struct ScenarioRun {
         }
         return ScenarioFailure(step: scenario.steps.count + 1, label: "end",
                                parts: [("\(stuck.count) effect\(stuck.count == 1 ? " is" : "s are") still in flight ("
-                                        + stuck.map(\.name).joined(separator: ", ") + "): resolve \(them), or have the scene cancel \(them)", differences, [])])
+                                        + ScenarioRun.names(stuck) + "): resolve \(them), or have the scene cancel \(them)", differences, [])])
+    }
+
+    /// `#1 auth.login, #2 store.get`, the first ten.
+    static func names(_ effects: [Emitted]) -> String {
+        effects.prefix(10).map(\.name).joined(separator: ", ") + (effects.count > 10 ? ", …" : "")
     }
 
     /// Opens the scene or starts the flow.
@@ -330,14 +342,13 @@ struct ScenarioRun {
             if let i = emitted.firstIndex(where: { !$0.settled && live[$0.id] != nil && $0.request["service"]?.stringValue == service && $0.request["op"]?.stringValue == op }) {
                 return .success(i)
             }
-            let flying = inFlight().map(\.name)
-            return .failure(StepProblem("no \(service).\(op) effect is in flight" + (flying.isEmpty ? " (none is)" : " (in flight: " + flying.joined(separator: ", ") + ")")))
+            let flying = inFlight()
+            return .failure(StepProblem("no \(service).\(op) effect is in flight" + (flying.isEmpty ? " (none is)" : " (in flight: " + ScenarioRun.names(flying) + ")")))
         }
     }
 
     typealias Part = (message: String, differences: [ScenarioDiff.Difference], notes: [String])
 
-    /// Runs one step; the parts of its failure, or nil when it passed.
     /// What a step's input did.
     struct Applied {
         /// The scene whose state the step is about.
@@ -491,7 +502,7 @@ struct ScenarioRun {
                 }
             }
             if !differences.isEmpty {
-                let said = outcomes.effects.isEmpty ? "no effect was emitted" : "emitted: " + outcomes.effects.map(\.name).joined(separator: ", ")
+                let said = outcomes.effects.isEmpty ? "no effect was emitted" : "emitted: " + ScenarioRun.names(outcomes.effects)
                 parts.append(("the effects are not the expected ones (\(said))", differences, []))
             }
         } else {
@@ -536,7 +547,7 @@ struct ScenarioRun {
             if !stuck.isEmpty {
                 let differences = stuck.enumerated().map { (i, e) in ScenarioDiff.Difference(pointer: "/inFlight/\(i)", expected: nil, actual: e.request) }
                 parts.append(("\(stuck.count) effect\(stuck.count == 1 ? " is" : "s are") in flight ("
-                              + stuck.map(\.name).joined(separator: ", ") + "); none was expected", differences, []))
+                              + ScenarioRun.names(stuck) + "); none was expected", differences, []))
             }
         }
         return parts
