@@ -34,7 +34,7 @@ struct ScenarioReadingTests {
                                          "advance 1.5", "perform store.get", "expect", "send x"])
         #expect(s.steps[0].expect?.state == ["email": "a@b.c"])
         #expect(s.steps[1].exhaustive == false)
-        #expect(s.steps[6].expectError?.code == "bad_payload" && s.steps[6].expectError?.at == "/payload" && s.steps[6].expectError?.message == nil)
+        #expect(s.steps[6].expectError == Scenario.Refusal(code: "bad_payload", at: "/payload"))
     }
 
     @Test("writing a scenario and reading it back gives the same scenario")
