@@ -433,3 +433,20 @@ def test_a_broken_journal_is_bad_journal(rt: yaia.Runtime, tmp_path: Path) -> No
     with pytest.raises(yaia.YaiaError) as info:
         rt.execute({"op": "scenario_from_journal", "path": str(path)})
     assert info.value.code == "bad_journal"
+
+
+def test_a_rewound_journal_gives_the_scene_a_second_scenario(examples_pack: str, tmp_path: Path) -> None:
+    journal = tmp_path / "rewound.jsonl"
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as rt:
+        scene = rt.open("example/login")
+        rt.execute({"op": "journal", "start": str(journal)})
+        scene.send("emailChanged", "a@b.c")
+        scene.send("passwordChanged", "x")
+        rt.execute({"op": "rewind", "to": 1})
+        scene.send("passwordChanged", "y")
+        rt.execute({"op": "journal", "stop": True})
+        first, second = rt.execute({"op": "scenario_from_journal", "path": str(journal)})["scenarios"]
+        assert (first["name"], second["name"]) == ("example/login (scene 1)", "example/login (scene 1) #2")
+        assert second["state"]["email"] == "a@b.c" and second["state"]["password"] == ""
+        assert second["steps"] == [{"send": "passwordChanged", "payload": "y", "expect": {"state": {"password": "y"}}}]
+        assert run(rt, first)["passed"] and run(rt, second)["passed"]
