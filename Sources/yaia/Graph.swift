@@ -1,0 +1,4 @@
+import ArgumentParser
+struct GraphCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "graph")
+}

@@ -1,0 +1,4 @@
+import ArgumentParser
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "replay")
+}

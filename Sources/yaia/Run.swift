@@ -1,0 +1,4 @@
+import ArgumentParser
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run")
+}

@@ -1,0 +1,4 @@
+import ArgumentParser
+struct TestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "test")
+}
