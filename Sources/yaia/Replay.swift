@@ -46,7 +46,7 @@ struct ReplayCommand: ParsableCommand {
     }
 
     func writeScenarios(_ path: String, to out: String) throws {
-        let runtime = try host.host(ops: ["scenario_from_journal", "replay"], files: [folder(of: path)])
+        let runtime = try host.host(ops: ["scenario_from_journal"], files: [folder(of: path)])
         let answer = runtime.execute(["op": "scenario_from_journal", "path": .string(path)])
         guard answer["ok"] == true, let scenarios = answer["scenarios"]?.arrayValue else {
             throw CommandError.failure("scenario_from_journal: " + errorLine(answer))

@@ -55,7 +55,7 @@ struct TestCommand: ParsableCommand {
         }
         guard !files.isEmpty else { throw CommandError.usage("no scenario files (*.scenario.json) in " + paths.joined(separator: ", ")) }
         let absolute = files.map { realPath($0) ?? $0 }
-        let runtime = try host.host(ops: ["scenario"], files: Array(Set(absolute.map(folder(of:)))).sorted())
+        let runtime = try host.host(files: Array(Set(absolute.map(folder(of:)))).sorted())
         var passed = 0, failed = 0
         for (shown, path) in zip(files, absolute) {
             let answer = runtime.execute(["op": "scenario", "path": .string(path)])
@@ -83,7 +83,7 @@ struct TestCommand: ParsableCommand {
 
     func simulate(runs: Int) throws {
         let target = Target(paths[0])
-        let runtime = try host.host(scenes: target.scenes, ops: ["simulate"])
+        let runtime = try host.host(scenes: target.scenes)
         let scene = try target.scene(in: runtime, chosen: nil)
         var request: JSONObject = ["op": "simulate", "scene": .string(scene), "runs": .int(Int64(runs)), "seed": .int(Int64(seed))]
         if let steps { request["steps"] = .int(Int64(steps)) }
