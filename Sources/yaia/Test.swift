@@ -62,7 +62,8 @@ struct TestCommand: ParsableCommand {
             let name = answer["name"]?.stringValue.map { " (\($0))" } ?? ""
             if answer["ok"] == true && answer["passed"] == true {
                 passed += 1
-                Out.stdout("PASS \(shown)\(name), \(answer["steps"]?.text ?? "?") steps\n")
+                let steps = answer["steps"]?.text ?? "?"
+                Out.stdout("PASS \(shown)\(name), \(steps) step\(steps == "1" ? "" : "s")\n")
                 continue
             }
             failed += 1
@@ -71,9 +72,15 @@ struct TestCommand: ParsableCommand {
                 let failure = answer["failure"] ?? .null
                 Out.stdout(indented(failure["text"]?.stringValue ?? failure.text))
             } else {
-                Out.stdout(indented(errorLine(answer)))
-                for problem in answer["error"]?["problems"]?.arrayValue ?? answer["problems"]?.arrayValue ?? [] {
-                    Out.stdout(indented("\(problem["at"]?.stringValue ?? "/"): \(problem["message"]?.stringValue ?? problem.text)", by: "    "))
+                let problems = answer["error"]?["problems"]?.arrayValue ?? answer["problems"]?.arrayValue ?? []
+                guard !problems.isEmpty else {
+                    Out.stdout(indented(errorLine(answer)))
+                    continue
+                }
+                Out.stdout("  \(answer["error"]?["code"]?.stringValue ?? "bad_scenario"): \(problems.count) problem\(problems.count == 1 ? "" : "s")\n")
+                for problem in problems {
+                    let at = problem["at"]?.stringValue ?? ""
+                    Out.stdout("    \(at.isEmpty ? "/" : at): \(problem["message"]?.stringValue ?? problem.text)\n")
                 }
             }
         }
@@ -97,7 +104,7 @@ struct TestCommand: ParsableCommand {
         if let invariant = answer["invariant"]?.stringValue { text += ", invariant \(invariant)" }
         text += "\n" + indented(answer["message"]?.stringValue ?? "")
         guard var scenario = answer["scenario"]?.objectValue else {
-            Out.stdout(text + "1 passed, 1 failed\n".dropFirst(9))
+            Out.stdout(text + "0 passed, 1 failed\n")
             throw ExitCode(1)
         }
         // The scenario names where its scene comes from, relative to its own file.
@@ -107,7 +114,8 @@ struct TestCommand: ParsableCommand {
         let file = JSON.object(scenario).pretty() + "\n"
         if let out {
             try writeFile(out, file)
-            text += "  the shrunk scenario (\((scenario["steps"]?.arrayValue?.count).map(String.init) ?? "?") steps) is in \(out): yaia test \(shellQuoted(out))\n"
+            let steps = scenario["steps"]?.arrayValue?.count ?? 0
+            text += "  the shrunk scenario (\(steps) step\(steps == 1 ? "" : "s")) is in \(out): yaia test \(shellQuoted(out))\n"
         } else {
             text += "  the shrunk scenario:\n" + file
         }
