@@ -544,7 +544,8 @@ public enum ScenarioDiff {
             }
             return .object(o)
         case .array(var a):
-            if token == "-" && rest.isEmpty {
+            // "-", or the index one past the end, appends (as a JSON Patch add does).
+            if rest.isEmpty && (token == "-" || token == String(a.count)) {
                 a.append(value)
                 return .array(a)
             }

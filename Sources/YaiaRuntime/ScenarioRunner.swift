@@ -454,7 +454,7 @@ struct ScenarioRun {
                 }
             }
         } else if expect.state != nil {
-            parts.append(("the scene closed: its state cannot be read", [], []))
+            parts.append(("the scene closed (a route of its own popped or dismissed it): its state cannot be read; state no \"state\" for this step", [], []))
         }
 
         // Effects: in exhaustive mode every one emitted, in order.
