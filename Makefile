@@ -308,7 +308,9 @@ test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/te
 	$(CBIN)/test_flows
 	$(CBIN)/test_files
 
+# The example scenes' scenario files run through the `yaia` command first.
 test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
+	$(CLI) test Examples/scenarios $(NOTES_DOCS)/scenarios
 	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
 
 # ---------------------------------------------------------------- JSON Logic
