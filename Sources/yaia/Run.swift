@@ -147,6 +147,8 @@ struct RunSession {
     var flow: Int64 = 0
     var top = ""
     var actions = ActionList()
+    /// A service performs an effect the last line emitted: its answer is awaited a moment.
+    var running = false
 
     init(runtime: Host) { self.runtime = runtime }
 
@@ -178,8 +180,9 @@ struct RunSession {
         while let line = editor.readLine(prompt: "\(top)> ") {
             let trimmed = line.trimmingSpaces()
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            running = false
             if !handle(trimmed) { break }
-            drain(waiting: 0)
+            drain(waiting: running ? 2 : 0)
         }
     }
 
@@ -260,6 +263,7 @@ struct RunSession {
         for effect in answer["effects"]?.arrayValue ?? [] {
             let id = effect["id"]?.text ?? "?"
             let status = effect["status"]?.stringValue ?? ""
+            if status == "running" { running = true }
             text += "effect #\(id) \(effect["service"]?.stringValue ?? "?").\(effect["op"]?.stringValue ?? "?") "
                 + (effect["args"] ?? .null).text + " (\(status)" + (status == "pending" ? ": :resolve \(id) JSON or :fail \(id) JSON)" : ")") + "\n"
         }
@@ -287,6 +291,7 @@ struct RunSession {
     mutating func drain(waiting seconds: Double) {
         var wait = seconds
         while let event = runtime.receive(wait) {
+            running = false
             wait = 0
             guard let json = parseJSON(event) else { continue }
             Out.stdout("event" + (json["effect"].map { " (effect #\($0.text))" } ?? "") + ":\n")
@@ -295,6 +300,7 @@ struct RunSession {
                 continue
             }
             show(json)
+            wait = running ? 2 : 0
         }
     }
 

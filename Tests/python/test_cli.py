@@ -429,6 +429,16 @@ def test_run_shows_the_view_model_and_sends_actions(cli: str) -> None:
     assert out.rstrip().splitlines()[-1].startswith("  user: ")
 
 
+def test_run_with_a_service_plugin_shows_what_it_answers(cli: str, auth_so: str) -> None:
+    script = 'emailChanged "a@b.c"\npasswordChanged "hunter2"\nsubmit\n'
+    done = run(cli, "run", str(NOTES_DOCS), "--scene", "notes/login", "--plugin", auth_so, stdin=script)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert 'effect #1 auth.login {"email":"a@b.c","password":"hunter2"} (running)' in out
+    assert 'event (effect #1):\nroute push notes/list {"user":{"email":"a@b.c"}}\nstack: notes/login > notes/list\n' in out
+    assert '(scene 2, seq 0) view:\n  canCreate: false\n' in out
+
+
 def test_run_takes_a_scene_name_and_a_pack(cli: str, examples_pack: str) -> None:
     done = run(cli, "run", "--scenes", examples_pack, "example/login", "--args", '{"email": "x@y.z"}', stdin=":view\n:quit\nsubmit\n")
     assert done.returncode == 0, done.stderr
