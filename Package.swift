@@ -82,7 +82,10 @@ let package = Package(
         .executableTarget(
             name: "YaiaCLI",
             dependencies: ["YaiaABI", "CYaia", "YaiaCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Sources/yaia"
+            path: "Sources/yaia",
+            // The static Foundation that ArgumentParser brings calls mktemp, which
+            // gold warns of at every link; lld, the toolchain's, does not.
+            linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
         ),
         // JSON Logic in the engine, timed by `make bench`.
         .executableTarget(name: "YaiaBenchLogic", dependencies: ["YaiaCore", "YaiaRuntime"], path: "Benchmarks/logic"),

@@ -57,16 +57,6 @@ func writeFile(_ path: String, _ text: String) throws(CommandError) {
     Out.write(fd, text)
 }
 
-/// A file's JSON, or a usage error naming the file.
-func readJSON(_ path: String) throws(CommandError) -> JSON {
-    guard kind(of: path) == .file, let text = readAll(path) else { throw .usage("cannot read \(path)") }
-    do {
-        return try JSONParser.parse(text)
-    } catch {
-        throw .failure("\(path) is not JSON: \(error.message)")
-    }
-}
-
 func parseJSON(_ text: String) -> JSON? { try? JSONParser.parse(text) }
 
 /// The folder a path is in.
