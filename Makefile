@@ -310,7 +310,7 @@ test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/te
 
 # The example scenes' scenario files run through the `yaia` command first.
 test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
-	$(CLI) test Examples/scenarios $(NOTES_DOCS)/scenarios
+	$(CLI) test Examples/scenarios $(NOTES_DOCS)/scenarios $(NOTES)/scenarios
 	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
 
 # ---------------------------------------------------------------- JSON Logic
