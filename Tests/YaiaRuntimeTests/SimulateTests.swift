@@ -1,8 +1,10 @@
+import CYaiaScene
 import Foundation
 import Testing
 import YaiaCore
 import YaiaExamples
-import YaiaRuntime
+@testable import YaiaKit
+@testable import YaiaRuntime
 
 // The simulate op: random runs of a document scene, invariants checked
 // after every step, a failure shrunk to a short scenario.
@@ -124,5 +126,93 @@ func simulate(_ runtime: Runtime, _ scene: String, runs: Int = 100, seed: Int = 
         // A Swift scene that declares none breaks none.
         let login = try #require(try runtime.open("example/login")["scene"]?.int64Value)
         #expect(try runtime.failingInvariants(scene: login, args: nil).isEmpty)
+    }
+}
+
+/// A Swift scene with invariants, for the pack boundary.
+struct BoundedCounter: SceneState {
+    enum Act: SceneAction {
+        case add(Int64)
+        init(_ action: Action) throws(YaiaError) {
+            guard action.type == "add" else { throw action.unknown }
+            guard let n = action.payload?.int64Value else { throw YaiaError(.badPayload, "add takes a whole number", at: "/payload") }
+            self = .add(n)
+        }
+    }
+
+    static let name = "test/bounded"
+    static var invariants: [Invariant<BoundedCounter>] {
+        [Invariant("nonNegative") { $0.n >= 0 }, Invariant("belowTen") { $0.n < 10 }]
+    }
+
+    var n: Int64 = 0
+    init(args: JSON) {}
+    init(json: JSON) throws(YaiaError) {
+        guard let n = json["n"]?.int64Value else { throw YaiaError(.badState, "a bounded counter's state is {\"n\": N}") }
+        self.n = n
+    }
+    mutating func reduce(_ action: Act) -> [Command] {
+        if case .add(let k) = action { n &+= k }
+        return []
+    }
+
+    var json: JSON { ["n": .int(n)] }
+    var viewModel: JSON { json }
+}
+
+/// Where `make test-packs` puts the C test packs.
+let testPackFolder = ProcessInfo.processInfo.environment["YAIA_TEST_PACK_DIR"]
+    ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/yaia/test-packs").path
+
+@Suite struct PackInvariantTests {
+    func runtime(_ types: [SceneType]) throws -> Runtime {
+        let descriptor = ScenePack.makeDescriptor(name: "bounded", version: nil, types: types, documents: [],
+                                                  write: try #require(hostTable.pointee.write))
+        var catalog = Catalog()
+        try catalog.add(try checkPack(UnsafePointer(descriptor), path: "(in process)", shownAs: "bounded"))
+        return Runtime(catalog: catalog, workers: 1)
+    }
+
+    @Test func aSwiftPackScenesInvariantsCrossThePackBoundary() throws {
+        let rt = try runtime([SceneType(BoundedCounter.self), SceneType(LoginState.self)])
+        defer { rt.shutDown() }
+        #expect(rt.catalog["test/bounded"]?.hasInvariants == true)
+        #expect(rt.catalog["example/login"]?.hasInvariants == false)
+        let id = try #require(try rt.open("test/bounded")["scene"]?.int64Value)
+        #expect(try rt.failingInvariants(scene: id, args: nil).isEmpty)
+        _ = try rt.send(scene: id, action: Action("add", payload: -20))
+        let failures = try rt.failingInvariants(scene: id, args: nil)
+        #expect(failures.map(\.name) == ["nonNegative"])
+        #expect(failures.first?.message == "the invariant \"nonNegative\" of test/bounded does not hold")
+        _ = try rt.send(scene: id, action: Action("add", payload: 35))
+        #expect(try rt.failingInvariants(scene: id, args: nil).map(\.name) == ["belowTen"])
+        let login = try #require(try rt.open("example/login")["scene"]?.int64Value)
+        #expect(try rt.failingInvariants(scene: login, args: nil).isEmpty)
+        // Declared, but not simulatable: the actions' payloads are not.
+        #expect(envelopeError(rt.execute(["op": "simulate", "scene": "test/bounded"]))?["code"] == "not_simulatable")
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: testPackFolder + "/counter.so"), "make test-packs builds the C test packs"))
+    func aCPackScenesInvariantsAndAnOlderSceneTypeWithout() throws {
+        var catalog = Catalog()
+        try catalog.add(try loadScenePack(path: testPackFolder + "/counter.so"))
+        let rt = Runtime(catalog: catalog, workers: 1)
+        defer { rt.shutDown() }
+        #expect(rt.catalog["test/counter"]?.hasInvariants == true)
+        let id = try #require(try rt.open("test/counter")["scene"]?.int64Value)
+        #expect(try rt.failingInvariants(scene: id, args: nil).isEmpty)
+        _ = try rt.send(scene: id, action: Action("add", payload: 1500))
+        #expect(try rt.failingInvariants(scene: id, args: nil).map(\.name) == ["belowThousand"])
+
+        // Built before the invariants field: it loads, and declares none.
+        var older = Catalog()
+        try older.add(try loadScenePack(path: testPackFolder + "/old_type.so"))
+        #expect(older["test/counter"]?.hasInvariants == false)
+        let old = Runtime(catalog: older, workers: 1)
+        defer { old.shutDown() }
+        let oldID = try #require(try old.open("test/counter")["scene"]?.int64Value)
+        _ = try old.send(scene: oldID, action: Action("add", payload: 1500))
+        #expect(try old.failingInvariants(scene: oldID, args: nil).isEmpty)
     }
 }
