@@ -25,7 +25,7 @@ extension Runtime {
     /// The `simulate` request (docs/simulation.md).
     func simulate(_ o: JSONObject) throws(YaiaError) -> JSON {
         let request = try SimulationRequest(o, catalog: try simulationCatalog(o), limits: limits)
-        return request.run()
+        return try request.run()
     }
 
     /// The calling runtime's scene types and the request's `scenes` (paths
@@ -248,7 +248,7 @@ struct SimulationRequest {
 
     func session() -> SimulatedSession { SimulatedSession(catalog: catalog, scene: scene, args: args, env: env, limits: limits) }
 
-    func run() -> JSON {
+    func run() throws(YaiaError) -> JSON {
         var rng = SplitMix64(seed: seed)
         let invariants = JSON.array(document.document.invariantNames.map(JSON.string))
         for run in 1...runs {
@@ -257,7 +257,8 @@ struct SimulationRequest {
                 guard let f = try explore(&rng) else { continue }
                 found = f
             } catch {
-                return error.envelope()
+                // The scene locates faults within its arguments.
+                throw error.code == .badArgs ? error.nested(under: "/args") : error
             }
             var shrinker = Shrinker<SimulatedStep>(budget: Self.shrinkBudget)
             let shrunk = shrinker.shrink(found.steps, simpler: \.simpler) { replay($0, breaking: found.failure.name) }
