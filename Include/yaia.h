@@ -75,7 +75,8 @@
 ** used as given. Requests (yaia_execute() and the functions that wrap a
 ** request) are the ordinary path, for text a host may forward from a web
 ** page, a socket or a file. On that path the privileged ops -- bind,
-** load_plugin, perform, journal, replay, snapshot, restore, rewind -- are
+** load_plugin, perform, journal, replay, snapshot, restore, rewind,
+** register, scenario_from_journal -- are
 ** refused with "not_permitted" (at "/op", changing nothing) unless the
 ** config grants them:
 **
@@ -83,7 +84,8 @@
 **               "files": [DIR, ...]}
 **
 ** Every file a request names (load_plugin's path, journal's start, replay's
-** journal, bind's library when it is a path rather than a soname) must also
+** journal, bind's library when it is a path rather than a soname, a
+** scenario's path and the scenes it loads) must also
 ** lie beneath one of the "files" directories once
 ** symbolic links are resolved; with none granted, no request names a file.
 ** Whatever a runtime grants, a bound C function runs with the process's
@@ -145,6 +147,17 @@
 **   {"op": "inspect", "on": BOOL}                     action/effect/route/flow events
 ** Scene documents (docs/scene-documents.md); privileged:
 **   {"op": "register", "document": {...}}             add a scene document's type
+** Scenario files (docs/scenarios.md):
+**   {"op": "scenario", "scenario": {...}, "base": DIR?}  run a scenario in a runtime of
+**   {"op": "scenario", "path": FILE}                  its own (no services, manual clock):
+**                                                     {"ok":true,"name","passed","steps",
+**                                                     "failure"?: {"step","label","message",
+**                                                     "differences","text"}}; ordinary, but
+**                                                     a path, the scenes it loads (load_plugin,
+**                                                     register) and perform steps need grants
+**   {"op": "scenario_from_journal", "path": FILE}     a journal as scenarios, one per scene
+**                                                     opened: {"ok":true,"scenarios":[...]};
+**                                                     privileged
 **
 ** An ACTION is a Flux Standard Action: {"type": NAME, "payload": ANY,
 ** "error": BOOL, "meta": ANY}; only "type" is required. An EFFECT is
@@ -221,6 +234,9 @@
 **                       or with problems; "problems" lists every one as
 **                       {"code", "message", "at"} (docs/scene-documents.md)
 **   scene_pack_error    a pack's scene answered with something unreadable
+**   bad_scenario        a scenario file that cannot be run: not JSON, or with
+**                       problems; "problems" lists every one as
+**                       {"code", "message", "at"} (docs/scenarios.md)
 **   not_permitted       a privileged op the config does not grant, or a file
 **                       outside the granted directories (see SECURITY)
 **   limit_exceeded      a limit was reached; "limit" names it (see SECURITY)
