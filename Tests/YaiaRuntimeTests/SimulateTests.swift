@@ -216,3 +216,34 @@ let testPackFolder = ProcessInfo.processInfo.environment["YAIA_TEST_PACK_DIR"]
         #expect(try old.failingInvariants(scene: oldID, args: nil).isEmpty)
     }
 }
+
+@Suite struct SimulatedScenarioTests {
+    @Test func theShrunkScenarioFailsWhenTheScenarioOpRunsIt() throws {
+        let runtime = try simulationRuntime()
+        defer { runtime.shutDown() }
+        for scene in ["sim/cart", "sim/fetcher"] {
+            let found = simulate(runtime, scene, seed: 5)
+            let scenario = try #require(found["scenario"])
+            let steps = try #require(scenario["steps"]?.arrayValue)
+            let answer = runtime.execute(["op": "scenario", "scenario": scenario])
+            #expect(answer["ok"] == true, "\(answer)")
+            #expect(answer["passed"] == false)
+            // The last step fails, for the invariant the simulator found broken.
+            #expect(answer["failure"]?["step"] == .int(Int64(steps.count)))
+            #expect(answer["failure"]?["message"] == found["message"])
+            // Without its last step, it passes.
+            guard case .object(var shorter) = scenario else { continue }
+            shorter["steps"] = .array(Array(steps.dropLast()))
+            #expect(runtime.execute(["op": "scenario", "scenario": .object(shorter)])["passed"] == true)
+        }
+    }
+
+    @Test func aScenarioFailsWhenTheSceneOpensBreakingAnInvariant() throws {
+        let runtime = try simulationRuntime()
+        defer { runtime.shutDown() }
+        let answer = runtime.execute(["op": "scenario", "scenario": ["yaia": 1, "scene": "sim/safe", "args": ["cap": -1], "steps": []]])
+        #expect(answer["passed"] == false)
+        #expect(answer["failure"]?["step"] == 0)
+        #expect(answer["failure"]?["message"] == "the invariant \"withinCap\" of sim/safe does not hold")
+    }
+}
