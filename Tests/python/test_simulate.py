@@ -111,3 +111,14 @@ def test_a_swift_scene_is_not_simulatable(examples_pack: str) -> None:
         with pytest.raises(yaia.YaiaError) as e:
             runtime.execute({"op": "simulate", "scene": "example/login"})
         assert e.value.code == "not_simulatable"
+
+
+@pytest.mark.parametrize("scene", ["sim/cart", "sim/fetcher"])
+def test_the_shrunk_scenario_fails_when_run(rt: yaia.Runtime, scene: str) -> None:
+    found = simulate(rt, scene, seed=21)
+    scenario = found["scenario"]
+    answer = rt.execute({"op": "scenario", "scenario": scenario})
+    assert answer["passed"] is False
+    assert answer["failure"]["step"] == len(scenario["steps"]) <= 5
+    assert answer["failure"]["message"] == found["message"]
+    assert found["invariant"] in answer["failure"]["text"]
