@@ -28,35 +28,21 @@ extension Runtime {
         return try request.run()
     }
 
-    /// The calling runtime's scene types and the request's `scenes` (paths
-    /// relative to `base`, each inside the granted directories).
+    /// The calling runtime's scene types and the request's `scenes`, loaded
+    /// as a scenario's are (paths from `base`, with the same grants).
     private func simulationCatalog(_ o: JSONObject) throws(YaiaError) -> Catalog {
         var catalog = self.catalog
         guard let list = o["scenes"] else { return catalog }
-        guard case .array(let items) = list else {
+        guard case .array(let items) = list, case let paths = items.compactMap(\.stringValue), paths.count == items.count,
+              !paths.contains("") else {
             throw YaiaError(.badRequest, "\"scenes\" is a list of paths: scene packs, documents or folders of them", at: "/scenes")
         }
-        var base: String?
+        var base = "."
         if let b = o["base"] {
-            guard case .string(let s) = b, !s.isEmpty else { throw YaiaError(.badRequest, "\"base\" is a folder's path", at: "/base") }
-            base = s
+            guard case .string(let folder) = b, !folder.isEmpty else { throw YaiaError(.badRequest, "\"base\" is a folder's path", at: "/base") }
+            base = folder
         }
-        var paths: [JSON] = []
-        for (i, item) in items.enumerated() {
-            let at = JSONPointer.appending("/scenes", i)
-            guard case .string(var path) = item, !path.isEmpty else { throw YaiaError(.badRequest, "a \"scenes\" entry is a path", at: at) }
-            if let base, !path.hasPrefix("/") { path = (base.hasSuffix("/") ? base : base + "/") + path }
-            let folder = path.hasSuffix("/")
-            var confined = try grants.confine(folder ? String(path.dropLast()) : path, at: at)
-            if folder { confined += "/" }
-            paths.append(.string(confined))
-        }
-        do throws(YaiaError) {
-            try catalog.load(.array(paths), at: "/scenes")
-        } catch {
-            if error.code == .badConfig { throw YaiaError(.badRequest, error.message, at: error.at) }
-            throw error
-        }
+        try loadScenarioScenes(paths, base: base, into: &catalog)
         return catalog
     }
 }

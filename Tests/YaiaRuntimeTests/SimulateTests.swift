@@ -102,7 +102,7 @@ func simulate(_ runtime: Runtime, _ scene: String, runs: Int = 100, seed: Int = 
     }
 
     @Test func theRequestsScenesAreLoadedFromBase() throws {
-        let runtime = Runtime(catalog: SceneCatalog(Examples.sceneTypes), grants: Grants(directories: [simulationFolder]))
+        let runtime = Runtime(catalog: SceneCatalog(Examples.sceneTypes), grants: Grants(ops: ["register"], directories: [simulationFolder]))
         defer { runtime.shutDown() }
         let answer = runtime.execute(["op": "simulate", "scene": "sim/cart", "scenes": ["cart.json"], "base": .string(simulationFolder),
                                       "runs": 50, "seed": 3])

@@ -79,14 +79,16 @@ def test_the_same_seed_gives_the_same_answer(rt: yaia.Runtime) -> None:
 
 def test_scenes_from_the_request(tmp_path: Path) -> None:
     (tmp_path / "cart.json").write_text((SCENES / "cart.json").read_text())
-    with yaia.Runtime(files=[str(tmp_path)]) as runtime:
+    with yaia.Runtime(allow=["register"], files=[str(tmp_path)]) as runtime:
         answer = runtime.execute({"op": "simulate", "scene": "sim/cart", "scenes": ["cart.json"], "base": str(tmp_path)})
         assert answer["invariant"] == "totalNonNegative"
         assert answer["scenario"]["scenes"] == ["cart.json"]
-    with yaia.Runtime() as bare:
-        with pytest.raises(yaia.YaiaError) as refused:
-            bare.execute({"op": "simulate", "scene": "sim/cart", "scenes": ["cart.json"], "base": str(tmp_path)})
-        assert refused.value.code == "not_permitted"
+    # A document adds a scene type, as register does: it needs that grant, and its file a granted folder.
+    for grants in ({}, {"files": [str(tmp_path)]}, {"allow": ["register"]}):
+        with yaia.Runtime(**grants) as bare:
+            with pytest.raises(yaia.YaiaError) as refused:
+                bare.execute({"op": "simulate", "scene": "sim/cart", "scenes": ["cart.json"], "base": str(tmp_path)})
+            assert refused.value.code == "not_permitted"
 
 
 @pytest.mark.parametrize(
