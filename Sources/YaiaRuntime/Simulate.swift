@@ -107,6 +107,24 @@ struct SimulatedInterface {
         sendable = all.filter { !receivers.contains($0.name) }
         if sendable.isEmpty { sendable = all }
     }
+
+    /// The request's `actions`: each action type's payload schema, or null
+    /// for an action without one. Every one is sent.
+    init(actions json: JSON) throws(YaiaError) {
+        guard case .object(let o) = json, !o.isEmpty else {
+            throw YaiaError(.badRequest, "\"actions\" maps each action type to its payload's JSON Schema (null: no payload)", at: "/actions")
+        }
+        for (name, schema) in o {
+            switch schema {
+            case .null: actions[name] = ActionShape(name: name, payload: nil, payloadRequired: false)
+            case .object, .bool: actions[name] = ActionShape(name: name, payload: schema, payloadRequired: true)
+            default:
+                throw YaiaError(.badRequest, "the payload of \"\(name)\" is declared by a JSON Schema (an object) or null for none",
+                                at: JSONPointer.appending("/actions", name))
+            }
+            if let shape = actions[name] { sendable.append(shape) }
+        }
+    }
 }
 
 /// One internal runtime running one sequence: no services (every effect
@@ -174,10 +192,13 @@ final class SimulatedSession {
 struct SimulationRequest {
     let catalog: Catalog
     let scene: String
-    let document: DocumentScene
+    /// The invariants checked, when the scene can name them all (a document).
+    let invariantNames: [String]?
     let interface: SimulatedInterface
     let runs: Int
     let seed: UInt64
+    /// The seed as the request gave it, for the answer.
+    let givenSeed: JSON
     let steps: Int
     let args: JSON
     let env: JSONObject
@@ -199,9 +220,15 @@ struct SimulationRequest {
         guard let entry = catalog[scene] else {
             throw YaiaError(.unknownScene, "no scene type named \"\(scene)\"" + Suggestion.hint(scene, among: catalog.names), at: "/scene")
         }
-        guard let document = entry.document else {
-            throw YaiaError(.notSimulatable, "\(scene) is a Swift scene (\(entry.definedBy)): its actions' payloads are not declared, so only scene documents can be simulated", at: "/scene")
+        if let actions = o["actions"] {
+            interface = try SimulatedInterface(actions: actions)
+        } else if let document = entry.document {
+            interface = SimulatedInterface(schema: document.document.schema)
+        } else {
+            throw YaiaError(.notSimulatable, "\(scene) is a Swift scene (\(entry.definedBy)) whose actions' payloads are not declared: "
+                            + "give them as \"actions\": {TYPE: PAYLOAD_SCHEMA|null, ...}", at: "/scene")
         }
+        invariantNames = entry.document?.document.invariantNames
         func count(_ key: String, _ fallback: Int, _ max: Int) throws(YaiaError) -> Int {
             guard o[key] != nil else { return fallback }
             let n = try o.integer(key, code: .badRequest)
@@ -210,6 +237,7 @@ struct SimulationRequest {
         }
         runs = try count("runs", 100, Self.maxRuns)
         steps = try count("steps", 20, Self.maxSteps)
+        givenSeed = o["seed"] ?? 0
         switch o["seed"] {
         case nil: seed = 0
         case .int(let i)?: seed = UInt64(bitPattern: i)
@@ -227,16 +255,15 @@ struct SimulationRequest {
         }
         scenes = o["scenes"]
         self.catalog = catalog
-        self.document = document
         self.limits = limits
-        interface = SimulatedInterface(schema: document.document.schema)
     }
 
     func session() -> SimulatedSession { SimulatedSession(catalog: catalog, scene: scene, args: args, env: env, limits: limits) }
 
     func run() throws(YaiaError) -> JSON {
         var rng = SplitMix64(seed: seed)
-        let invariants = JSON.array(document.document.invariantNames.map(JSON.string))
+        var answer: JSONObject = ["ok": true]
+        if let invariantNames { answer["invariants"] = .array(invariantNames.map(JSON.string)) }
         for run in 1...runs {
             let found: (steps: [SimulatedStep], failure: InvariantFailure)
             do throws(YaiaError) {
@@ -249,12 +276,19 @@ struct SimulationRequest {
             var shrinker = Shrinker<SimulatedStep>(budget: Self.shrinkBudget)
             let shrunk = shrinker.shrink(found.steps, simpler: \.simpler) { replay($0, breaking: found.failure.name) }
             let scenario = self.scenario(shrunk, run: run, invariant: found.failure.name)
-            return ["ok": true, "passed": false, "run": .int(Int64(run)), "seed": .uint(seed), "invariant": .string(found.failure.name),
-                    "message": .string(found.failure.message), "scenario": scenario,
-                    "steps": .int(Int64(scenario["steps"]?.arrayValue?.count ?? 0)), "found": .int(Int64(found.steps.count)),
-                    "invariants": invariants]
+            answer["passed"] = false
+            answer["run"] = .int(Int64(run))
+            answer["seed"] = givenSeed
+            answer["invariant"] = .string(found.failure.name)
+            answer["message"] = .string(found.failure.message)
+            answer["scenario"] = scenario
+            answer["steps"] = .int(Int64(scenario["steps"]?.arrayValue?.count ?? 0))
+            answer["found"] = .int(Int64(found.steps.count))
+            return .object(answer)
         }
-        return ["ok": true, "passed": true, "runs": .int(Int64(runs)), "invariants": invariants]
+        answer["passed"] = true
+        answer["runs"] = .int(Int64(runs))
+        return .object(answer)
     }
 
     /// One random run: the steps taken and the first invariant broken, or

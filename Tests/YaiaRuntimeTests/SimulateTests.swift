@@ -247,3 +247,32 @@ let testPackFolder = ProcessInfo.processInfo.environment["YAIA_TEST_PACK_DIR"]
         #expect(answer["failure"]?["message"] == "the invariant \"withinCap\" of sim/safe does not hold")
     }
 }
+
+@Suite struct SwiftSceneSimulationTests {
+    @Test func aSwiftPackSceneIsSimulatedWithTheActionsTheRequestDeclares() throws {
+        let rt = try PackInvariantTests().runtime([SceneType(BoundedCounter.self)])
+        defer { rt.shutDown() }
+        let request: JSON = ["op": "simulate", "scene": "test/bounded", "seed": 4,
+                             "actions": ["add": ["type": "integer", "minimum": -2, "maximum": 6]]]
+        let answer = rt.execute(request)
+        #expect(answer["passed"] == false)
+        let invariant = try #require(answer["invariant"]?.stringValue)
+        #expect(["nonNegative", "belowTen"].contains(invariant))
+        let steps = try #require(answer["scenario"]?["steps"]?.arrayValue)
+        #expect(steps.count <= 5)
+        if invariant == "nonNegative" { #expect(steps == [["send": "add", "payload": -1]]) }
+        // A pack scene cannot list its invariants, only the broken ones.
+        #expect(answer["invariants"] == nil)
+        #expect(rt.execute(request) == answer)
+        let run = rt.execute(["op": "scenario", "scenario": try #require(answer["scenario"])])
+        #expect(run["passed"] == false)
+        #expect(run["failure"]?["message"] == answer["message"])
+    }
+
+    @Test func declaredActionsAreChecked() throws {
+        let rt = try PackInvariantTests().runtime([SceneType(BoundedCounter.self)])
+        defer { rt.shutDown() }
+        #expect(envelopeError(rt.execute(["op": "simulate", "scene": "test/bounded", "actions": [:]]))?["at"] == "/actions")
+        #expect(envelopeError(rt.execute(["op": "simulate", "scene": "test/bounded", "actions": ["add": "integer"]]))?["at"] == "/actions/add")
+    }
+}

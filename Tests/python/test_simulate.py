@@ -7,6 +7,7 @@ The test scenes are the documents of Tests/documents/simulate.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Dict, Iterator
 
@@ -124,3 +125,24 @@ def test_the_shrunk_scenario_fails_when_run(rt: yaia.Runtime, scene: str) -> Non
     assert answer["failure"]["step"] == len(scenario["steps"]) <= 5
     assert answer["failure"]["message"] == found["message"]
     assert found["invariant"] in answer["failure"]["text"]
+
+
+TEST_PACK_DIR = Path(os.environ.get("YAIA_TEST_PACK_DIR") or REPO / ".build" / "yaia" / "test-packs")
+
+
+def test_a_c_pack_scene_with_declared_actions() -> None:
+    """The counter pack's scene (C) declares the invariant belowThousand; the request declares its actions."""
+    counter = TEST_PACK_DIR / "counter.so"
+    if not counter.is_file():
+        pytest.skip(f"{counter} is not built; `make test-packs` builds it")
+    with yaia.Runtime(scenes=[str(counter)]) as runtime:
+        with pytest.raises(yaia.YaiaError) as e:
+            runtime.execute({"op": "simulate", "scene": "test/counter"})
+        assert e.value.code == "not_simulatable"
+        actions = {"add": {"type": "integer", "minimum": 0, "maximum": 600}, "increment": None}
+        answer = runtime.execute({"op": "simulate", "scene": "test/counter", "seed": 9, "actions": actions})
+        assert answer["invariant"] == "belowThousand"
+        steps = answer["scenario"]["steps"]
+        assert 2 <= len(steps) <= 5
+        assert sum(s.get("payload", 0) for s in steps) >= 1000
+        assert runtime.execute({"op": "scenario", "scenario": answer["scenario"]})["passed"] is False
