@@ -110,6 +110,7 @@ struct SimulationTests {
         #"{"schema": {"enum": ["a", 2, null]}}"#,
         #"{"schema": {"type": ["string", "null"]}}"#,
         #"{"schema": {"type": "number", "minimum": -1.5, "maximum": 0.5}}"#,
+        #"{"schema": {"type": "number", "minimum": 0.25, "maximum": 0.75}}"#,
         #"{"schema": {"type": "array", "items": {"type": "integer", "minimum": 0}}}"#,
         #"{"title": "string", "tags": ["string"], "due": "integer?", "done": "boolean"}"#,
         #""any""#,
