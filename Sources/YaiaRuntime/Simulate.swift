@@ -332,15 +332,29 @@ struct SimulationRequest {
     }
 
     /// Replays `steps` in a new session: the prefix that ends where
-    /// invariant `name` first breaks, or nil when it never does or a step
-    /// is refused.
+    /// invariant `name` first breaks, or nil when it never does, a step is
+    /// refused, or another invariant breaks first (the scenario must fail
+    /// at its last step, for `name`).
     func replay(_ steps: [SimulatedStep], breaking name: String) -> [SimulatedStep]? {
         let session = session()
         guard (try? session.open()) != nil else { return nil }
-        if session.failures().contains(where: { $0.name == name }) { return [] }
+        func broken() -> Bool? {
+            let failures = session.failures()
+            if failures.contains(where: { $0.name == name }) { return true }
+            return failures.isEmpty ? false : nil
+        }
+        switch broken() {
+        case true?: return []
+        case nil: return nil
+        case false?: break
+        }
         for (i, step) in steps.enumerated() {
             guard (try? session.apply(step)) != nil else { return nil }
-            if session.failures().contains(where: { $0.name == name }) { return Array(steps[...i]) }
+            switch broken() {
+            case true?: return Array(steps[...i])
+            case nil: return nil
+            case false?: continue
+            }
         }
         return nil
     }
@@ -356,7 +370,7 @@ struct SimulationRequest {
                 list.append(json)
             }
         }
-        var o: JSONObject = ["yaia": 1, "name": .string("\(scene) breaks \(invariant) (simulated: seed \(seed), run \(run))")]
+        var o: JSONObject = ["yaia": 1, "name": .string("\(scene) breaks \(invariant) (simulated: seed \(givenSeed), run \(run))")]
         if let scenes { o["scenes"] = scenes }
         o["scene"] = .string(scene)
         if args != [:] { o["args"] = args }
