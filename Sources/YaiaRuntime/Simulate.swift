@@ -208,6 +208,8 @@ struct SimulationRequest {
 
     static let maxRuns = 100_000
     static let maxSteps = 1_000
+    /// The most steps one request may take, over all its runs.
+    static let maxWork = 1_000_000
     /// Replays a shrink may try.
     static let shrinkBudget = 2_000
     /// How often a step resolves a pending effect, and how often an outcome is an error.
@@ -237,6 +239,9 @@ struct SimulationRequest {
         }
         runs = try count("runs", 100, Self.maxRuns)
         steps = try count("steps", 20, Self.maxSteps)
+        guard runs * steps <= Self.maxWork else {
+            throw YaiaError(.badRequest, "\"runs\" times \"steps\" is at most \(Self.maxWork)", at: "/runs")
+        }
         givenSeed = o["seed"] ?? 0
         switch o["seed"] {
         case nil: seed = 0

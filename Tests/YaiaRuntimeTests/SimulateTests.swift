@@ -95,6 +95,7 @@ func simulate(_ runtime: Runtime, _ scene: String, runs: Int = 100, seed: Int = 
         #expect(envelopeError(runtime.execute(["op": "simulate", "scene": "sim/nope"]))?["code"] == "unknown_scene")
         #expect(envelopeError(runtime.execute(["op": "simulate", "scene": "sim/cart", "runs": 0]))?["at"] == "/runs")
         #expect(envelopeError(runtime.execute(["op": "simulate", "scene": "sim/cart", "seed": "x"]))?["at"] == "/seed")
+        #expect(envelopeError(runtime.execute(["op": "simulate", "scene": "sim/cart", "runs": 10_000, "steps": 1_000]))?["at"] == "/runs")
         #expect(envelopeError(runtime.execute(["op": "simulate", "scene": "sim/cart", "env": ["now": 1]]))?["at"] == "/env/now")
         // A scene the calling runtime lacks is loaded as a scenario's: only with the grants.
         let bare = Runtime(catalog: SceneCatalog(Examples.sceneTypes))
