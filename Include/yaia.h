@@ -119,8 +119,8 @@
 **   {"op": "simulate", "scene": NAME, "runs": N, "seed": S, "steps": M,
 **    "args": {...}, "env": {...}, "scenes": [PATH...], "base": DIR,
 **    "actions": {TYPE: PAYLOAD_SCHEMA|null, ...}}
-**                                                     random runs of a scene document,
-**                                                     its invariants checked after every
+**                                                     random runs of a scene, its
+**                                                     invariants checked after every
 **                                                     step; a failure comes back shrunk
 **                                                     to a scenario
 ** Rules (docs/logic.md):
