@@ -279,3 +279,15 @@ let testPackFolder = ProcessInfo.processInfo.environment["YAIA_TEST_PACK_DIR"]
         #expect(envelopeError(rt.execute(["op": "simulate", "scene": "test/bounded", "actions": ["add": "integer"]]))?["at"] == "/actions/add")
     }
 }
+
+@Suite struct SimulatedClockTests {
+    @Test func aTimeOutOnlyTheClockFiresIsFound() throws {
+        let runtime = try simulationRuntime()
+        defer { runtime.shutDown() }
+        let answer = simulate(runtime, "sim/timer", runs: 200)
+        #expect(answer["invariant"] == "neverGivesUp")
+        let steps = try #require(answer["scenario"]?["steps"]?.arrayValue)
+        #expect(steps == [["send": "start"], ["advance": 5.0]])
+        #expect(runtime.execute(["op": "scenario", "scenario": try #require(answer["scenario"])])["passed"] == false)
+    }
+}
