@@ -12,9 +12,6 @@ public struct InvariantFailure: Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `{"invariant", "message"}`.
-    public var json: JSON { ["invariant": .string(name), "message": .string(message)] }
-
     public var description: String { message }
 
     /// The failure of invariant `name` of scene type `scene`, which does not hold.
