@@ -55,7 +55,7 @@ extension SceneType {
 }
 
 extension SceneDocument {
-    /// The names of the document's invariants, in document order.
+    /// The names of the document's invariants, in the byte order of their names (as JSON objects keep members).
     public var invariantNames: [String] { storage.invariants.map(\.key) }
 }
 

@@ -83,8 +83,9 @@ struct SimulatedInterface {
     }
 
     var actions: [String: ActionShape] = [:]
-    /// The actions a host sends: all but those that receive outcomes
-    /// (`then`, `catch`, `onResult`), which come through resolved effects.
+    /// The actions a host sends: all but those that receive effects'
+    /// outcomes (`then`, `catch`), which come through resolved effects. The
+    /// results of pushed scenes (`onResult`) are sent: no pushed scene runs.
     var sendable: [ActionShape] = []
 
     init(schema: JSON) {
@@ -92,9 +93,6 @@ struct SimulatedInterface {
         var receivers: Set<String> = []
         for e in defs?["effect"]?["oneOf"]?.arrayValue ?? [] {
             for key in ["then", "catch"] { if let n = e["properties"]?[key]?["const"]?.stringValue { receivers.insert(n) } }
-        }
-        for r in defs?["route"]?["oneOf"]?.arrayValue ?? [] {
-            if let n = r["properties"]?["onResult"]?["const"]?.stringValue { receivers.insert(n) }
         }
         var all: [ActionShape] = []
         for a in defs?["action"]?["oneOf"]?.arrayValue ?? [] {

@@ -25,7 +25,7 @@ struct InvariantTests {
                                                     args: #"{"max": {"default": 5}}"#)).isEmpty)
     }
 
-    @Test("failing invariants: in document order, reading state, args with defaults and env; one that cannot be evaluated fails")
+    @Test("failing invariants: in the order of their names, reading state, args with defaults and env; one that cannot be evaluated fails")
     func failing() throws {
         let scene = try DocumentScene(try json(withInvariants(
             #"{"belowMax": {"<=": [{"var": "state.a"}, {"var": "args.max"}]}, "belowTop": {"<=": [{"var": "state.a"}, {"var": "env.top"}]}, "text": {"remove": [{"var": "state.a"}, 0]}}"#,
