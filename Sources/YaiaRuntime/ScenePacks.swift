@@ -368,8 +368,11 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
     var seen: Set<String> = []
     for i in 0..<pack.scene_count {
         guard let type = pack.scenes?[i] else { throw YaiaError(.scenePackInvalid, "scene pack \(name): scene \(i) is NULL") }
-        let t = type.pointee
-        // Scene types built before the invariants field end there.
+        // Scene types built before the invariants field end there: only the
+        // bytes the pack has are read, the fields past them stay zero.
+        let size = UnsafeRawPointer(type).load(as: Int.self)
+        var t = yaia_scene_type()
+        withUnsafeMutableBytes(of: &t) { $0.copyMemory(from: UnsafeRawBufferPointer(start: type, count: Swift.max(0, Swift.min(size, $0.count)))) }
         let needed = MemoryLayout<yaia_scene_type>.offset(of: \yaia_scene_type.invariants) ?? MemoryLayout<yaia_scene_type>.size
         guard t.size >= needed else {
             throw YaiaError(.scenePackInvalid, "scene pack \(name): scene \(i) is \(t.size) bytes; ABI \(YAIA_SCENE_ABI_VERSION) needs \(needed)")
@@ -383,8 +386,7 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
         guard seen.insert(sceneName).inserted else {
             throw YaiaError(.duplicateScene, "scene type \"\(sceneName)\" is defined twice by pack \"\(name)\" (\(shown))")
         }
-        let invariants = t.size >= MemoryLayout<yaia_scene_type>.size ? t.invariants : nil
-        types.append(PackSceneType(name: sceneName, type: type, canonical: t.flags & YAIA_SCENE_CANONICAL != 0, invariants: invariants))
+        types.append(PackSceneType(name: sceneName, type: type, canonical: t.flags & YAIA_SCENE_CANONICAL != 0, invariants: t.invariants))
     }
     var documents: [String] = []
     if descriptor.pointee.size >= MemoryLayout<yaia_scene_pack>.size && pack.document_count > 0 {
