@@ -117,9 +117,10 @@
 **   {"op": "advance", "seconds": S}                   move a manual clock; due time-outs fire
 ** Simulation (docs/simulation.md):
 **   {"op": "simulate", "scene": NAME, "runs": N, "seed": S, "steps": M,
-**    "args": {...}, "env": {...}, "scenes": [PATH...], "base": DIR}
-**                                                     random runs of a scene document,
-**                                                     its invariants checked after every
+**    "args": {...}, "env": {...}, "scenes": [PATH...], "base": DIR,
+**    "actions": {TYPE: PAYLOAD_SCHEMA|null, ...}}
+**                                                     random runs of a scene, its
+**                                                     invariants checked after every
 **                                                     step; a failure comes back shrunk
 **                                                     to a scenario
 ** Rules (docs/logic.md):
@@ -248,8 +249,7 @@
 **   logic_budget_exceeded  a rule took more steps than its budget allows
 **   logic_error         a rule's operator was given a value it cannot take
 **   not_simulatable     simulate named a scene whose actions are not declared
-**                       (a Swift or pack scene): only scene documents can be
-**                       simulated
+**                       (a Swift or pack scene) and gave no "actions"
 **   internal            a bug in Yaia; please report it
 */
 #ifndef YAIA_H
