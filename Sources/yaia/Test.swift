@@ -32,11 +32,18 @@ struct TestCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where a simulation writes the failing scenario it found.", valueName: "file"))
     var out: String?
 
+    @Option(help: ArgumentHelp(
+        "For a Swift or pack scene, which declares none: its actions' payload schemas, {\"NAME\": SCHEMA|null, ...} (JSON or @FILE).",
+        valueName: "json"))
+    var actions: String?
+
     @Argument(help: "Scenario files or folders; with --simulate, one scene.")
     var paths: [String]
 
     func validate() throws {
-        if simulate == nil && (out != nil || steps != nil) { throw ValidationError("--steps and --out go with --simulate N") }
+        if simulate == nil && (out != nil || steps != nil || actions != nil) {
+            throw ValidationError("--steps, --out and --actions go with --simulate N")
+        }
         if let simulate {
             guard simulate > 0 else { throw ValidationError("--simulate takes a number of runs above 0") }
             guard paths.count == 1 else { throw ValidationError("--simulate takes one scene, not \(paths.count)") }
@@ -94,6 +101,11 @@ struct TestCommand: ParsableCommand {
         let scene = try target.scene(in: runtime, chosen: nil)
         var request: JSONObject = ["op": "simulate", "scene": .string(scene), "runs": .int(Int64(runs)), "seed": .int(Int64(seed))]
         if let steps { request["steps"] = .int(Int64(steps)) }
+        if let actions {
+            let text = actions.hasPrefix("@") ? readAll(String(actions.dropFirst())) : actions
+            guard let json = text.flatMap(parseJSON) else { throw CommandError.usage("--actions is not JSON (or @FILE of JSON)") }
+            request["actions"] = json
+        }
         let answer = runtime.execute(.object(request))
         guard answer["ok"] == true else { throw CommandError.failure("simulate \(scene): " + errorLine(answer)) }
         if answer["passed"] == true {

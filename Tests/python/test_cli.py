@@ -613,6 +613,19 @@ def test_simulate(cli: str, tmp_path: Path) -> None:
     assert done.stdout.splitlines()[-1] == "1 passed, 0 failed"
 
 
+def test_simulate_a_pack_scene_with_its_actions_declared(cli: str) -> None:
+    counter = Path(os.environ.get("YAIA_TEST_PACK_DIR") or REPO / ".build" / "yaia" / "test-packs") / "counter.so"
+    if not counter.is_file():
+        pytest.skip(f"{counter} is not built; `make test-packs` builds it")
+    done = run(cli, "test", "--simulate", "20", "--scenes", str(counter), "test/counter")
+    assert done.returncode == 1 and "not_simulatable" in done.stderr
+    actions = json.dumps({"add": {"type": "integer", "minimum": 0, "maximum": 600}, "increment": None})
+    done = run(cli, "test", "--simulate", "20", "--seed", "9", "--scenes", str(counter), "test/counter", "--actions", actions)
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.startswith("FAIL simulate test/counter: run ") and "invariant belowThousand" in done.stdout
+    assert run(cli, "test", "--simulate", "2", "--actions", "{", "--scenes", str(counter), "test/counter").returncode == 2
+
+
 # ---------------------------------------------------------------- replay
 
 
