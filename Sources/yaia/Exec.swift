@@ -64,9 +64,3 @@ struct ExecCommand: ParsableCommand {
         if failed { throw ExitCode(1) }
     }
 }
-
-extension StringProtocol {
-    func trimmingSpaces() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
-    }
-}

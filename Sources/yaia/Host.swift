@@ -59,6 +59,13 @@ func writeFile(_ path: String, _ text: String) throws(CommandError) {
 
 func parseJSON(_ text: String) -> JSON? { try? JSONParser.parse(text) }
 
+extension StringProtocol {
+    /// Without the blanks around it (a line's "\r" too).
+    func trimmingSpaces() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+}
+
 /// The folder a path is in.
 func folder(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }
