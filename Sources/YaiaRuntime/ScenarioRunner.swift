@@ -236,6 +236,8 @@ struct ScenarioRun {
         if let problem = start() {
             return ScenarioFailure(step: 0, label: "open \(scenario.subject.name)", parts: [(problem.message, [], [])])
         }
+        let broken = brokenInvariants()
+        if !broken.isEmpty { return ScenarioFailure(step: 0, label: "open \(scenario.subject.name)", parts: broken) }
         for (i, step) in scenario.steps.enumerated() {
             let parts = perform(step)
             if !parts.isEmpty {
@@ -429,7 +431,20 @@ struct ScenarioRun {
         case .success(let a): applied = a
         }
         defer { rememberStates() }
-        return check(step, applied)
+        let parts = check(step, applied)
+        return parts.isEmpty ? brokenInvariants() : parts
+    }
+
+    /// The invariants the open scenes break, as a failure's parts.
+    func brokenInvariants() -> [Part] {
+        let ids = scratch.lock.withLock { scratch.state.scenes.values.map(\.id) }
+        var parts: [Part] = []
+        for id in ids {
+            // Only the scene under test has known args, and not when it was given a state.
+            let args: JSON? = id == scene && scenario.state == nil ? scenario.args : nil
+            for failure in (try? scratch.failingInvariants(scene: id, args: args)) ?? [] { parts.append((failure.message, [], [])) }
+        }
+        return parts
     }
 
     /// Whether what a step's input did is what the step expects.
