@@ -27,10 +27,11 @@ except ImportError:  # setuptools before 70.1
 
 HERE = Path(__file__).resolve().parent
 ROOT = Path(os.environ.get("YAIA_SOURCE_ROOT") or HERE.parent.parent)
+IN_TREE = (ROOT / "Makefile").is_file() and (ROOT / "Package.swift").is_file()
 
 
 def _make(*targets: str, quiet: bool = False) -> str:
-    if not (ROOT / "Makefile").is_file() or not (ROOT / "Package.swift").is_file():
+    if not IN_TREE:
         raise SystemExit(
             f"yaia: {ROOT} is not Yaia's source tree, which builds the library this package carries; "
             "set YAIA_SOURCE_ROOT to it")
@@ -81,4 +82,15 @@ class platform_wheel(bdist_wheel):
         return ("py3", "none", super().get_tag()[2])
 
 
-setup(distclass=native_distribution, cmdclass={"build_py": build_with_native, "bdist_wheel": platform_wheel})
+options = {}
+if IN_TREE:
+    # What a build writes goes to the source tree's build folder, not beside the sources.
+    scratch = ROOT / ".build" / "python"
+    scratch.mkdir(parents=True, exist_ok=True)
+    options = {"build": {"build_base": str(scratch / "build")}, "egg_info": {"egg_base": str(scratch)}}
+
+setup(
+    distclass=native_distribution,
+    cmdclass={"build_py": build_with_native, "bdist_wheel": platform_wheel},
+    options=options,
+)

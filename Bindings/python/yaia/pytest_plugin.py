@@ -148,9 +148,9 @@ class ScenarioItem(pytest.Item):
         try:
             return json.loads(self.path.read_bytes())
         except OSError as exc:
-            raise ScenarioInvalid(f"{self.path}: cannot be read: {exc.strerror}") from None
+            raise ScenarioInvalid(f"the file cannot be read: {exc.strerror}") from None
         except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
-            raise ScenarioInvalid(f"{self.path} is not JSON: {exc}") from None
+            raise ScenarioInvalid(f"the file is not JSON: {exc}") from None
 
     def runtest(self) -> None:
         scenario = self._read()
@@ -161,7 +161,7 @@ class ScenarioItem(pytest.Item):
             answer = runtime.scenario(scenario, base=self.path.parent)
         except YaiaError as exc:
             what = "is not a valid scenario" if exc.code == "bad_scenario" else "could not be run"
-            raise ScenarioInvalid(f"{self.path} {what}: {_problems(exc)}") from None
+            raise ScenarioInvalid(f"the file {what}: {_problems(exc)}") from None
         self.answer = answer
         if answer.get("passed") is not True:
             raise ScenarioFailed(answer)
