@@ -59,6 +59,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let badRule = ErrorCode(rawValue: "bad_rule")
     public static let logicBudgetExceeded = ErrorCode(rawValue: "logic_budget_exceeded")
     public static let logicError = ErrorCode(rawValue: "logic_error")
+    public static let badScenario = ErrorCode(rawValue: "bad_scenario")
     public static let documentFailed = ErrorCode(rawValue: "document_failed")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }

@@ -181,6 +181,10 @@ extension Runtime {
                 binding["library"] = .string(try grants.confine(library, at: "/library"))
             }
             return try bind(binding)
+        case "scenario":
+            return try scenarioRequest(o)
+        case "scenario_from_journal":
+            return try scenariosFromJournal(path: try grants.confine(try o.string("path", code: .badRequest), at: "/path"))
         case "perform":
             guard let value = o["effect"] else { throw YaiaError(.badRequest, "perform needs an \"effect\"", at: "/effect") }
             return try perform(try Effect(json: value, at: "/effect"))

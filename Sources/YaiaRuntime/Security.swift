@@ -8,7 +8,7 @@ public struct Grants: Sendable, Equatable {
     /// Ops that reach code, files, services directly or the runtime as a
     /// whole: refused on the request path unless granted.
     public static let privilegedOps: Set<String> = ["bind", "load_plugin", "perform", "journal", "replay", "snapshot", "restore", "rewind",
-                                                    "register"]
+                                                    "register", "scenario_from_journal"]
 
     /// The granted privileged ops.
     public var ops: Set<String>
@@ -112,7 +112,7 @@ public struct Grants: Sendable, Equatable {
 
 /// Ops every request may use.
 let ordinaryOps: Set<String> = ["open", "send", "resolve", "state", "close", "scenes", "start", "flow", "popped", "link",
-                                "services", "inspect", "limits", "advance", "schema", "logic"]
+                                "services", "inspect", "limits", "advance", "schema", "logic", "scenario"]
 
 /// `path` with every symbolic link, `.` and `..` resolved, or nil when it does not exist.
 func canonicalPath(_ path: String) -> String? {

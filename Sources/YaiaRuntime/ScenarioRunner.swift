@@ -1,0 +1,516 @@
+// The `scenario` request: a scenario file (docs/scenarios.md) run in a
+// scratch runtime with no services and a manual clock, step by step, with
+// the exhaustive rules of the testing kit.
+import Glibc
+import YaiaCore
+
+extension Runtime {
+    /// `{"op": "scenario", "scenario": {...}, "base": DIR}` or `{"op": "scenario", "path": FILE}`.
+    func scenarioRequest(_ o: JSONObject) throws(YaiaError) -> JSON {
+        let json: JSON
+        var base = "."
+        var fileName: String?
+        switch (o["scenario"], o["path"]) {
+        case (let s?, nil):
+            json = s
+        case (nil, .string(let path)?):
+            let file = try grants.confine(path, at: "/path")
+            json = try readScenarioFile(file)
+            base = parentFolder(of: file)
+            fileName = String(file.split(separator: "/").last ?? "")
+        case (nil, let p?):
+            throw YaiaError(.badRequest, "\"path\" names a scenario file: a string, not \(p.kindName)", at: "/path")
+        default:
+            throw YaiaError(.badRequest, "scenario takes {\"scenario\": {...}} or {\"path\": FILE}", at: "/scenario")
+        }
+        if let b = o["base"] {
+            guard case .string(let folder) = b, !folder.isEmpty else {
+                throw YaiaError(.badRequest, "\"base\" is the folder a scenario's paths are relative to", at: "/base")
+            }
+            base = folder
+        }
+        let scenario: Scenario
+        do throws(YaiaError) {
+            scenario = try Scenario(json)
+        } catch {
+            throw o["path"] == nil ? error.nested(under: "/scenario") : error
+        }
+        let name = scenario.name ?? fileName.map(Runtime.scenarioName(file:)) ?? "scenario"
+        return try run(scenario, name: name, base: base)
+    }
+
+    /// `login.scenario.json` -> `login`.
+    static func scenarioName(file: String) -> String {
+        for suffix in [".scenario.json", ".json"] where file.hasSuffix(suffix) && file.count > suffix.count {
+            return String(file.dropLast(suffix.count))
+        }
+        return file
+    }
+
+    /// A scenario file as JSON, within the request limits.
+    func readScenarioFile(_ path: String) throws(YaiaError) -> JSON {
+        let fd: Int32
+        do throws(YaiaError) {
+            fd = try openRegularFile(path, flags: O_RDONLY, followSymlink: true, code: .badRequest)
+        } catch {
+            throw YaiaError(error.code, error.message, at: "/path")
+        }
+        defer { Glibc.close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw YaiaError(.badRequest, "cannot read \(path): \(String(cString: strerror(errno)))", at: "/path")
+            }
+            if n == 0 { break }
+            try limits.checkSize(bytes.count + n)
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        do throws(YaiaError) {
+            return try bytes.withUnsafeBufferPointer { (b) throws(YaiaError) in try JSONParser.parse(b, maxDepth: limits.depth) }
+        } catch {
+            var e = YaiaError(.badScenario, "\(path) is not JSON: \(error.message)", at: "")
+            e.problems = [["code": "not_json", "message": .string(error.message), "at": ""]]
+            throw e
+        }
+    }
+
+    /// Runs `scenario`; `base` is the folder its `scenes` paths are relative to.
+    public func run(_ scenario: Scenario, name: String, base: String) throws(YaiaError) -> JSON {
+        var catalog = self.catalog
+        if !scenario.scenes.isEmpty {
+            try loadScenarioScenes(scenario.scenes, base: base, into: &catalog)
+        }
+        if scenario.steps.contains(where: { if case .perform = $0.input { return true } else { return false } }) {
+            try grants.check(op: "perform")
+        }
+        let scratch = Runtime(catalog: catalog, workers: 1, limits: limits, clock: .manual(ManualClock(now: scenario.now)), env: scenario.env)
+        defer { scratch.shutDown() }
+        var run = ScenarioRun(scenario: scenario, scratch: scratch, caller: self)
+        let failure = run.run()
+        var answer: JSONObject = ["ok": true, "name": .string(name), "passed": .bool(failure == nil), "steps": .int(Int64(scenario.steps.count))]
+        if let failure { answer["failure"] = failure.json }
+        return .object(answer)
+    }
+
+    /// Adds the scenario's scene sources to `catalog`, paths from `base`;
+    /// sources the calling runtime has loaded already are skipped. Packs
+    /// add code, as `load_plugin` does, and documents scene types, as
+    /// `register` does: each needs its grant, and its file a granted folder.
+    func loadScenarioScenes(_ paths: [String], base: String, into catalog: inout Catalog) throws(YaiaError) {
+        let loaded = Set(catalog.packs.compactMap { canonicalPath($0.path) }
+                         + catalog.documents.compactMap { name -> String? in
+                             if case .file(let f)? = catalog[name]?.origin { return canonicalPath(f) }
+                             return nil
+                         })
+        var wanted: [JSON] = []
+        for (i, path) in paths.enumerated() {
+            let at = JSONPointer.appending("/scenes", i)
+            let full = path.hasPrefix("/") ? path : (base.hasSuffix("/") ? base : base + "/") + path
+            let files: [String]
+            let isPack: Bool
+            switch SceneSource(full) {
+            case .folder(let folder):
+                files = try documentFiles(in: folder)
+                isPack = false
+            case .document(let file):
+                files = [file]
+                isPack = false
+            case .pack(let file):
+                files = [file]
+                isPack = true
+            }
+            for file in files {
+                let real = try grants.confine(file, at: at)
+                if loaded.contains(canonicalPath(real) ?? real) { continue }
+                do throws(YaiaError) {
+                    try grants.check(op: isPack ? "load_plugin" : "register")
+                } catch {
+                    throw YaiaError(.notPermitted, "the scenario loads \(file), which needs the \"\(isPack ? "load_plugin" : "register")\" grant: " + error.message, at: at)
+                }
+                wanted.append(.string(real))
+            }
+        }
+        if !wanted.isEmpty { try catalog.load(.array(wanted), at: "/scenes") }
+    }
+}
+
+func parentFolder(of path: String) -> String {
+    guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+    return slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+}
+
+/// Why a step could not run.
+struct StepProblem: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Why a scenario failed: the step, what went wrong, and where.
+struct ScenarioFailure {
+    var step: Int
+    var label: String
+    var parts: [(message: String, differences: [ScenarioDiff.Difference], notes: [String])]
+
+    var json: JSON {
+        let message = parts.map(\.message).joined(separator: "; ")
+        var text = "step \(step) (\(label)): "
+        text += parts.map { part in
+            part.message + (part.differences.isEmpty && part.notes.isEmpty ? "" : ":")
+                + part.differences.map { "\n  " + $0.line }.joined() + part.notes.map { "\n  " + $0 }.joined()
+        }.joined(separator: "\n")
+        return ["step": .int(Int64(step)), "label": .string(label), "message": .string(message),
+                "differences": .array(parts.flatMap(\.differences).map(\.json)), "text": .string(text)]
+    }
+}
+
+/// One run of a scenario in its scratch runtime.
+struct ScenarioRun {
+    let scenario: Scenario
+    let scratch: Runtime
+    let caller: Runtime
+
+    /// An effect the scenario saw emitted.
+    struct Emitted {
+        let number: Int
+        let id: Int64
+        let request: JSON
+        var settled = false
+
+        var name: String {
+            "#\(number) \(request["service"]?.stringValue ?? "?").\(request["op"]?.stringValue ?? "?")"
+        }
+    }
+
+    var emitted: [Emitted] = []
+    /// The scene under test, or the flow's id.
+    var scene: Int64 = 0
+    var flow: Int64?
+    /// Each open scene's state after the previous step.
+    var states: [Int64: JSON] = [:]
+
+    init(scenario: Scenario, scratch: Runtime, caller: Runtime) {
+        self.scenario = scenario
+        self.scratch = scratch
+        self.caller = caller
+    }
+
+    /// What one step made happen.
+    struct Outcomes {
+        var effects: [Emitted] = []
+        var routes: [JSON] = []
+        var errors: [String] = []
+        var reduced: Set<Int64> = []
+    }
+
+    mutating func run() -> ScenarioFailure? {
+        let opened: JSON
+        do throws(YaiaError) {
+            switch scenario.subject {
+            case .scene(let name):
+                opened = try scratch.open(name, args: scenario.args, state: scenario.state)
+                scene = opened["scene"]?.int64Value ?? 0
+            case .flow(let name):
+                opened = try scratch.startFlow(name: nil, scene: name, args: scenario.args)
+                scene = opened["scene"]?.int64Value ?? 0
+                flow = opened["flow"]?.int64Value
+            }
+        } catch {
+            return ScenarioFailure(step: 0, label: "open \(scenario.subject.name)",
+                                   parts: [("the scene could not be opened: \(error.code): \(error.message)" + (error.at.map { " (at \($0))" } ?? ""), [], [])])
+        }
+        var outcomes = Outcomes()
+        collect(opened, into: &outcomes)
+        drainEvents(into: &outcomes)
+        rememberStates()
+        for (i, step) in scenario.steps.enumerated() {
+            if let parts = perform(step), !parts.isEmpty {
+                return ScenarioFailure(step: i + 1, label: step.label, parts: parts)
+            }
+        }
+        guard scenario.exhaustive else { return nil }
+        let stuck = inFlight()
+        guard !stuck.isEmpty else { return nil }
+        let them = stuck.count == 1 ? "it" : "them"
+        let differences = stuck.enumerated().map { (i, e) in
+            ScenarioDiff.Difference(pointer: "/inFlight/\(i)", expected: nil, actual: e.request)
+        }
+        return ScenarioFailure(step: scenario.steps.count + 1, label: "end",
+                               parts: [("\(stuck.count) effect\(stuck.count == 1 ? " is" : "s are") still in flight ("
+                                        + stuck.map(\.name).joined(separator: ", ") + "): resolve \(them), or have the scene cancel \(them)", differences, [])])
+    }
+
+    /// The effects the scenario saw emitted that are still in flight in the scratch runtime.
+    func inFlight() -> [Emitted] {
+        let live = scratch.lock.withLock { scratch.state.effects.records }
+        return emitted.filter { !$0.settled && live[$0.id] != nil }
+    }
+
+    /// The scene a step without a scene of its own is about: a flow's top, or the scene.
+    func currentScene() -> Int64 {
+        guard let flow else { return scene }
+        let top = scratch.lock.withLock { scratch.state.flows[flow]?.flow.top.scene }
+        return top ?? scene
+    }
+
+    func readState(_ id: Int64) -> (state: JSON, viewModel: JSON)? {
+        guard let answer = try? scratch.state(scene: id) else { return nil }
+        return (answer["state"] ?? .null, answer["viewModel"] ?? .null)
+    }
+
+    mutating func rememberStates() {
+        let scenes = scratch.lock.withLock { scratch.state.scenes.values }
+        states = Dictionary(uniqueKeysWithValues: scenes.map { ($0.id, $0.value.json) })
+    }
+
+    /// Keeps what an update emitted.
+    mutating func collect(_ update: JSON, into outcomes: inout Outcomes) {
+        if let id = update["scene"]?.int64Value { outcomes.reduced.insert(id) }
+        for e in update["effects"]?.arrayValue ?? [] {
+            guard let id = e["id"]?.int64Value else { continue }
+            let request = scratch.lock.withLock { scratch.state.effects[id]?.effect.json }
+                ?? JSON.object(JSONObject([("service", e["service"] ?? .null), ("op", e["op"] ?? .null), ("args", e["args"] ?? .null)]))
+            let record = Emitted(number: emitted.count + 1, id: id, request: request)
+            emitted.append(record)
+            outcomes.effects.append(record)
+        }
+        outcomes.routes += update["routes"]?.arrayValue ?? []
+        for n in update["navigationErrors"]?.arrayValue ?? [] {
+            outcomes.errors.append("the flow refused route \(ScenarioDiff.render(n["route"] ?? .null)): \(n["error"]?["message"]?.stringValue ?? "")")
+        }
+    }
+
+    /// Updates the scratch runtime queued: outcomes delivered to other scenes, time-outs.
+    mutating func drainEvents(into outcomes: inout Outcomes) {
+        while let event = scratch.receive(timeout: 0) {
+            if event["ok"] == .bool(false) {
+                outcomes.errors.append("scene \(event["scene"]?.int64Value ?? 0) refused an outcome: \(event["error"]?["message"]?.stringValue ?? "")")
+            } else {
+                collect(event, into: &outcomes)
+            }
+        }
+    }
+
+    func find(_ ref: Scenario.EffectReference) -> Result<Int, StepProblem> {
+        switch ref {
+        case .number(let n):
+            guard n <= emitted.count else { return .failure(StepProblem("the scenario has seen \(emitted.count) effect\(emitted.count == 1 ? "" : "s") emitted, not \(n)")) }
+            return .success(n - 1)
+        case .named(let service, let op):
+            let live = scratch.lock.withLock { scratch.state.effects.records }
+            if let i = emitted.firstIndex(where: { !$0.settled && live[$0.id] != nil && $0.request["service"]?.stringValue == service && $0.request["op"]?.stringValue == op }) {
+                return .success(i)
+            }
+            let flying = inFlight().map(\.name)
+            return .failure(StepProblem("no \(service).\(op) effect is in flight" + (flying.isEmpty ? " (none is)" : " (in flight: " + flying.joined(separator: ", ") + ")")))
+        }
+    }
+
+    typealias Part = (message: String, differences: [ScenarioDiff.Difference], notes: [String])
+
+    /// Runs one step; the parts of its failure, or nil when it passed.
+    mutating func perform(_ step: Scenario.Step) -> [Part]? {
+        let exhaustive = step.exhaustive ?? scenario.exhaustive
+        var outcomes = Outcomes()
+        var subject = currentScene()
+        var response: JSON?
+        var refusal: YaiaError?
+        switch step.input {
+        case .send(let action):
+            do throws(YaiaError) {
+                if let flow { response = try scratch.send(flow: flow, action: action) } else { response = try scratch.send(scene: scene, action: action) }
+            } catch {
+                refusal = error
+            }
+        case .resolve(let ref, let outcome):
+            switch resolvable(ref) {
+            case .failure(let why): return [(why.message, [], [])]
+            case .success(let i):
+                subject = scratch.lock.withLock { scratch.state.effects[emitted[i].id]?.scene } ?? subject
+                do throws(YaiaError) {
+                    response = try scratch.resolve(effect: emitted[i].id, outcome: outcome)
+                    emitted[i].settled = true
+                } catch {
+                    // The scene reads the outcome as its action's payload: point into the outcome instead.
+                    var moved = error
+                    if let at = error.at { moved.at = at.hasPrefix("/payload") ? String(at.dropFirst("/payload".count)) : nil }
+                    refusal = moved
+                }
+            }
+        case .perform(let ref):
+            switch resolvable(ref) {
+            case .failure(let why): return [(why.message, [], [])]
+            case .success(let i):
+                let outcome: Outcome
+                do throws(YaiaError) {
+                    let answer = try caller.perform(try Effect(json: emitted[i].request))
+                    outcome = answer["ok"] == .bool(true) ? .success(answer["result"] ?? .null) : .failure(answer["error"] ?? .null)
+                } catch {
+                    return [("the calling runtime could not perform \(emitted[i].name): \(error.code): \(error.message)", [], [])]
+                }
+                subject = scratch.lock.withLock { scratch.state.effects[emitted[i].id]?.scene } ?? subject
+                do throws(YaiaError) {
+                    response = try scratch.resolve(effect: emitted[i].id, outcome: outcome)
+                    emitted[i].settled = true
+                } catch {
+                    return [("the scene refused the outcome the services gave \(emitted[i].name), \(ScenarioDiff.render(outcomeValue(outcome), limit: 120)): \(error.code): \(error.message)", [], [])]
+                }
+            }
+        case .advance(let seconds):
+            do throws(YaiaError) {
+                _ = try scratch.advance(by: seconds)
+            } catch {
+                return [("the clock could not advance: \(error.message)", [], [])]
+            }
+        case .none:
+            break
+        }
+        if let response {
+            collect(response, into: &outcomes)
+            if let id = response["scene"]?.int64Value { subject = id }
+        }
+        drainEvents(into: &outcomes)
+        defer { rememberStates() }
+
+        var parts: [Part] = []
+        if let expected = step.expectError {
+            guard let refusal else { return [("the input was accepted; a refusal with code \(expected.code) was expected", [], [])] }
+            var differences: [ScenarioDiff.Difference] = []
+            if refusal.code.rawValue != expected.code {
+                differences.append(.init(pointer: "/error/code", expected: .string(expected.code), actual: .string(refusal.code.rawValue)))
+            }
+            if let at = expected.at, refusal.at != at {
+                differences.append(.init(pointer: "/error/at", expected: .string(at), actual: refusal.at.map(JSON.string)))
+            }
+            if let m = expected.message, !refusal.message.contains(m) {
+                differences.append(.init(pointer: "/error/message", expected: .string(m), actual: .string(refusal.message)))
+            }
+            if !differences.isEmpty { parts.append(("the input was refused, but not as expected", differences, [])) }
+            return parts
+        }
+        if let refusal {
+            return [("the scene refused the input: \(refusal.code): \(refusal.message)" + (refusal.at.map { " (at \($0))" } ?? ""), [], [])]
+        }
+        for error in outcomes.errors { parts.append((error, [], [])) }
+        let expect = step.expect ?? Scenario.Expectation()
+        let isInput: Bool = { if case .none = step.input { return false } else { return true } }()
+
+        // The state: after an input, the previous one with exactly the stated changes.
+        if let now = readState(subject)?.state {
+            let previous = states[subject] ?? now
+            var expected: JSON?
+            var problems: [String] = []
+            if let changes = expect.state {
+                var base = isInput && exhaustive ? previous : now
+                for m in changes.members {
+                    let pointer = m.key.hasPrefix("/") ? m.key : JSONPointer.appending("", m.key)
+                    if let changed = ScenarioDiff.setting(m.value, at: pointer, in: base) { base = changed } else {
+                        problems.append("/state\(pointer): the expected change has nowhere to go")
+                    }
+                }
+                expected = base
+            } else if isInput && exhaustive {
+                expected = previous
+            }
+            if let expected {
+                let differences = ScenarioDiff.differences(expected: expected, actual: now, at: "/state")
+                if !differences.isEmpty || !problems.isEmpty {
+                    let hint = expect.state == nil ? " (no \"state\" was given: it must not change)" : ""
+                    parts.append(("the state is not the expected one" + hint, differences, problems))
+                }
+            }
+        } else if expect.state != nil {
+            parts.append(("the scene closed: its state cannot be read", [], []))
+        }
+
+        // Effects: in exhaustive mode every one emitted, in order.
+        let expectedEffects = expect.effects ?? []
+        if exhaustive && isInput {
+            var differences: [ScenarioDiff.Difference] = []
+            for i in 0..<max(expectedEffects.count, outcomes.effects.count) {
+                let p = "/effects/\(i)"
+                if i >= outcomes.effects.count {
+                    differences.append(.init(pointer: p, expected: .object(expectedEffects[i]), actual: nil))
+                } else if i >= expectedEffects.count {
+                    differences.append(.init(pointer: p, expected: nil, actual: outcomes.effects[i].request))
+                } else {
+                    differences += ScenarioDiff.partial(expected: expectedEffects[i], actual: outcomes.effects[i].request, at: p)
+                }
+            }
+            if !differences.isEmpty {
+                let said = outcomes.effects.isEmpty ? "no effect was emitted" : "emitted: " + outcomes.effects.map(\.name).joined(separator: ", ")
+                parts.append(("the effects are not the expected ones (\(said))", differences, []))
+            }
+        } else {
+            var differences: [ScenarioDiff.Difference] = []
+            for (i, e) in expectedEffects.enumerated() where !outcomes.effects.contains(where: { ScenarioDiff.partial(expected: e, actual: $0.request, at: "").isEmpty }) {
+                differences.append(.init(pointer: "/effects/\(i)", expected: .object(e), actual: nil))
+            }
+            if !differences.isEmpty { parts.append(("an expected effect was not emitted", differences, [])) }
+        }
+
+        // Routes: in exhaustive mode every one, in order.
+        let expectedRoutes = expect.routes ?? []
+        if exhaustive && isInput {
+            let differences = ScenarioDiff.differences(expected: .array(expectedRoutes), actual: .array(outcomes.routes), at: "/routes")
+            if !differences.isEmpty { parts.append(("the routes are not the expected ones", differences, [])) }
+        } else {
+            var differences: [ScenarioDiff.Difference] = []
+            for (i, r) in expectedRoutes.enumerated() where !outcomes.routes.contains(r) {
+                differences.append(.init(pointer: "/routes/\(i)", expected: r, actual: nil))
+            }
+            if !differences.isEmpty { parts.append(("an expected route was not asked for", differences, [])) }
+        }
+
+        if let view = expect.view {
+            let actual = readState(currentScene())?.viewModel ?? .null
+            let differences = expect.viewExact || view.objectValue == nil
+                ? ScenarioDiff.differences(expected: view, actual: actual, at: "/view")
+                : ScenarioDiff.partial(expected: view.objectValue ?? [:], actual: actual, at: "/view")
+            if !differences.isEmpty { parts.append(("the view model is not the expected one", differences, [])) }
+        }
+
+        if let stack = expect.stack {
+            let actual: [JSON] = flow.map { f in
+                scratch.lock.withLock { scratch.state.flows[f]?.flow.entries.map { JSON.string($0.name) } } ?? []
+            } ?? [.string(scenario.subject.name)]
+            let differences = ScenarioDiff.differences(expected: .array(stack.map(JSON.string)), actual: .array(actual), at: "/stack")
+            if !differences.isEmpty { parts.append(("the flow's stack is not the expected one", differences, [])) }
+        }
+
+        if step.expectNoEffects {
+            let stuck = inFlight()
+            if !stuck.isEmpty {
+                let differences = stuck.enumerated().map { (i, e) in ScenarioDiff.Difference(pointer: "/inFlight/\(i)", expected: nil, actual: e.request) }
+                parts.append(("\(stuck.count) effect\(stuck.count == 1 ? " is" : "s are") in flight ("
+                              + stuck.map(\.name).joined(separator: ", ") + "); none was expected", differences, []))
+            }
+        }
+        return parts
+    }
+
+    /// The effect a resolve or perform step means, when it can take an outcome.
+    func resolvable(_ ref: Scenario.EffectReference) -> Result<Int, StepProblem> {
+        switch find(ref) {
+        case .failure(let why): return .failure(why)
+        case .success(let i):
+            let e = emitted[i]
+            if e.settled { return .failure(StepProblem("\(e.name) was resolved already")) }
+            guard let record = scratch.lock.withLock({ scratch.state.effects[e.id] }) else {
+                return .failure(StepProblem("the scene cancelled \(e.name) (a cancel, a successor with policy latest, its timeout, or its scene closed); it takes no outcome"))
+            }
+            if record.status == EffectTable.Record.Status.queued {
+                return .failure(StepProblem("\(e.name) is queued behind an earlier effect with key \(ScenarioDiff.render(JSON(record.effect.id))); it starts only once those have ended"))
+            }
+            return .success(i)
+        }
+    }
+
+    func outcomeValue(_ o: Outcome) -> JSON {
+        switch o {
+        case .success(let v), .failure(let v): v
+        }
+    }
+}
