@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from importlib import metadata
 from pathlib import Path
@@ -47,7 +48,7 @@ def test_passing_and_failing_scenarios(pytester: pytest.Pytester, examples_pack:
     with yaia.Runtime(scenes=[examples_pack]) as rt:
         text = rt.scenario(broken_login())["failure"]["text"]
     assert "/state/isSubmitting" in text
-    result.stdout.fnmatch_lines(["*_ broken _*", *text.splitlines(), "*FAILED broken.scenario.json::broken*"])
+    result.stdout.fnmatch_lines(["*_ scenario broken _*", *text.splitlines(), "*FAILED broken.scenario.json::broken*"])
     assert "Traceback" not in result.stdout.str()
 
 
@@ -83,7 +84,8 @@ def test_a_runtime_the_ini_cannot_make_fails_each_scenario(pytester: pytest.Pyte
 
 
 def test_a_conftest_hook_supplies_the_runtime(pytester: pytest.Pytester, examples_pack: str) -> None:
-    # No ini option names the pack: the scenario passes only in the hook's runtime.
+    # No ini option names the pack, and only the hook's runtime has an auth
+    # service: the scenario passes only there, and its perform step runs on it.
     pytester.makeconftest(f"""
 import yaia
 
@@ -91,9 +93,36 @@ made = []
 
 def pytest_yaia_runtime(config, path):
     if not made:
-        made.append(yaia.Runtime(scenes=[{examples_pack!r}], **{HOST!r}))
+        rt = yaia.Runtime(scenes=[{examples_pack!r}], **{HOST!r})
+        rt.add_service("auth", lambda op, args: {{"user": {{"id": 7, "email": args["email"]}}}})
+        made.append(rt)
     return made[0]
 """)
-    write(pytester.path, "login.scenario.json", LOGIN)
+    scenario = copy.deepcopy(LOGIN)
+    user = {"id": 7, "email": "a@b.c"}
+    scenario["steps"][3] = {"perform": "auth.login", "expect": {
+        "state": {"isSubmitting": False, "user": user}, "routes": [{"push": "example/home", "args": {"user": user}}]}}
+    write(pytester.path, "login.scenario.json", scenario)
     result = pytester.runpytest(*plugin_args())
     result.assert_outcomes(passed=1)
+
+
+def test_ini_plugins_serve_the_perform_steps(pytester: pytest.Pytester, examples_pack: str, auth_so: str) -> None:
+    user = {"email": "a@b.c"}
+    write(pytester.path, "login.scenario.json", {
+        "yaia": 1,
+        "scene": "example/login",
+        "exhaustive": False,
+        "steps": [
+            {"send": "emailChanged", "payload": "a@b.c"},
+            {"send": "passwordChanged", "payload": "hunter2"},
+            {"send": "submit"},
+            {"perform": "auth.login", "expect": {"state": {"user": user}, "routes": [{"push": "example/home", "args": {"user": user}}]}},
+        ],
+    })
+    result = pytester.runpytest(*plugin_args(), "-o", f"yaia_scenes={examples_pack}", "-o", f"yaia_plugins={auth_so}")
+    result.assert_outcomes(passed=1)
+    # Without the plugin, the effect has no service to perform it.
+    result = pytester.runpytest(*plugin_args(), "-o", f"yaia_scenes={examples_pack}")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*could not perform *auth.login: no_such_service*"])

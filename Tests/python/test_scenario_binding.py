@@ -34,7 +34,7 @@ def test_a_scenario_file_and_its_folder(rt: yaia.Runtime, tmp_path: Path) -> Non
     path.write_text(json.dumps({k: v for k, v in LOGIN.items() if k != "name"}))
     answer = rt.scenario(path)
     assert answer["passed"] is True, answer
-    assert answer["name"] == "login.scenario.json"
+    assert answer["name"] == "login"  # the file's name without .scenario.json
 
 
 def test_a_malformed_scenario_raises_with_its_problems(rt: yaia.Runtime) -> None:

@@ -1052,11 +1052,12 @@ class Runtime(_Closeable):
 
         ``scenario`` is the scenario itself (a mapping) or the path of its
         file, which the runtime reads (subject to the ``files`` grant).
-        ``base`` is the folder its relative paths start from (default: the
-        file's folder, or the runtime's working directory for a mapping).
-        The scenario runs in a runtime of its own, on a manual clock and
-        without services, with this runtime's scene types plus its own
-        ``scenes``; only its ``perform`` steps use this runtime's services.
+        ``base`` is the folder its ``scenes`` paths start from (default: the
+        file's folder; for a mapping, the working directory). The scenario
+        runs in a runtime of its own, on a manual clock and without
+        services, with this runtime's scene types plus its own ``scenes``;
+        only its ``perform`` steps use this runtime's services (and need
+        the grant ``allow=["perform"]``).
 
         A scenario that ran and failed is an answer, not an exception: its
         ``passed`` is False and its ``failure`` says where, with ``text``, a
