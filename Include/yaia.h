@@ -113,6 +113,13 @@
 **   {"op": "schema", "scene": NAME}                   a JSON Schema of a scene type's interface
 **   {"op": "limits"}                                  limits, grants, events queued and dropped
 **   {"op": "advance", "seconds": S}                   move a manual clock; due time-outs fire
+** Simulation (docs/simulation.md):
+**   {"op": "simulate", "scene": NAME, "runs": N, "seed": S, "steps": M,
+**    "args": {...}, "env": {...}, "scenes": [PATH...], "base": DIR}
+**                                                     random runs of a scene document,
+**                                                     its invariants checked after every
+**                                                     step; a failure comes back shrunk
+**                                                     to a scenario
 ** Rules (docs/logic.md):
 **   {"op": "logic", "rule": RULE, "data": DATA}       a JSON Logic rule's value for DATA
 **                                                     (default null): {"ok":true,"result":...}
@@ -224,6 +231,9 @@
 **                       ("at" points into the rule; docs/logic.md)
 **   logic_budget_exceeded  a rule took more steps than its budget allows
 **   logic_error         a rule's operator was given a value it cannot take
+**   not_simulatable     simulate named a scene whose actions are not declared
+**                       (a Swift or pack scene): only scene documents can be
+**                       simulated
 **   internal            a bug in Yaia; please report it
 */
 #ifndef YAIA_H

@@ -36,6 +36,10 @@ public protocol SceneState: Sendable, Equatable, JSONRepresentable {
 
     /// What a UI renders: a pure function of the state.
     var viewModel: ViewModel { get }
+
+    /// Conditions every state must meet, by name (Invariants.swift); none
+    /// unless declared. Checked only by the simulator and scenario runs.
+    static var invariants: [Invariant<Self>] { get }
 }
 
 /// A scene type, erased: opens typed states behind JSON.
@@ -43,9 +47,12 @@ public struct SceneType: Sendable {
     public let name: String
     let make: @Sendable (JSON) throws(YaiaError) -> SceneValue
     let restore: @Sendable (JSON) throws(YaiaError) -> SceneValue
+    /// Whether the type declares any invariant.
+    public let hasInvariants: Bool
 
     public init<S: SceneState>(_ type: S.Type) {
         name = S.name
+        hasInvariants = !S.invariants.isEmpty
         make = { (args) throws(YaiaError) in SceneValue(try S(args: args)) }
         restore = { (json) throws(YaiaError) in SceneValue(try S(json: json)) }
     }

@@ -156,16 +156,19 @@ extension SceneDocument {
         let actions: [String: DocumentAction]
         /// Nil: the view model is the state.
         let view: [(key: String, value: Template)]?
+        /// Named truth conditions over `state`, `args` and `env`, in document order.
+        let invariants: [(key: String, rule: LogicRule)]
 
         init(source: JSON, name: String, args: [(key: String, argument: DocumentArgument)]?,
              state: [(key: String, value: Template)], actions: [String: DocumentAction],
-             view: [(key: String, value: Template)]?) {
+             view: [(key: String, value: Template)]?, invariants: [(key: String, rule: LogicRule)]) {
             self.source = source
             self.name = name
             self.args = args
             self.state = state
             self.actions = actions
             self.view = view
+            self.invariants = invariants
         }
     }
 }
@@ -182,7 +185,7 @@ struct DocumentReader {
     var actionNames: [String] = []
     var sceneName = ""
 
-    static let documentMembers = ["yaia", "scene", "description", "args", "state", "actions", "view"]
+    static let documentMembers = ["yaia", "scene", "description", "args", "state", "actions", "view", "invariants"]
     static let argumentMembers = ["type", "default", "description"]
     static let branchMembers = ["when", "set", "effects", "route", "cancel", "description"]
     static let actionMembers = ["payload", "branches", "description"]
@@ -194,6 +197,7 @@ struct DocumentReader {
     static let initialRoots: Set<String> = ["args", "env"]
     static let actionRoots: Set<String> = ["state", "payload", "env"]
     static let viewRoots: Set<String> = ["state"]
+    static let invariantRoots: Set<String> = ["state", "args", "env"]
 
     init(catalog: Set<String>?) { self.catalog = catalog }
 
@@ -276,8 +280,17 @@ struct DocumentReader {
         if let v = o["view"], let fields = object(v, "\"view\"", at: "/view") {
             view = fields.map { ($0.key, template($0.value, at: JSONPointer.appending("/view", $0.key), roots: Self.viewRoots)) }
         }
+        var invariants: [(key: String, rule: LogicRule)] = []
+        if let i = o["invariants"], let list = object(i, "\"invariants\"", at: "/invariants") {
+            for (key, value) in list {
+                let at = JSONPointer.appending("/invariants", key)
+                if key.isEmpty { problem(.badValue, "an invariant's name must not be empty", at: at) }
+                if let rule = condition(value, at: at, roots: Self.invariantRoots) { invariants.append((key, rule)) }
+            }
+        }
         guard let sceneName, problems.isEmpty else { return nil }
-        return SceneDocument.Storage(source: json, name: sceneName, args: args, state: state, actions: actions, view: view)
+        return SceneDocument.Storage(source: json, name: sceneName, args: args, state: state, actions: actions, view: view,
+                                     invariants: invariants)
     }
 
     mutating func arguments(_ json: JSON) -> [(key: String, argument: DocumentArgument)]? {
@@ -500,10 +513,10 @@ struct DocumentReader {
 
     // MARK: expressions
 
-    /// A `when`: always JSON Logic, read as a truth value.
-    mutating func condition(_ json: JSON, at pointer: String) -> LogicRule? {
-        guard rule(json, at: pointer, roots: Self.actionRoots) != nil else { return nil }
-        return try? LogicRule(["!!": [json]], roots: Self.actionRoots)
+    /// A `when` or an invariant: always JSON Logic, read as a truth value.
+    mutating func condition(_ json: JSON, at pointer: String, roots: Set<String> = actionRoots) -> LogicRule? {
+        guard rule(json, at: pointer, roots: roots) != nil else { return nil }
+        return try? LogicRule(["!!": [json]], roots: roots)
     }
 
     /// A value template (docs/scene-documents.md, "Values and expressions").

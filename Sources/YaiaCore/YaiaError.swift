@@ -61,6 +61,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let logicError = ErrorCode(rawValue: "logic_error")
     public static let badScenario = ErrorCode(rawValue: "bad_scenario")
     public static let documentFailed = ErrorCode(rawValue: "document_failed")
+    public static let notSimulatable = ErrorCode(rawValue: "not_simulatable")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }
 

@@ -121,6 +121,8 @@ extension Runtime {
             return sceneList()
         case "schema":
             return try schema(of: try o.string("scene", code: .badRequest))
+        case "simulate":
+            return try simulate(o)
         case "register":
             guard let document = o["document"] else { throw YaiaError(.badRequest, "register needs a \"document\"", at: "/document") }
             do throws(YaiaError) {

@@ -17,6 +17,10 @@ public struct CatalogEntry: Sendable {
     /// Both take the host's `env` values, which only documents read.
     let open: @Sendable (JSON, JSON) throws(YaiaError) -> any LiveScene
     let restore: @Sendable (JSON, JSON) throws(YaiaError) -> any LiveScene
+    /// The invariants a live scene of this type breaks, given the arguments
+    /// it was opened with (nil: unknown) and the host's `env`; nil when the
+    /// type declares none.
+    let invariants: (@Sendable (any LiveScene, JSON?, JSON) throws(YaiaError) -> [InvariantFailure])?
 
     init(_ type: SceneType) {
         name = type.name
@@ -25,6 +29,11 @@ public struct CatalogEntry: Sendable {
         origin = nil
         open = { (args, _) throws(YaiaError) in try type.open(args: args) }
         restore = { (state, _) throws(YaiaError) in try type.restore(state: state) }
+        if type.hasInvariants {
+            invariants = { @Sendable (scene, _, _) in (scene as? SceneValue)?.failingInvariants ?? [] }
+        } else {
+            invariants = nil
+        }
     }
 
     init(_ type: PackSceneType, pack info: ScenePackInfo) {
@@ -34,6 +43,7 @@ public struct CatalogEntry: Sendable {
         origin = nil
         open = { (args, _) throws(YaiaError) in try type.make(args, restoring: false) }
         restore = { (state, _) throws(YaiaError) in try type.make(state, restoring: true) }
+        invariants = nil
     }
 
     init(_ scene: DocumentScene, origin: DocumentOrigin) {
@@ -43,6 +53,11 @@ public struct CatalogEntry: Sendable {
         self.origin = origin
         open = { (args, env) throws(YaiaError) in try scene.open(args: args, env: env) }
         restore = { (state, env) throws(YaiaError) in try scene.restore(state: state, env: env) }
+        if scene.document.invariantNames.isEmpty {
+            invariants = nil
+        } else {
+            invariants = { @Sendable (live, args, env) in scene.failingInvariants(state: live.json, args: args, env: env) }
+        }
     }
 
     public func open(args: JSON = [:], env: JSON = [:]) throws(YaiaError) -> any LiveScene { try open(args, env) }

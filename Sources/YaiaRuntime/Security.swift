@@ -112,7 +112,7 @@ public struct Grants: Sendable, Equatable {
 
 /// Ops every request may use.
 let ordinaryOps: Set<String> = ["open", "send", "resolve", "state", "close", "scenes", "start", "flow", "popped", "link",
-                                "services", "inspect", "limits", "advance", "schema", "logic", "scenario"]
+                                "services", "inspect", "limits", "advance", "schema", "logic", "scenario", "simulate"]
 
 /// `path` with every symbolic link, `.` and `..` resolved, or nil when it does not exist.
 func canonicalPath(_ path: String) -> String? {
