@@ -1083,25 +1083,29 @@ class Runtime(_Closeable):
         runs: Optional[int] = None,
         seed: Optional[int] = None,
         steps: Optional[int] = None,
+        args: Optional[Mapping[str, Any]] = None,
+        env: Optional[Mapping[str, Any]] = None,
         scenes: Optional[Iterable[PathLike]] = None,
         base: Optional[PathLike] = None,
     ) -> Dict[str, Any]:
-        """Drives scene type ``scene`` with random valid actions and effect
-        outcomes, checking its invariants after every step.
+        """Drives scene type ``scene`` (a scene document) with random valid
+        actions and effect outcomes, checking its invariants after every
+        step (docs/simulation.md).
 
         ``runs`` sequences of at most ``steps`` steps each, drawn from
-        ``seed`` (the same seed draws the same sequences); None leaves the
-        runtime's default. ``scenes`` adds packs, documents or folders
-        (relative to ``base``) to this runtime's scene types for the run.
-        Returns {"passed": True, "runs": N}, or on a violated invariant
-        {"passed": False, "run", "seed", "invariant", "message", "scenario"},
-        where ``scenario`` is the failure shrunk to a short scenario that
-        :meth:`scenario` runs (and fails) again.
+        ``seed`` (the same seed, the same answer); each run opens the scene
+        with ``args`` and ``env``; None leaves the request's default.
+        ``scenes`` adds packs, documents or folders (relative to ``base``,
+        inside the ``files`` grant) to this runtime's scene types. Returns
+        {"passed": True, "runs", "invariants"}, or on a broken invariant
+        {"passed": False, "run", "seed", "invariant", "message", "steps",
+        "found", "invariants", "scenario"}, where ``scenario`` is the failing
+        run shrunk to a short scenario that :meth:`scenario` runs again.
         """
         request: Dict[str, Any] = {"op": "simulate", "scene": scene}
-        for key, value in (("runs", runs), ("seed", seed), ("steps", steps)):
+        for key, value in (("runs", runs), ("seed", seed), ("steps", steps), ("args", args), ("env", env)):
             if value is not None:
-                request[key] = value
+                request[key] = dict(value) if isinstance(value, Mapping) else value
         if scenes is not None:
             if isinstance(scenes, (str, bytes, os.PathLike)):
                 raise TypeError("simulate() takes scenes= as a list of paths, not one path")
