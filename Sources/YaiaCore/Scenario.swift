@@ -544,7 +544,8 @@ public enum ScenarioDiff {
             }
             return .object(o)
         case .array(var a):
-            if token == "-" && rest.isEmpty {
+            // "-", or the index one past the end, appends (as a JSON Patch add does).
+            if rest.isEmpty && (token == "-" || token == String(a.count)) {
                 a.append(value)
                 return .array(a)
             }
@@ -562,5 +563,87 @@ public enum ScenarioDiff {
         let text = value.serialized()
         guard text.count > limit else { return text }
         return text.prefix(limit) + "…"
+    }
+}
+
+// MARK: writing
+
+extension Scenario.Expectation {
+    /// As a scenario file writes it.
+    public var json: JSON {
+        var o: JSONObject = [:]
+        if let state { o["state"] = .object(state) }
+        if let effects { o["effects"] = .array(effects.map(JSON.object)) }
+        if let routes { o["routes"] = .array(routes) }
+        if let view { o["view"] = view }
+        if viewExact { o["viewExact"] = true }
+        if let stack { o["stack"] = .array(stack.map(JSON.string)) }
+        return .object(o)
+    }
+}
+
+extension Scenario.Step {
+    public init(input: Scenario.Input, expect: Scenario.Expectation? = nil) {
+        self.input = input
+        self.expect = expect
+        self.label = Scenario.label(input)
+    }
+
+    /// As a scenario file writes it.
+    public var json: JSON {
+        var o: JSONObject = [:]
+        switch input {
+        case .send(let action):
+            o["send"] = .string(action.type)
+            if let payload = action.payload { o["payload"] = payload }
+            if action.error { o["error"] = true }
+            if let meta = action.meta { o["meta"] = meta }
+        case .resolve(let ref, .success(let v)):
+            o["resolve"] = ref.json
+            o["result"] = v
+        case .resolve(let ref, .failure(let v)):
+            o["resolve"] = ref.json
+            o["error"] = v
+        case .perform(let ref): o["perform"] = ref.json
+        case .advance(let s): o["advance"] = JSON(s)
+        case .none: break
+        }
+        if let expect, !(expect.json.objectValue?.isEmpty ?? true) { o["expect"] = expect.json }
+        if let r = expectError {
+            var e: JSONObject = ["code": .string(r.code)]
+            if let at = r.at { e["at"] = .string(at) }
+            if let m = r.message { e["message"] = .string(m) }
+            o["expectError"] = .object(e)
+        }
+        if expectNoEffects { o["expectNoEffects"] = true }
+        if let exhaustive { o["exhaustive"] = .bool(exhaustive) }
+        if label != Scenario.label(input) { o["label"] = .string(label) }
+        return .object(o)
+    }
+}
+
+extension Scenario {
+    public init(name: String?, subject: Subject, args: JSON = [:], state: JSON? = nil, steps: [Step]) {
+        self.init(name: name, scenes: [], subject: subject, args: args, state: state, env: [:], now: 0, exhaustive: true, steps: steps)
+    }
+
+    /// As a scenario file writes it: reading it back gives this scenario.
+    public var json: JSON {
+        var o: JSONObject = ["yaia": 1]
+        if let name { o["name"] = .string(name) }
+        if !scenes.isEmpty { o["scenes"] = .array(scenes.map(JSON.string)) }
+        switch subject {
+        case .scene(let n):
+            o["scene"] = .string(n)
+            if let state { o["state"] = state } else if args != [:] { o["args"] = args }
+        case .flow(let n):
+            o["flow"] = args == [:] ? ["scene": .string(n)] : ["scene": .string(n), "args": args]
+        }
+        var e = env
+        if now != 0 { e["now"] = JSON(now) }
+        if !e.isEmpty { o["env"] = .object(e) }
+        if !exhaustive { o["exhaustive"] = false }
+        o["steps"] = .array(steps.map(\.json))
+        return .object(o)
     }
 }

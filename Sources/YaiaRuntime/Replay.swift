@@ -93,7 +93,7 @@ extension Runtime {
     }
 
     /// Applies one journal input; answers with the response whose digest is checked.
-    private func replay(kind: String, _ o: JSONObject) throws(YaiaError) -> JSON? {
+    func replay(kind: String, _ o: JSONObject) throws(YaiaError) -> JSON? {
         func action() throws(YaiaError) -> Action {
             guard let a = o["action"] else { throw YaiaError(.badJournal, "a send input needs an \"action\"") }
             return try Action(json: a)

@@ -206,27 +206,12 @@ struct ScenarioRun {
     }
 
     mutating func run() -> ScenarioFailure? {
-        let opened: JSON
-        do throws(YaiaError) {
-            switch scenario.subject {
-            case .scene(let name):
-                opened = try scratch.open(name, args: scenario.args, state: scenario.state)
-                scene = opened["scene"]?.int64Value ?? 0
-            case .flow(let name):
-                opened = try scratch.startFlow(name: nil, scene: name, args: scenario.args)
-                scene = opened["scene"]?.int64Value ?? 0
-                flow = opened["flow"]?.int64Value
-            }
-        } catch {
-            return ScenarioFailure(step: 0, label: "open \(scenario.subject.name)",
-                                   parts: [("the scene could not be opened: \(error.code): \(error.message)" + (error.at.map { " (at \($0))" } ?? ""), [], [])])
+        if let problem = start() {
+            return ScenarioFailure(step: 0, label: "open \(scenario.subject.name)", parts: [(problem.message, [], [])])
         }
-        var outcomes = Outcomes()
-        collect(opened, into: &outcomes)
-        drainEvents(into: &outcomes)
-        rememberStates()
         for (i, step) in scenario.steps.enumerated() {
-            if let parts = perform(step), !parts.isEmpty {
+            let parts = perform(step)
+            if !parts.isEmpty {
                 return ScenarioFailure(step: i + 1, label: step.label, parts: parts)
             }
         }
@@ -240,6 +225,29 @@ struct ScenarioRun {
         return ScenarioFailure(step: scenario.steps.count + 1, label: "end",
                                parts: [("\(stuck.count) effect\(stuck.count == 1 ? " is" : "s are") still in flight ("
                                         + stuck.map(\.name).joined(separator: ", ") + "): resolve \(them), or have the scene cancel \(them)", differences, [])])
+    }
+
+    /// Opens the scene or starts the flow.
+    mutating func start() -> StepProblem? {
+        let opened: JSON
+        do throws(YaiaError) {
+            switch scenario.subject {
+            case .scene(let name):
+                opened = try scratch.open(name, args: scenario.args, state: scenario.state)
+                scene = opened["scene"]?.int64Value ?? 0
+            case .flow(let name):
+                opened = try scratch.startFlow(name: nil, scene: name, args: scenario.args)
+                scene = opened["scene"]?.int64Value ?? 0
+                flow = opened["flow"]?.int64Value
+            }
+        } catch {
+            return StepProblem("the scene could not be opened: \(error.code): \(error.message)" + (error.at.map { " (at \($0))" } ?? ""))
+        }
+        var outcomes = Outcomes()
+        collect(opened, into: &outcomes)
+        drainEvents(into: &outcomes)
+        rememberStates()
+        return nil
     }
 
     /// The effects the scenario saw emitted that are still in flight in the scratch runtime.
@@ -311,8 +319,16 @@ struct ScenarioRun {
     typealias Part = (message: String, differences: [ScenarioDiff.Difference], notes: [String])
 
     /// Runs one step; the parts of its failure, or nil when it passed.
-    mutating func perform(_ step: Scenario.Step) -> [Part]? {
-        let exhaustive = step.exhaustive ?? scenario.exhaustive
+    /// What a step's input did.
+    struct Applied {
+        /// The scene whose state the step is about.
+        var subject: Int64
+        var outcomes = Outcomes()
+        var refusal: YaiaError?
+    }
+
+    /// Runs a step's input and collects what it made happen.
+    mutating func apply(_ step: Scenario.Step) -> Result<Applied, StepProblem> {
         var outcomes = Outcomes()
         var subject = currentScene()
         var response: JSON?
@@ -326,7 +342,7 @@ struct ScenarioRun {
             }
         case .resolve(let ref, let outcome):
             switch resolvable(ref) {
-            case .failure(let why): return [(why.message, [], [])]
+            case .failure(let why): return .failure(why)
             case .success(let i):
                 subject = scratch.lock.withLock { scratch.state.effects[emitted[i].id]?.scene } ?? subject
                 do throws(YaiaError) {
@@ -341,28 +357,28 @@ struct ScenarioRun {
             }
         case .perform(let ref):
             switch resolvable(ref) {
-            case .failure(let why): return [(why.message, [], [])]
+            case .failure(let why): return .failure(why)
             case .success(let i):
                 let outcome: Outcome
                 do throws(YaiaError) {
                     let answer = try caller.perform(try Effect(json: emitted[i].request))
                     outcome = answer["ok"] == .bool(true) ? .success(answer["result"] ?? .null) : .failure(answer["error"] ?? .null)
                 } catch {
-                    return [("the calling runtime could not perform \(emitted[i].name): \(error.code): \(error.message)", [], [])]
+                    return .failure(StepProblem("the calling runtime could not perform \(emitted[i].name): \(error.code): \(error.message)"))
                 }
                 subject = scratch.lock.withLock { scratch.state.effects[emitted[i].id]?.scene } ?? subject
                 do throws(YaiaError) {
                     response = try scratch.resolve(effect: emitted[i].id, outcome: outcome)
                     emitted[i].settled = true
                 } catch {
-                    return [("the scene refused the outcome the services gave \(emitted[i].name), \(ScenarioDiff.render(outcomeValue(outcome), limit: 120)): \(error.code): \(error.message)", [], [])]
+                    return .failure(StepProblem("the scene refused the outcome the services gave \(emitted[i].name), \(ScenarioDiff.render(outcomeValue(outcome), limit: 120)): \(error.code): \(error.message)"))
                 }
             }
         case .advance(let seconds):
             do throws(YaiaError) {
                 _ = try scratch.advance(by: seconds)
             } catch {
-                return [("the clock could not advance: \(error.message)", [], [])]
+                return .failure(StepProblem("the clock could not advance: \(error.message)"))
             }
         case .none:
             break
@@ -372,8 +388,24 @@ struct ScenarioRun {
             if let id = response["scene"]?.int64Value { subject = id }
         }
         drainEvents(into: &outcomes)
-        defer { rememberStates() }
+        return .success(Applied(subject: subject, outcomes: outcomes, refusal: refusal))
+    }
 
+    /// Runs one step; the parts of its failure, or an empty list when it passed.
+    mutating func perform(_ step: Scenario.Step) -> [Part] {
+        let applied: Applied
+        switch apply(step) {
+        case .failure(let problem): return [(problem.message, [], [])]
+        case .success(let a): applied = a
+        }
+        defer { rememberStates() }
+        return check(step, applied)
+    }
+
+    /// Whether what a step's input did is what the step expects.
+    func check(_ step: Scenario.Step, _ applied: Applied) -> [Part] {
+        let exhaustive = step.exhaustive ?? scenario.exhaustive
+        let (subject, outcomes, refusal) = (applied.subject, applied.outcomes, applied.refusal)
         var parts: [Part] = []
         if let expected = step.expectError {
             guard let refusal else { return [("the input was accepted; a refusal with code \(expected.code) was expected", [], [])] }
@@ -422,7 +454,7 @@ struct ScenarioRun {
                 }
             }
         } else if expect.state != nil {
-            parts.append(("the scene closed: its state cannot be read", [], []))
+            parts.append(("the scene closed (a route of its own popped or dismissed it): its state cannot be read; state no \"state\" for this step", [], []))
         }
 
         // Effects: in exhaustive mode every one emitted, in order.
@@ -489,6 +521,33 @@ struct ScenarioRun {
             }
         }
         return parts
+    }
+
+    /// Runs a step's input and writes what it did as the step's expectation:
+    /// the state's changed members, the effects and the routes.
+    mutating func record(_ step: Scenario.Step) -> Result<Scenario.Step, StepProblem> {
+        let applied: Applied
+        switch apply(step) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let a): applied = a
+        }
+        defer { rememberStates() }
+        if let refusal = applied.refusal {
+            return .failure(StepProblem("the scene refused \(step.label): \(refusal.code): \(refusal.message)"))
+        }
+        if let error = applied.outcomes.errors.first { return .failure(StepProblem(error)) }
+        var recorded = step
+        var expect = Scenario.Expectation()
+        if let now = readState(applied.subject)?.state, let before = states[applied.subject], now != before {
+            guard case .object(let n) = now, case .object(let b) = before, b.keys.allSatisfy({ n[$0] != nil }) else {
+                return .failure(StepProblem("\(step.label) changed the state in a way a scenario cannot state"))
+            }
+            expect.state = JSONObject(n.members.filter { b[$0.key] != $0.value }.map { ($0.key, $0.value) })
+        }
+        if !applied.outcomes.effects.isEmpty { expect.effects = applied.outcomes.effects.compactMap(\.request.objectValue) }
+        if !applied.outcomes.routes.isEmpty { expect.routes = applied.outcomes.routes }
+        recorded.expect = expect
+        return .success(recorded)
     }
 
     /// The effect a resolve or perform step means, when it can take an outcome.
