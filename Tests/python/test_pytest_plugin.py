@@ -12,7 +12,7 @@ import pytest
 
 import yaia
 
-from conftest import HOST
+from conftest import HOST, REPO
 from scenarios import LOGIN, MALFORMED, broken_login
 
 
@@ -36,6 +36,16 @@ def test_one_test_per_scenario_file(pytester: pytest.Pytester, examples_pack: st
     result = pytester.runpytest(*plugin_args(), "--collect-only", "-q")
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines(["flows/again.scenario.json::again", "login.scenario.json::login", "2 tests collected*"])
+
+
+def test_the_shipped_scenarios_pass_under_pytest(pytester: pytest.Pytester, examples_pack: str) -> None:
+    notes_pack = REPO / "Examples" / "notes" / ".build" / "release" / "libnotes.so"
+    shipped = [p for p in sorted(REPO.glob("Examples/**/*.scenario.json"))
+               if notes_pack.is_file() or REPO / "Examples" / "notes" not in p.parents]
+    assert len(shipped) >= 10
+    # Each names the scenes it needs, relative to itself: no ini option.
+    result = pytester.runpytest(*plugin_args(), *map(str, shipped))
+    result.assert_outcomes(passed=len(shipped))
 
 
 def test_passing_and_failing_scenarios(pytester: pytest.Pytester, examples_pack: str) -> None:
