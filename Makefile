@@ -39,7 +39,8 @@ CLINK      := -L$(REL) -lyaia -Wl,-rpath,$(abspath $(REL)) -lpthread
 SWIFT_SOURCES := $(shell find Sources -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') Package.swift Include/yaia.h Include/yaia_plugin.h Include/yaia_scene.h
 
 APT_PACKAGES := gcc make pkg-config libffi-dev libsqlite3-dev zlib1g-dev binutils
-PY_PACKAGES  := pytest wheel mypy jsonschema
+# setuptools and wheel: the packaging tests build the wheel offline (pip --no-build-isolation).
+PY_PACKAGES  := pytest setuptools wheel mypy jsonschema
 
 export YAIA_LIBRARY    := $(abspath $(LIB))
 export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))

@@ -117,9 +117,12 @@ def test_a_new_virtual_environment(tmp_path: Path) -> None:
     (tmp_path / "login.scenario.json").write_text(json.dumps(LOGIN))
     pack = seen["pack"]
     (tmp_path / "pytest.ini").write_text(f"[pytest]\nyaia_scenes = {pack}\n")
-    done = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)],
-                          capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    pytest_command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path)]
+    done = subprocess.run(pytest_command, capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     assert "1 passed" in done.stdout, done.stdout + done.stderr
+    # -p no:yaia turns it off: nothing to collect (exit status 5).
+    done = subprocess.run(pytest_command + ["-p", "no:yaia"], capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    assert done.returncode == 5, done.stdout + done.stderr
 
 
 def test_typed_strict(tmp_path: Path) -> None:
