@@ -39,6 +39,8 @@ CLINK      := -L$(REL) -lyaia -Wl,-rpath,$(abspath $(REL)) -lpthread
 SWIFT_SOURCES := $(shell find Sources -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') Package.swift Include/yaia.h Include/yaia_plugin.h Include/yaia_scene.h
 
 APT_PACKAGES := gcc make pkg-config libffi-dev libsqlite3-dev zlib1g-dev binutils
+# `yaia graph --format svg|png` draws with Graphviz's dot; the tests drive `yaia run` in tmux.
+APT_PACKAGES += graphviz tmux
 # setuptools and wheel: the packaging tests build the wheel offline (pip --no-build-isolation).
 PY_PACKAGES  := pytest setuptools wheel mypy jsonschema
 
@@ -71,7 +73,7 @@ deps: $(BUILD)/.deps
 
 # ---------------------------------------------------------------- library
 
-# The release build makes libyaia.so, the examples pack and the command line
+# The release build makes libyaia.so, the examples pack and the `yaia` command
 # (YaiaTesting, which imports Swift Testing, builds only for tests). Exclusivity checks are off for the whole build (the runtime
 # guards its state with locks; the checks cost a call per class-property
 # access on the hot paths): the manifest cannot say so for the products scene
@@ -80,7 +82,9 @@ deps: $(BUILD)/.deps
 SWIFT_RELEASE := $(SWIFT) build -c release -Xswiftc -static-stdlib -Xswiftc -enforce-exclusivity=unchecked -Xswiftc -warnings-as-errors
 EXAMPLES_PACK := $(REL)/libyaia-examples.so
 export YAIA_EXAMPLES_PACK := $(abspath $(EXAMPLES_PACK))
-CLI := $(REL)/yaia-cli
+# The `yaia` command. Its SwiftPM product is yaia-command ("yaia" names the
+# library's); the build puts it at .build/release/yaia.
+CLI := $(REL)/yaia
 export YAIA_CLI := $(abspath $(CLI))
 
 $(BUILD)/.release: $(BUILD)/.deps $(SWIFT_SOURCES)
@@ -88,8 +92,9 @@ $(BUILD)/.release: $(BUILD)/.deps $(SWIFT_SOURCES)
 	  if [ -f $${m#*:} ] && [ $${m%%:*} -nt $${m#*:} ]; then rm -f $${m#*:}; fi; done
 	$(SWIFT_RELEASE) --product yaia
 	$(SWIFT_RELEASE) --product yaia-examples
-	$(SWIFT_RELEASE) --product yaia-cli
+	$(SWIFT_RELEASE) --product yaia-command
 	@ln -sf libyaia.so $(REL)/libyaia.so.$(ABI_MAJOR)
+	@ln -sf yaia-command $(CLI)
 	@touch $(LIB) $(EXAMPLES_PACK) $(CLI) $@
 
 $(LIB) $(EXAMPLES_PACK) $(CLI): $(BUILD)/.release
@@ -273,7 +278,7 @@ demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
 	PYTHONPATH=Bindings/python $(PYTHON) Examples/python/demo.py
 	@echo
 	@echo "== a C library as a service, from the command line"
-	$(CLI) '{"op":"bind","service":"math","library":"libm.so.6","ops":{"pow":"double(double,double)"}}' \
+	$(CLI) exec '{"op":"bind","service":"math","library":"libm.so.6","ops":{"pow":"double(double,double)"}}' \
 	       '{"op":"perform","effect":{"service":"math","op":"pow","args":[2,10]}}'
 	@echo
 	@echo "== the notes app (Examples/notes, a scene pack of its own) from C"
@@ -304,7 +309,9 @@ test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/te
 	$(CBIN)/test_flows
 	$(CBIN)/test_files
 
+# The example scenes' scenario files run through the `yaia` command first.
 test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
+	$(CLI) test Examples/scenarios $(NOTES_DOCS)/scenarios
 	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
 
 # ---------------------------------------------------------------- JSON Logic

@@ -39,10 +39,13 @@ let package = Package(
         .library(name: "yaia", type: .dynamic, targets: ["YaiaABI"]),
         // The example scenes as a scene pack (libyaia-examples.so).
         .library(name: "yaia-examples", type: .dynamic, targets: ["YaiaExamplesPack"]),
-        .executable(name: "yaia-cli", targets: ["YaiaCLI"]),
+        // The `yaia` command. SwiftPM builds one product per name, and "yaia"
+        // is the library's: the Makefile puts this one at .build/release/yaia.
+        .executable(name: "yaia-command", targets: ["YaiaCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // The hand-written headers in Include/ seen from Swift, and libffi.
@@ -75,8 +78,15 @@ let package = Package(
             swiftSettings: unchecked,
             linkerSettings: exportFlags
         ),
-        // The command line, a host of the C ABI like any other.
-        .executableTarget(name: "YaiaCLI", dependencies: ["YaiaABI", "CYaia"], path: "Sources/yaia"),
+        // The command line, a host of the C ABI like any other (YaiaCore for its JSON values only).
+        .executableTarget(
+            name: "YaiaCLI",
+            dependencies: ["YaiaABI", "CYaia", "YaiaCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/yaia",
+            // The static Foundation that ArgumentParser brings calls mktemp, which
+            // gold warns of at every link; lld, the toolchain's, does not.
+            linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
+        ),
         // JSON Logic in the engine, timed by `make bench`.
         .executableTarget(name: "YaiaBenchLogic", dependencies: ["YaiaCore", "YaiaRuntime"], path: "Benchmarks/logic"),
         .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaExamples"]),

@@ -1,27 +1,35 @@
-// `yaia-cli new pack NAME [--dir DIR] [--yaia PATH]`: writes a scene pack's
+// `yaia new pack NAME [--dir DIR] [--yaia PATH]`: writes a scene pack's
 // package (PackTemplate.swift) into a new or empty folder.
+import ArgumentParser
 import Glibc
 
-/// A failure with its exit status: 2 for bad usage, 1 for a failed write.
-struct CommandError: Error {
-    let status: Int32
-    let message: String
+struct NewPackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pack",
+        abstract: "Write a Swift package that builds into the scene pack libNAME.so.",
+        discussion: """
+            One scene (NAME/counter), its tests and a README (docs/scenes.md), in a new or empty folder. \
+            NAME is a lowercase letter, then lowercase letters, digits, "-" or "_".
+            """
+    )
 
-    static func usage(_ message: String) -> CommandError { CommandError(status: 2, message: message) }
+    @Argument(help: "The pack's name (like \"shop\" or \"my-scenes\").")
+    var name: String
+
+    @Option(help: ArgumentHelp("Where to write it (default ./NAME): a new or empty folder.", valueName: "dir"))
+    var dir: String?
+
+    @Option(help: ArgumentHelp("The Yaia package it depends on, by path (default: the one this yaia was built from).", valueName: "path"))
+    var yaia: String?
+
+    func run() throws {
+        try NewPack.check(name: name)
+        let package = try NewPack.yaiaPackage(yaia ?? NewPack.builtFrom, given: yaia != nil)
+        try NewPack.write(PackNames(name: name, yaia: package), into: dir ?? name)
+    }
 }
 
-enum NewCommand {
-    static let usage = """
-        usage: yaia-cli new pack NAME [--dir DIR] [--yaia PATH]
-          Writes a Swift package that builds into the scene pack libNAME.so: one
-          scene (NAME/counter), its tests, a README. NAME is a lowercase letter,
-          then lowercase letters, digits, "-" or "_".
-          --dir DIR    where to write it (default ./NAME); a new or empty folder
-          --yaia PATH  the Yaia package it depends on, by path
-                       (default \(builtFrom))
-
-        """
-
+enum NewPack {
     /// Yaia's folder as this program was built (this file is in Sources/yaia).
     static let builtFrom: String = {
         let parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
@@ -29,60 +37,7 @@ enum NewCommand {
     }()
 
     /// Names Yaia's own products use: a pack's product may not take them.
-    static let reserved: Set<String> = ["yaia", "yaia-examples", "yaia-cli"]
-
-    /// Runs the command on the arguments after "new"; returns the exit status.
-    static func run(_ arguments: [String]) -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            FileHandleOut.stdout(usage)
-            return 0
-        }
-        let names: PackNames, dir: String
-        do {
-            (names, dir) = try parse(arguments)
-        } catch {
-            FileHandleOut.stderr("yaia-cli: \(error.message)\n(yaia-cli new --help shows how to use it)\n")
-            return error.status
-        }
-        do {
-            try write(names, into: dir)
-            return 0
-        } catch {
-            FileHandleOut.stderr("yaia-cli: \(error.message)\n")
-            return error.status
-        }
-    }
-
-    static func parse(_ arguments: [String]) throws(CommandError) -> (PackNames, String) {
-        guard let kind = arguments.first else { throw .usage("new: what? yaia-cli new pack NAME") }
-        guard kind == "pack" else { throw .usage("new: cannot make \"\(kind)\", only a pack: yaia-cli new pack NAME") }
-        var name: String?
-        var dir: String?
-        var yaia: String?
-        var rest = arguments.dropFirst()
-        while let argument = rest.popFirst() {
-            var option = argument
-            var value: String?
-            if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
-                option = String(argument[..<eq])
-                value = String(argument[argument.index(after: eq)...])
-            }
-            switch option {
-            case "--dir", "--yaia":
-                if value == nil { value = rest.popFirst() }
-                guard let value, !value.isEmpty else { throw .usage("new pack: \(option) needs a path") }
-                if option == "--dir" { dir = value } else { yaia = value }
-            default:
-                if argument.hasPrefix("-") { throw .usage("new pack: unknown option \(argument)") }
-                guard name == nil else { throw .usage("new pack: one NAME only (given \"\(name ?? "")\" and \"\(argument)\")") }
-                name = argument
-            }
-        }
-        guard let name else { throw .usage("new pack: NAME is missing: yaia-cli new pack NAME") }
-        try check(name: name)
-        let package = try yaiaPackage(yaia ?? builtFrom, given: yaia != nil)
-        return (PackNames(name: name, yaia: package), dir ?? name)
-    }
+    static let reserved: Set<String> = ["yaia", "yaia-examples", "yaia-command"]
 
     static func check(name: String) throws(CommandError) {
         let bytes = Array(name.utf8)
@@ -101,7 +56,7 @@ enum NewCommand {
 
     /// The absolute path of the Yaia package at `path`, or a usage error.
     static func yaiaPackage(_ path: String, given: Bool) throws(CommandError) -> String {
-        let hint = given ? "" : " (where this yaia-cli was built); pass --yaia PATH, the folder of Yaia's Package.swift"
+        let hint = given ? "" : " (where this yaia was built); pass --yaia PATH, the folder of Yaia's Package.swift"
         guard let real = realpath(path, nil) else { throw .usage("new pack: no Yaia package at \(path)\(hint)") }
         let absolute = String(cString: real)
         free(real)
@@ -145,7 +100,7 @@ enum NewCommand {
               swift test
 
             """
-        FileHandleOut.stdout(report)
+        Out.stdout(report)
     }
 }
 
@@ -200,7 +155,7 @@ func makeDirectories(_ path: String) throws(CommandError) {
     for part in path.split(separator: "/") {
         prefix += part
         if mkdir(prefix, 0o755) != 0 && !(errno == EEXIST && kind(of: prefix) == .directory) {
-            throw CommandError(status: 1, message: "new pack: cannot make the folder \(prefix): \(errnoText())")
+            throw .failure("new pack: cannot make the folder \(prefix): \(errnoText())")
         }
         prefix += "/"
     }
@@ -209,7 +164,7 @@ func makeDirectories(_ path: String) throws(CommandError) {
 /// Writes a file that must not exist yet.
 func writeNew(_ path: String, _ text: String) throws(CommandError) {
     let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw CommandError(status: 1, message: "new pack: cannot write \(path): \(errnoText())") }
+    guard fd >= 0 else { throw .failure("new pack: cannot write \(path): \(errnoText())") }
     defer { close(fd) }
     let bytes = Array(text.utf8)
     var offset = 0
@@ -219,7 +174,7 @@ func writeNew(_ path: String, _ text: String) throws(CommandError) {
             return Glibc.write(fd, base + offset, raw.count - offset)
         }
         if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { throw CommandError(status: 1, message: "new pack: cannot write \(path): \(errnoText())") }
+        guard n > 0 else { throw .failure("new pack: cannot write \(path): \(errnoText())") }
         offset += n
     }
 }

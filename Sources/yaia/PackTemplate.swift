@@ -1,4 +1,4 @@
-// The files `yaia-cli new pack NAME` writes: a Swift package that builds into
+// The files `yaia new pack NAME` writes: a Swift package that builds into
 // a scene pack as it is, with one scene that shows a state, a view model,
 // actions, an effect and a route, and its value tests.
 

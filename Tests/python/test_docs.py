@@ -8,8 +8,8 @@ shows the first word and ignores the rest):
     ```c shared         compiled as a plugin (-shared -fPIC) under -Werror
     ```sh run           run with bash -e -o pipefail; must exit 0
     ```python run       run with python3, the binding on PYTHONPATH; must exit 0
-    ```json run         one request, performed by yaia-cli (YAIA_CLI, else
-                        .build/release/yaia-cli), which prints the response
+    ```json run         one request, performed by `yaia exec` (YAIA_CLI, else
+                        .build/release/yaia), which prints the response
     ```LANG output      what the block before it printed: its standard output
                         ends with this text, "..." standing for any text
     save=PATH           (with any of the above) the block is also saved as
@@ -161,8 +161,8 @@ def test_the_marked_blocks_run(page: Path, tmp_path: Path) -> None:
         elif "run" in block.words and block.language == "python":
             last = run([sys.executable, str(source)], block, cwd).stdout
         elif "run" in block.words and block.language == "json":
-            cli = os.environ.get("YAIA_CLI", str(REPO / ".build" / "release" / "yaia-cli"))
-            last = run([cli, json.dumps(json.loads(block.text))], block, cwd).stdout
+            cli = os.environ.get("YAIA_CLI", str(REPO / ".build" / "release" / "yaia"))
+            last = run([cli, "exec", json.dumps(json.loads(block.text))], block, cwd).stdout
         elif "run" in block.words:
             pytest.fail(f"{block.where}: no way to run a {block.language!r} block")
         ran += 1

@@ -9,7 +9,7 @@ A fenced block's info string says what happens to it:
     anything else             not run
 
 The blocks see the setup that the page's "What you need" block describes:
-YAIA is this repository, its yaia-cli ($YAIA_CLI) is on PATH and
+YAIA is this repository, its yaia ($YAIA_CLI) is on PATH and
 PYTHONPATH holds Bindings/python. A sh block's last folder (`cd`) is where the
 next block runs. So the test generates a pack, builds it (about 15 s on
 2 cores, most of this test's time), runs its Swift tests, and drives its
@@ -64,7 +64,7 @@ def test_the_page_is_mostly_runnable() -> None:
     run = [b for b in page if runnable(b)]
     illustrative = [b for b in page if "illustrative" in b.attributes]
     checked = [b for b in page if b.language == "swift" and any(a.startswith("file=") for a in b.attributes)]
-    assert any("yaia-cli new pack" in b.text for b in run)
+    assert any("yaia new pack" in b.text for b in run)
     assert sum(b.language == "python" for b in run) >= 2
     assert len(illustrative) <= 2, [b.where for b in illustrative]
     assert len(checked) >= 4
@@ -93,7 +93,7 @@ def excerpt_problem(block: Block, folder: Path) -> str:
 
 @pytest.fixture(scope="module")
 def cli() -> str:
-    path = Path(os.environ.get("YAIA_CLI", REPO / ".build" / "release" / "yaia-cli"))
+    path = Path(os.environ.get("YAIA_CLI", REPO / ".build" / "release" / "yaia"))
     if not path.exists():
         pytest.skip(f"{path} is not built (make cli)")
     if shutil.which("swift") is None:
@@ -115,7 +115,7 @@ def test_the_page_runs(cli: str, tmp_path: Path) -> None:
     for n, block in enumerate(blocks(PAGE.read_text())):
         if block.language == "swift" and any(a.startswith("file=") for a in block.attributes):
             problem = excerpt_problem(block, folder)
-            assert not problem, f"{block.where} is not what yaia-cli new pack wrote: {problem}"
+            assert not problem, f"{block.where} is not what yaia new pack wrote: {problem}"
             continue
         if not runnable(block):
             continue
