@@ -94,7 +94,8 @@ class ScenarioFailed(Exception):
 
 
 class ScenarioInvalid(Exception):
-    """A file that is no scenario: not JSON, or refused as "bad_scenario"."""
+    """A scenario file that could not be run: unreadable, not JSON, refused as
+    "bad_scenario", or no runtime to run it in."""
 
 
 class ScenarioFile(pytest.File):
@@ -104,7 +105,7 @@ class ScenarioFile(pytest.File):
         yield ScenarioItem.from_parent(self, name=self.path.name[: -len(SUFFIX)] or self.path.name)
 
 
-_RUNTIME = pytest.StashKey[Union[Runtime, YaiaError]]()
+_RUNTIME = pytest.StashKey[Union[Runtime, Exception]]()
 
 
 def _own_runtime(config: pytest.Config) -> Runtime:
@@ -120,10 +121,10 @@ def _own_runtime(config: pytest.Config) -> Runtime:
                 files=["/"],
             )
             config.add_cleanup(made.close)
-        except YaiaError as exc:
+        except (YaiaError, OSError) as exc:  # OSError: LibraryNotFound, AbiMismatch
             made = exc  # every scenario fails with it, without trying again
         config.stash[_RUNTIME] = made
-    if isinstance(made, YaiaError):
+    if isinstance(made, Exception):
         raise ScenarioInvalid(f"the runtime of the ini options yaia_scenes and yaia_plugins cannot be made: {made}")
     return made
 
