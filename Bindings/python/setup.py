@@ -39,12 +39,20 @@ def _make(*targets: str, quiet: bool = False) -> str:
     if make is None:
         raise SystemExit("yaia: building the package needs `make` (and Swift 6, see README.md)")
     command = [make, "-C", str(ROOT), "--no-print-directory"]
-    # The system packages were checked once: a later edit of the Makefile
-    # is no reason to check them again from inside a Python build.
-    if (ROOT / ".build" / ".deps").is_file():
+    stamp = ROOT / ".build" / ".deps"
+    checked = stamp.is_file()
+    if checked:
+        # The system packages were checked once: a later edit of the Makefile
+        # is no reason to check them again from inside a Python build.
         command += ["-o", ".build/.deps"]
+    else:
+        # The build needs the system packages, not the tests' Python packages,
+        # which would go to whichever python3 comes first on PATH.
+        command += ["PY_PACKAGES="]
     done = subprocess.run(command + (["-s"] if quiet else []) + list(targets),
                           stdout=subprocess.PIPE if quiet else None, text=True)
+    if not checked:
+        stamp.unlink(missing_ok=True)  # so that `make test` checks the Python packages too
     if done.returncode != 0:
         raise SystemExit(f"yaia: `make {' '.join(targets)}` failed in {ROOT} (exit {done.returncode})")
     return done.stdout or ""
