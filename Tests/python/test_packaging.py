@@ -109,6 +109,13 @@ def test_a_new_virtual_environment(tmp_path: Path) -> None:
     assert seen["viewModel"]["email"] == "a@b.c"
     assert "auth" in seen["services"]
 
+    # The bundled executable and libraries look for what they link beside
+    # themselves, never in the build folder (which may be gone).
+    for name in NATIVE:
+        dynamic = subprocess.run(["readelf", "-d", str(Path(seen["module"]).parent / "_native" / name)],
+                                 capture_output=True, text=True, check=True).stdout
+        paths = [line.split("[", 1)[1].rstrip("]") for line in dynamic.splitlines() if "RPATH" in line or "RUNPATH" in line]
+        assert all(entry.startswith("$ORIGIN") for path in paths for entry in path.split(":")), (name, paths)
     done = subprocess.run([str(venv / "bin" / "yaia"), "--version"], capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     assert yaia.__version__ in done.stdout.split(), done.stdout

@@ -10,15 +10,14 @@ from . import bundle
 
 
 def main(argv: Optional[List[str]] = None) -> None:
-    """Replaces this process with the ``yaia`` executable, arguments unchanged."""
+    """Replaces this process with the ``yaia`` executable, arguments unchanged.
+
+    The executable needs nothing of the build folder: it finds what it links
+    beside itself (its run path is ``$ORIGIN``), and a test checks so.
+    """
     try:
         executable = bundle.command()
     except FileNotFoundError as exc:
         sys.exit(f"yaia: {exc}")
-    env = dict(os.environ)
-    # The executable finds a libyaia.so beside it by its run path; this also
-    # covers a build whose run path names the folder it was built in.
-    folder = os.path.dirname(executable)
-    env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (folder, env.get("LD_LIBRARY_PATH")) if p)
     args = sys.argv[1:] if argv is None else argv
-    os.execve(executable, ["yaia", *args], env)
+    os.execv(executable, ["yaia", *args])
