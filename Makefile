@@ -162,7 +162,7 @@ $(CBIN)/bench_effects: Benchmarks/bench_effects.c Benchmarks/bench.h Include/yai
 TESTPACK := $(OUT)/test-packs
 export YAIA_TEST_PACK_DIR := $(abspath $(TESTPACK))
 PACK_FAULTS := future_abi:1 refuses:2 no_reduce:3 bad_name:4 twice:5 takes_login:6 garbage:7 old_size:8 \
-               bad_document:9 document_twice:10
+               bad_document:9 document_twice:10 old_type:11
 TEST_PACKS  := $(TESTPACK)/counter.so $(foreach f,$(PACK_FAULTS),$(TESTPACK)/$(firstword $(subst :, ,$(f))).so)
 
 $(TESTPACK)/counter.so: Tests/packs/counter.c Include/yaia_scene.h
@@ -311,7 +311,7 @@ test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/te
 
 # The example scenes' scenario files run through the `yaia` command first.
 test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
-	$(CLI) test Examples/scenarios $(NOTES_DOCS)/scenarios
+	$(CLI) test Examples/scenarios $(NOTES_DOCS)/scenarios $(NOTES)/scenarios
 	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
 
 # ---------------------------------------------------------------- JSON Logic

@@ -75,7 +75,8 @@
 ** used as given. Requests (yaia_execute() and the functions that wrap a
 ** request) are the ordinary path, for text a host may forward from a web
 ** page, a socket or a file. On that path the privileged ops -- bind,
-** load_plugin, perform, journal, replay, snapshot, restore, rewind -- are
+** load_plugin, perform, journal, replay, snapshot, restore, rewind,
+** register, scenario_from_journal -- are
 ** refused with "not_permitted" (at "/op", changing nothing) unless the
 ** config grants them:
 **
@@ -83,7 +84,8 @@
 **               "files": [DIR, ...]}
 **
 ** Every file a request names (load_plugin's path, journal's start, replay's
-** journal, bind's library when it is a path rather than a soname) must also
+** journal, bind's library when it is a path rather than a soname, a
+** scenario's path and the scenes it loads) must also
 ** lie beneath one of the "files" directories once
 ** symbolic links are resolved; with none granted, no request names a file.
 ** Whatever a runtime grants, a bound C function runs with the process's
@@ -115,9 +117,10 @@
 **   {"op": "advance", "seconds": S}                   move a manual clock; due time-outs fire
 ** Simulation (docs/simulation.md):
 **   {"op": "simulate", "scene": NAME, "runs": N, "seed": S, "steps": M,
-**    "args": {...}, "env": {...}, "scenes": [PATH...], "base": DIR}
-**                                                     random runs of a scene document,
-**                                                     its invariants checked after every
+**    "args": {...}, "env": {...}, "scenes": [PATH...], "base": DIR,
+**    "actions": {TYPE: PAYLOAD_SCHEMA|null, ...}}
+**                                                     random runs of a scene, its
+**                                                     invariants checked after every
 **                                                     step; a failure comes back shrunk
 **                                                     to a scenario
 ** Rules (docs/logic.md):
@@ -145,6 +148,17 @@
 **   {"op": "inspect", "on": BOOL}                     action/effect/route/flow events
 ** Scene documents (docs/scene-documents.md); privileged:
 **   {"op": "register", "document": {...}}             add a scene document's type
+** Scenario files (docs/scenarios.md):
+**   {"op": "scenario", "scenario": {...}, "base": DIR?}  run a scenario in a runtime of
+**   {"op": "scenario", "path": FILE}                  its own (no services, manual clock):
+**                                                     {"ok":true,"name","passed","steps",
+**                                                     "failure"?: {"step","label","message",
+**                                                     "differences","text"}}; ordinary, but
+**                                                     a path, the scenes it loads (load_plugin,
+**                                                     register) and perform steps need grants
+**   {"op": "scenario_from_journal", "path": FILE}     a journal as scenarios, one per scene
+**                                                     opened: {"ok":true,"scenarios":[...]};
+**                                                     privileged
 **
 ** An ACTION is a Flux Standard Action: {"type": NAME, "payload": ANY,
 ** "error": BOOL, "meta": ANY}; only "type" is required. An EFFECT is
@@ -221,6 +235,9 @@
 **                       or with problems; "problems" lists every one as
 **                       {"code", "message", "at"} (docs/scene-documents.md)
 **   scene_pack_error    a pack's scene answered with something unreadable
+**   bad_scenario        a scenario file that cannot be run: not JSON, or with
+**                       problems; "problems" lists every one as
+**                       {"code", "message", "at"} (docs/scenarios.md)
 **   not_permitted       a privileged op the config does not grant, or a file
 **                       outside the granted directories (see SECURITY)
 **   limit_exceeded      a limit was reached; "limit" names it (see SECURITY)
@@ -232,8 +249,7 @@
 **   logic_budget_exceeded  a rule took more steps than its budget allows
 **   logic_error         a rule's operator was given a value it cannot take
 **   not_simulatable     simulate named a scene whose actions are not declared
-**                       (a Swift or pack scene): only scene documents can be
-**                       simulated
+**                       (a Swift or pack scene) and gave no "actions"
 **   internal            a bug in Yaia; please report it
 */
 #ifndef YAIA_H

@@ -173,6 +173,18 @@ typedef struct yaia_scene_type {
     ** Without it, the host reads each view model and writes it again.
     */
     unsigned int flags;
+
+    /*
+    ** The scene's invariants (docs/simulation.md): given a state as JSON (as
+    ** state() writes it), writes into `out` a JSON array of the names of the
+    ** invariants it breaks ("[]" when all hold) and returns 0; or returns
+    ** non-zero with an error in `out` (a state it cannot read: "bad_state").
+    ** NULL: the scene declares none. The host calls it only when asked to
+    ** check invariants (the simulator, scenario runs), never per action.
+    ** A scene type that ends before this field (a smaller `size`: a pack
+    ** built before it) declares none.
+    */
+    int (*invariants)(const struct yaia_scene_type *type, const char *state, size_t length, yaia_scene_buffer *out);
 } yaia_scene_type;
 
 #define YAIA_SCENE_CANONICAL 1u

@@ -12,12 +12,10 @@ public struct InvariantFailure: Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `{"invariant", "message"}`.
-    public var json: JSON { ["invariant": .string(name), "message": .string(message)] }
-
     public var description: String { message }
 
-    static func broken(_ name: String, scene: String) -> InvariantFailure {
+    /// The failure of invariant `name` of scene type `scene`, which does not hold.
+    public static func broken(_ name: String, scene: String) -> InvariantFailure {
         InvariantFailure(name: name, message: "the invariant \"\(name)\" of \(scene) does not hold")
     }
 }
@@ -57,7 +55,7 @@ extension SceneType {
 }
 
 extension SceneDocument {
-    /// The names of the document's invariants, in document order.
+    /// The names of the document's invariants, in the byte order of their names (as JSON objects keep members).
     public var invariantNames: [String] { storage.invariants.map(\.key) }
 }
 

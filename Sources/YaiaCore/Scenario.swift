@@ -69,6 +69,12 @@ public struct Scenario: Sendable {
         public var code: String
         public var at: String?
         public var message: String?
+
+        public init(code: String, at: String? = nil, message: String? = nil) {
+            self.code = code
+            self.at = at
+            self.message = message
+        }
     }
 
     public struct Step: Sendable, Equatable {

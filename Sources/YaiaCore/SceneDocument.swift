@@ -156,7 +156,7 @@ extension SceneDocument {
         let actions: [String: DocumentAction]
         /// Nil: the view model is the state.
         let view: [(key: String, value: Template)]?
-        /// Named truth conditions over `state`, `args` and `env`, in document order.
+        /// Named truth conditions over `state`, `args` and `env`, by name.
         let invariants: [(key: String, rule: LogicRule)]
 
         init(source: JSON, name: String, args: [(key: String, argument: DocumentArgument)]?,

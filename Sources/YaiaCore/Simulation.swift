@@ -91,6 +91,10 @@ public struct ValueGenerator: Sendable {
         case "boolean": return .bool(rng.chance(0.5))
         case "integer": return .int(integer(s, &rng))
         case "number":
+            if let low = s["minimum"]?.doubleValue, let high = s["maximum"]?.doubleValue, low.rounded(.up) > high.rounded(.down) {
+                // No whole number lies within the bounds.
+                return .double(low + (high - low) * rng.unit())
+            }
             let whole = integer(s, &rng)
             guard rng.chance(0.5) else { return .int(whole) }
             // A fraction within the bounds: below the upper one, above the lower one.

@@ -59,7 +59,7 @@ public enum ScenePack {
     /// The descriptor's address once built; it is never freed.
     private static let exported = Mutex<UInt?>(nil)
 
-    private static func makeDescriptor(name: String, version: String?, types: [SceneType], documents: [String],
+    static func makeDescriptor(name: String, version: String?, types: [SceneType], documents: [String],
                                        write: @escaping HostWrite) -> UnsafeMutablePointer<yaia_scene_pack> {
         let list = UnsafeMutablePointer<UnsafePointer<yaia_scene_type>?>.allocate(capacity: max(types.count, 1))
         for (i, type) in types.enumerated() {
@@ -70,7 +70,7 @@ public enum ScenePack {
                 open: packOpen, restore: packRestore, reduce: packReduce, check: packCheck,
                 view_model: packViewModel, state: packState, free_state: packFree,
                 // YaiaKit's writer is the runtime's: its text is canonical.
-                flags: YAIA_SCENE_CANONICAL))
+                flags: YAIA_SCENE_CANONICAL, invariants: type.hasInvariants ? packInvariants : nil))
             list[i] = UnsafePointer(entry)
         }
         let texts = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: Swift.max(documents.count, 1))
@@ -227,6 +227,22 @@ private let packState: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32 
     guard let s = packed(state) else { return 1 }
     s.writer.write(s.value.json)
     s.flush(to: out)
+    return 0
+}
+
+private let packInvariants: @convention(c) (UnsafePointer<yaia_scene_type>?, UnsafePointer<CChar>?, Int, OpaquePointer?) -> Int32 = {
+    type, bytes, length, out in
+    guard let packed = packed(type) else { return 1 }
+    var writer = JSONWriter()
+    do throws(YaiaError) {
+        let failures = try packed.type.failingInvariants(state: try text(bytes, length))
+        writer.write(.array(failures.map { .string($0.name) }))
+    } catch {
+        writer.write(error.json)
+        writer.withBytes { raw in packed.write(out, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count) }
+        return 1
+    }
+    writer.withBytes { raw in packed.write(out, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count) }
     return 0
 }
 

@@ -120,8 +120,13 @@ extension Runtime {
         var scenarios: [JSON] = []
         var skipped: [JSON] = []
         let recordingCatalog = scratch.catalog
+        var names: [String: Int] = [:]
         for t in tracks {
-            var scenario = Scenario(name: "\(t.name) (scene \(t.id))", subject: .scene(t.name), args: t.args, state: t.state,
+            // A restore may bring a scene back under its id: its second life is named apart.
+            var name = "\(t.name) (scene \(t.id))"
+            names[name, default: 0] += 1
+            if let n = names[name], n > 1 { name += " #\(n)" }
+            var scenario = Scenario(name: name, subject: .scene(t.name), args: t.args, state: t.state,
                                     steps: t.inputs.map { Scenario.Step(input: $0) })
             let recorder = Runtime(catalog: recordingCatalog, workers: 1, limits: limits, clock: .manual(ManualClock()))
             defer { recorder.shutDown() }

@@ -36,7 +36,12 @@ extension Runtime {
             throw o["path"] == nil ? error.nested(under: "/scenario") : error
         }
         let name = scenario.name ?? fileName.map(Runtime.scenarioName(file:)) ?? "scenario"
-        return try run(scenario, name: name, base: base)
+        do throws(YaiaError) {
+            return try run(scenario, name: name, base: base)
+        } catch {
+            // A scene source's fault lies in the request's scenario.
+            throw o["path"] == nil && error.at?.hasPrefix("/scenes") == true ? error.nested(under: "/scenario") : error
+        }
     }
 
     /// `login.scenario.json` -> `login`.
@@ -95,45 +100,61 @@ extension Runtime {
         return .object(answer)
     }
 
-    /// Adds the scenario's scene sources to `catalog`, paths from `base`;
-    /// sources the calling runtime has loaded already are skipped. Packs
-    /// add code, as `load_plugin` does, and documents scene types, as
-    /// `register` does: each needs its grant, and its file a granted folder.
+    /// Adds the scenario's scene sources to `catalog`, paths from `base`.
+    /// A source the calling runtime has loaded already (the same file) is
+    /// skipped. Any other is confined to the granted folders, and needs the
+    /// grant of the op that would add it: a pack runs code (`load_plugin`),
+    /// a document adds a scene type (`register`).
     func loadScenarioScenes(_ paths: [String], base: String, into catalog: inout Catalog) throws(YaiaError) {
         let loaded = Set(catalog.packs.compactMap { canonicalPath($0.path) }
                          + catalog.documents.compactMap { name -> String? in
                              if case .file(let f)? = catalog[name]?.origin { return canonicalPath(f) }
                              return nil
                          })
+        func isLoaded(_ path: String) -> Bool { canonicalPath(path).map(loaded.contains) ?? false }
         var wanted: [JSON] = []
+        /// The index in `paths` of each entry of `wanted`.
+        var from: [Int] = []
         for (i, path) in paths.enumerated() {
             let at = JSONPointer.appending("/scenes", i)
-            let full = path.hasPrefix("/") ? path : (base.hasSuffix("/") ? base : base + "/") + path
+            var full = path.hasPrefix("/") ? path : (base.hasSuffix("/") ? base : base + "/") + path
+            while full.count > 1 && full.hasSuffix("/") { full.removeLast() }
+            if isLoaded(full) { continue }
             let files: [String]
             let isPack: Bool
             switch SceneSource(full) {
             case .folder(let folder):
-                files = try documentFiles(in: folder)
-                isPack = false
-            case .document(let file):
-                files = [file]
-                isPack = false
-            case .pack(let file):
-                files = [file]
-                isPack = true
+                let real = canonicalPath(folder) ?? folder
+                guard grants.directories.contains(where: { real == $0 || beneath(real, $0) }) else {
+                    throw YaiaError(.notPermitted, "\(path): the folder lies outside the directories the config grants requests", at: at)
+                }
+                (files, isPack) = (try documentFiles(in: real).filter { !isLoaded($0) }, false)
+            case .document(let file): (files, isPack) = ([try grants.confine(file, at: at)], false)
+            case .pack(let file): (files, isPack) = ([try grants.confine(file, at: at)], true)
+            }
+            guard !files.isEmpty else { continue }
+            let op = isPack ? "load_plugin" : "register"
+            guard grants.ops.contains(op) else {
+                throw YaiaError(.notPermitted, "the scenario loads \(path), which needs the \"\(op)\" grant on this runtime's requests: {\"allow\": {\"ops\": [\"\(op)\"]}}", at: at)
             }
             for file in files {
-                let real = try grants.confine(file, at: at)
-                if loaded.contains(canonicalPath(real) ?? real) { continue }
-                do throws(YaiaError) {
-                    try grants.check(op: isPack ? "load_plugin" : "register")
-                } catch {
-                    throw YaiaError(.notPermitted, "the scenario loads \(file), which needs the \"\(isPack ? "load_plugin" : "register")\" grant: " + error.message, at: at)
-                }
-                wanted.append(.string(real))
+                // A folder's files too: a link in it must not lead out of the granted folders.
+                wanted.append(.string(try grants.confine(file, at: at)))
+                from.append(i)
             }
         }
-        if !wanted.isEmpty { try catalog.load(.array(wanted), at: "/scenes") }
+        guard !wanted.isEmpty else { return }
+        do throws(YaiaError) {
+            try catalog.load(.array(wanted), at: "/scenes")
+        } catch {
+            // Point at the scenario's own entry, not at the list loaded.
+            var moved = error
+            if let at = error.at, at.hasPrefix("/scenes/"),
+               let index = Int(at.dropFirst("/scenes/".count).prefix { $0 != "/" }), index < from.count {
+                moved.at = JSONPointer.appending("/scenes", from[index])
+            }
+            throw moved
+        }
     }
 }
 
@@ -154,15 +175,22 @@ struct ScenarioFailure {
     var label: String
     var parts: [(message: String, differences: [ScenarioDiff.Difference], notes: [String])]
 
+    /// At most `ScenarioDiff.maxDifferences` differences are reported, in the answer and in the text.
     var json: JSON {
         let message = parts.map(\.message).joined(separator: "; ")
+        var left = ScenarioDiff.maxDifferences
         var text = "step \(step) (\(label)): "
         text += parts.map { part in
-            part.message + (part.differences.isEmpty && part.notes.isEmpty ? "" : ":")
-                + part.differences.map { "\n  " + $0.line }.joined() + part.notes.map { "\n  " + $0 }.joined()
+            let shown = part.differences.prefix(left)
+            left -= shown.count
+            let dropped = part.differences.count - shown.count
+            return part.message + (part.differences.isEmpty && part.notes.isEmpty ? "" : ":")
+                + shown.map { "\n  " + $0.line }.joined() + (dropped > 0 ? "\n  … and \(dropped) more" : "")
+                + part.notes.map { "\n  " + $0 }.joined()
         }.joined(separator: "\n")
+        let differences = parts.flatMap(\.differences).prefix(ScenarioDiff.maxDifferences)
         return ["step": .int(Int64(step)), "label": .string(label), "message": .string(message),
-                "differences": .array(parts.flatMap(\.differences).map(\.json)), "text": .string(text)]
+                "differences": .array(differences.map(\.json)), "text": .string(text)]
     }
 }
 
@@ -202,13 +230,14 @@ struct ScenarioRun {
         var effects: [Emitted] = []
         var routes: [JSON] = []
         var errors: [String] = []
-        var reduced: Set<Int64> = []
     }
 
     mutating func run() -> ScenarioFailure? {
         if let problem = start() {
             return ScenarioFailure(step: 0, label: "open \(scenario.subject.name)", parts: [(problem.message, [], [])])
         }
+        let broken = brokenInvariants()
+        if !broken.isEmpty { return ScenarioFailure(step: 0, label: "open \(scenario.subject.name)", parts: broken) }
         for (i, step) in scenario.steps.enumerated() {
             let parts = perform(step)
             if !parts.isEmpty {
@@ -224,7 +253,12 @@ struct ScenarioRun {
         }
         return ScenarioFailure(step: scenario.steps.count + 1, label: "end",
                                parts: [("\(stuck.count) effect\(stuck.count == 1 ? " is" : "s are") still in flight ("
-                                        + stuck.map(\.name).joined(separator: ", ") + "): resolve \(them), or have the scene cancel \(them)", differences, [])])
+                                        + ScenarioRun.names(stuck) + "): resolve \(them), or have the scene cancel \(them)", differences, [])])
+    }
+
+    /// `#1 auth.login, #2 store.get`, the first ten.
+    static func names(_ effects: [Emitted]) -> String {
+        effects.prefix(10).map(\.name).joined(separator: ", ") + (effects.count > 10 ? ", …" : "")
     }
 
     /// Opens the scene or starts the flow.
@@ -275,7 +309,6 @@ struct ScenarioRun {
 
     /// Keeps what an update emitted.
     mutating func collect(_ update: JSON, into outcomes: inout Outcomes) {
-        if let id = update["scene"]?.int64Value { outcomes.reduced.insert(id) }
         for e in update["effects"]?.arrayValue ?? [] {
             guard let id = e["id"]?.int64Value else { continue }
             let request = scratch.lock.withLock { scratch.state.effects[id]?.effect.json }
@@ -311,14 +344,13 @@ struct ScenarioRun {
             if let i = emitted.firstIndex(where: { !$0.settled && live[$0.id] != nil && $0.request["service"]?.stringValue == service && $0.request["op"]?.stringValue == op }) {
                 return .success(i)
             }
-            let flying = inFlight().map(\.name)
-            return .failure(StepProblem("no \(service).\(op) effect is in flight" + (flying.isEmpty ? " (none is)" : " (in flight: " + flying.joined(separator: ", ") + ")")))
+            let flying = inFlight()
+            return .failure(StepProblem("no \(service).\(op) effect is in flight" + (flying.isEmpty ? " (none is)" : " (in flight: " + ScenarioRun.names(flying) + ")")))
         }
     }
 
     typealias Part = (message: String, differences: [ScenarioDiff.Difference], notes: [String])
 
-    /// Runs one step; the parts of its failure, or nil when it passed.
     /// What a step's input did.
     struct Applied {
         /// The scene whose state the step is about.
@@ -399,7 +431,20 @@ struct ScenarioRun {
         case .success(let a): applied = a
         }
         defer { rememberStates() }
-        return check(step, applied)
+        let parts = check(step, applied)
+        return parts.isEmpty ? brokenInvariants() : parts
+    }
+
+    /// The invariants the open scenes break, as a failure's parts.
+    func brokenInvariants() -> [Part] {
+        let ids = scratch.lock.withLock { scratch.state.scenes.values.map(\.id) }
+        var parts: [Part] = []
+        for id in ids {
+            // Only the scene under test has known args, and not when it was given a state.
+            let args: JSON? = id == scene && scenario.state == nil ? scenario.args : nil
+            for failure in (try? scratch.failingInvariants(scene: id, args: args)) ?? [] { parts.append((failure.message, [], [])) }
+        }
+        return parts
     }
 
     /// Whether what a step's input did is what the step expects.
@@ -472,7 +517,7 @@ struct ScenarioRun {
                 }
             }
             if !differences.isEmpty {
-                let said = outcomes.effects.isEmpty ? "no effect was emitted" : "emitted: " + outcomes.effects.map(\.name).joined(separator: ", ")
+                let said = outcomes.effects.isEmpty ? "no effect was emitted" : "emitted: " + ScenarioRun.names(outcomes.effects)
                 parts.append(("the effects are not the expected ones (\(said))", differences, []))
             }
         } else {
@@ -517,7 +562,7 @@ struct ScenarioRun {
             if !stuck.isEmpty {
                 let differences = stuck.enumerated().map { (i, e) in ScenarioDiff.Difference(pointer: "/inFlight/\(i)", expected: nil, actual: e.request) }
                 parts.append(("\(stuck.count) effect\(stuck.count == 1 ? " is" : "s are") in flight ("
-                              + stuck.map(\.name).joined(separator: ", ") + "); none was expected", differences, []))
+                              + ScenarioRun.names(stuck) + "); none was expected", differences, []))
             }
         }
         return parts

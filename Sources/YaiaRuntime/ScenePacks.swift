@@ -43,7 +43,11 @@ public struct CatalogEntry: Sendable {
         origin = nil
         open = { (args, _) throws(YaiaError) in try type.make(args, restoring: false) }
         restore = { (state, _) throws(YaiaError) in try type.make(state, restoring: true) }
-        invariants = nil
+        if type.invariants != nil {
+            invariants = { @Sendable (live, _, _) throws(YaiaError) in try type.failingInvariants(state: live.json) }
+        } else {
+            invariants = nil
+        }
     }
 
     init(_ scene: DocumentScene, origin: DocumentOrigin) {
@@ -141,6 +145,25 @@ struct PackSceneType: @unchecked Sendable {
     let type: UnsafePointer<yaia_scene_type>
     /// The pack writes canonical view models: they go into answers as written.
     let canonical: Bool
+    /// Nil: the type declares no invariants (or ends before the field).
+    let invariants: (@convention(c) (UnsafePointer<yaia_scene_type>?, UnsafePointer<CChar>?, Int, OpaquePointer?) -> Int32)?
+
+    /// The invariants the state `json` breaks, as the pack names them.
+    func failingInvariants(state json: JSON) throws(YaiaError) -> [InvariantFailure] {
+        guard let invariants else { return [] }
+        let buffer = SceneBuffer()
+        var writer = JSONWriter()
+        writer.write(json)
+        let status = writer.withBytes { raw in
+            invariants(type, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count, buffer.handle)
+        }
+        guard status == 0 else { throw buffer.error(.badState, scene: name) }
+        guard case .array(let names) = try buffer.parse(scene: name, what: "invariants"),
+              case let strings = names.compactMap(\.stringValue), strings.count == names.count else {
+            throw YaiaError(.scenePackError, "scene \(name) answered with invariants that are not a list of names")
+        }
+        return strings.map { InvariantFailure.broken($0, scene: name) }
+    }
 
     func make(_ json: JSON, restoring: Bool) throws(YaiaError) -> any LiveScene {
         let buffer = SceneBuffer()
@@ -345,9 +368,14 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
     var seen: Set<String> = []
     for i in 0..<pack.scene_count {
         guard let type = pack.scenes?[i] else { throw YaiaError(.scenePackInvalid, "scene pack \(name): scene \(i) is NULL") }
-        let t = type.pointee
-        guard t.size >= MemoryLayout<yaia_scene_type>.size else {
-            throw YaiaError(.scenePackInvalid, "scene pack \(name): scene \(i) is \(t.size) bytes; ABI \(YAIA_SCENE_ABI_VERSION) needs \(MemoryLayout<yaia_scene_type>.size)")
+        // Scene types built before the invariants field end there: only the
+        // bytes the pack has are read, the fields past them stay zero.
+        let size = UnsafeRawPointer(type).load(as: Int.self)
+        var t = yaia_scene_type()
+        withUnsafeMutableBytes(of: &t) { $0.copyMemory(from: UnsafeRawBufferPointer(start: type, count: Swift.max(0, Swift.min(size, $0.count)))) }
+        let needed = MemoryLayout<yaia_scene_type>.offset(of: \yaia_scene_type.invariants) ?? MemoryLayout<yaia_scene_type>.size
+        guard t.size >= needed else {
+            throw YaiaError(.scenePackInvalid, "scene pack \(name): scene \(i) is \(t.size) bytes; ABI \(YAIA_SCENE_ABI_VERSION) needs \(needed)")
         }
         guard let rawSceneName = t.name, case let sceneName = String(cString: rawSceneName), isValidSceneName(sceneName) else {
             throw YaiaError(.scenePackInvalid, "scene pack \(name): scene \(i) has no valid name (letters, digits and ._-/)")
@@ -358,7 +386,7 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
         guard seen.insert(sceneName).inserted else {
             throw YaiaError(.duplicateScene, "scene type \"\(sceneName)\" is defined twice by pack \"\(name)\" (\(shown))")
         }
-        types.append(PackSceneType(name: sceneName, type: type, canonical: t.flags & YAIA_SCENE_CANONICAL != 0))
+        types.append(PackSceneType(name: sceneName, type: type, canonical: t.flags & YAIA_SCENE_CANONICAL != 0, invariants: t.invariants))
     }
     var documents: [String] = []
     if descriptor.pointee.size >= MemoryLayout<yaia_scene_pack>.size && pack.document_count > 0 {

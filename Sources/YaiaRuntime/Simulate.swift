@@ -25,38 +25,24 @@ extension Runtime {
     /// The `simulate` request (docs/simulation.md).
     func simulate(_ o: JSONObject) throws(YaiaError) -> JSON {
         let request = try SimulationRequest(o, catalog: try simulationCatalog(o), limits: limits)
-        return request.run()
+        return try request.run()
     }
 
-    /// The calling runtime's scene types and the request's `scenes` (paths
-    /// relative to `base`, each inside the granted directories).
+    /// The calling runtime's scene types and the request's `scenes`, loaded
+    /// as a scenario's are (paths from `base`, with the same grants).
     private func simulationCatalog(_ o: JSONObject) throws(YaiaError) -> Catalog {
         var catalog = self.catalog
         guard let list = o["scenes"] else { return catalog }
-        guard case .array(let items) = list else {
+        guard case .array(let items) = list, case let paths = items.compactMap(\.stringValue), paths.count == items.count,
+              !paths.contains("") else {
             throw YaiaError(.badRequest, "\"scenes\" is a list of paths: scene packs, documents or folders of them", at: "/scenes")
         }
-        var base: String?
+        var base = "."
         if let b = o["base"] {
-            guard case .string(let s) = b, !s.isEmpty else { throw YaiaError(.badRequest, "\"base\" is a folder's path", at: "/base") }
-            base = s
+            guard case .string(let folder) = b, !folder.isEmpty else { throw YaiaError(.badRequest, "\"base\" is a folder's path", at: "/base") }
+            base = folder
         }
-        var paths: [JSON] = []
-        for (i, item) in items.enumerated() {
-            let at = JSONPointer.appending("/scenes", i)
-            guard case .string(var path) = item, !path.isEmpty else { throw YaiaError(.badRequest, "a \"scenes\" entry is a path", at: at) }
-            if let base, !path.hasPrefix("/") { path = (base.hasSuffix("/") ? base : base + "/") + path }
-            let folder = path.hasSuffix("/")
-            var confined = try grants.confine(folder ? String(path.dropLast()) : path, at: at)
-            if folder { confined += "/" }
-            paths.append(.string(confined))
-        }
-        do throws(YaiaError) {
-            try catalog.load(.array(paths), at: "/scenes")
-        } catch {
-            if error.code == .badConfig { throw YaiaError(.badRequest, error.message, at: error.at) }
-            throw error
-        }
+        try loadScenarioScenes(paths, base: base, into: &catalog)
         return catalog
     }
 }
@@ -97,8 +83,9 @@ struct SimulatedInterface {
     }
 
     var actions: [String: ActionShape] = [:]
-    /// The actions a host sends: all but those that receive outcomes
-    /// (`then`, `catch`, `onResult`), which come through resolved effects.
+    /// The actions a host sends: all but those that receive effects'
+    /// outcomes (`then`, `catch`), which come through resolved effects. The
+    /// results of pushed scenes (`onResult`) are sent: no pushed scene runs.
     var sendable: [ActionShape] = []
 
     init(schema: JSON) {
@@ -106,9 +93,6 @@ struct SimulatedInterface {
         var receivers: Set<String> = []
         for e in defs?["effect"]?["oneOf"]?.arrayValue ?? [] {
             for key in ["then", "catch"] { if let n = e["properties"]?[key]?["const"]?.stringValue { receivers.insert(n) } }
-        }
-        for r in defs?["route"]?["oneOf"]?.arrayValue ?? [] {
-            if let n = r["properties"]?["onResult"]?["const"]?.stringValue { receivers.insert(n) }
         }
         var all: [ActionShape] = []
         for a in defs?["action"]?["oneOf"]?.arrayValue ?? [] {
@@ -120,6 +104,24 @@ struct SimulatedInterface {
         }
         sendable = all.filter { !receivers.contains($0.name) }
         if sendable.isEmpty { sendable = all }
+    }
+
+    /// The request's `actions`: each action type's payload schema, or null
+    /// for an action without one. Every one is sent.
+    init(actions json: JSON) throws(YaiaError) {
+        guard case .object(let o) = json, !o.isEmpty else {
+            throw YaiaError(.badRequest, "\"actions\" maps each action type to its payload's JSON Schema (null: no payload)", at: "/actions")
+        }
+        for (name, schema) in o {
+            switch schema {
+            case .null: actions[name] = ActionShape(name: name, payload: nil, payloadRequired: false)
+            case .object, .bool: actions[name] = ActionShape(name: name, payload: schema, payloadRequired: true)
+            default:
+                throw YaiaError(.badRequest, "the payload of \"\(name)\" is declared by a JSON Schema (an object) or null for none",
+                                at: JSONPointer.appending("/actions", name))
+            }
+            if let shape = actions[name] { sendable.append(shape) }
+        }
     }
 }
 
@@ -188,10 +190,13 @@ final class SimulatedSession {
 struct SimulationRequest {
     let catalog: Catalog
     let scene: String
-    let document: DocumentScene
+    /// The invariants checked, when the scene can name them all (a document).
+    let invariantNames: [String]?
     let interface: SimulatedInterface
     let runs: Int
     let seed: UInt64
+    /// The seed as the request gave it, for the answer.
+    let givenSeed: JSON
     let steps: Int
     let args: JSON
     let env: JSONObject
@@ -201,6 +206,8 @@ struct SimulationRequest {
 
     static let maxRuns = 100_000
     static let maxSteps = 1_000
+    /// The most steps one request may take, over all its runs.
+    static let maxWork = 1_000_000
     /// Replays a shrink may try.
     static let shrinkBudget = 2_000
     /// How often a step resolves a pending effect, and how often an outcome is an error.
@@ -213,9 +220,15 @@ struct SimulationRequest {
         guard let entry = catalog[scene] else {
             throw YaiaError(.unknownScene, "no scene type named \"\(scene)\"" + Suggestion.hint(scene, among: catalog.names), at: "/scene")
         }
-        guard let document = entry.document else {
-            throw YaiaError(.notSimulatable, "\(scene) is a Swift scene (\(entry.definedBy)): its actions' payloads are not declared, so only scene documents can be simulated", at: "/scene")
+        if let actions = o["actions"] {
+            interface = try SimulatedInterface(actions: actions)
+        } else if let document = entry.document {
+            interface = SimulatedInterface(schema: document.document.schema)
+        } else {
+            throw YaiaError(.notSimulatable, "\(scene) is a Swift scene (\(entry.definedBy)) whose actions' payloads are not declared: "
+                            + "give them as \"actions\": {TYPE: PAYLOAD_SCHEMA|null, ...}", at: "/scene")
         }
+        invariantNames = entry.document?.document.invariantNames
         func count(_ key: String, _ fallback: Int, _ max: Int) throws(YaiaError) -> Int {
             guard o[key] != nil else { return fallback }
             let n = try o.integer(key, code: .badRequest)
@@ -224,6 +237,10 @@ struct SimulationRequest {
         }
         runs = try count("runs", 100, Self.maxRuns)
         steps = try count("steps", 20, Self.maxSteps)
+        guard runs * steps <= Self.maxWork else {
+            throw YaiaError(.badRequest, "\"runs\" times \"steps\" is at most \(Self.maxWork)", at: "/runs")
+        }
+        givenSeed = o["seed"] ?? 0
         switch o["seed"] {
         case nil: seed = 0
         case .int(let i)?: seed = UInt64(bitPattern: i)
@@ -241,33 +258,40 @@ struct SimulationRequest {
         }
         scenes = o["scenes"]
         self.catalog = catalog
-        self.document = document
         self.limits = limits
-        interface = SimulatedInterface(schema: document.document.schema)
     }
 
     func session() -> SimulatedSession { SimulatedSession(catalog: catalog, scene: scene, args: args, env: env, limits: limits) }
 
-    func run() -> JSON {
+    func run() throws(YaiaError) -> JSON {
         var rng = SplitMix64(seed: seed)
-        let invariants = JSON.array(document.document.invariantNames.map(JSON.string))
+        var answer: JSONObject = ["ok": true]
+        if let invariantNames { answer["invariants"] = .array(invariantNames.map(JSON.string)) }
         for run in 1...runs {
             let found: (steps: [SimulatedStep], failure: InvariantFailure)
             do throws(YaiaError) {
                 guard let f = try explore(&rng) else { continue }
                 found = f
             } catch {
-                return error.envelope()
+                // The scene locates faults within its arguments.
+                throw error.code == .badArgs ? error.nested(under: "/args") : error
             }
             var shrinker = Shrinker<SimulatedStep>(budget: Self.shrinkBudget)
             let shrunk = shrinker.shrink(found.steps, simpler: \.simpler) { replay($0, breaking: found.failure.name) }
             let scenario = self.scenario(shrunk, run: run, invariant: found.failure.name)
-            return ["ok": true, "passed": false, "run": .int(Int64(run)), "seed": .uint(seed), "invariant": .string(found.failure.name),
-                    "message": .string(found.failure.message), "scenario": scenario,
-                    "steps": .int(Int64(scenario["steps"]?.arrayValue?.count ?? 0)), "found": .int(Int64(found.steps.count)),
-                    "invariants": invariants]
+            answer["passed"] = false
+            answer["run"] = .int(Int64(run))
+            answer["seed"] = givenSeed
+            answer["invariant"] = .string(found.failure.name)
+            answer["message"] = .string(found.failure.message)
+            answer["scenario"] = scenario
+            answer["steps"] = .int(Int64(scenario["steps"]?.arrayValue?.count ?? 0))
+            answer["found"] = .int(Int64(found.steps.count))
+            return .object(answer)
         }
-        return ["ok": true, "passed": true, "runs": .int(Int64(runs)), "invariants": invariants]
+        answer["passed"] = true
+        answer["runs"] = .int(Int64(runs))
+        return .object(answer)
     }
 
     /// One random run: the steps taken and the first invariant broken, or
@@ -311,15 +335,29 @@ struct SimulationRequest {
     }
 
     /// Replays `steps` in a new session: the prefix that ends where
-    /// invariant `name` first breaks, or nil when it never does or a step
-    /// is refused.
+    /// invariant `name` first breaks, or nil when it never does, a step is
+    /// refused, or another invariant breaks first (the scenario must fail
+    /// at its last step, for `name`).
     func replay(_ steps: [SimulatedStep], breaking name: String) -> [SimulatedStep]? {
         let session = session()
         guard (try? session.open()) != nil else { return nil }
-        if session.failures().contains(where: { $0.name == name }) { return [] }
+        func broken() -> Bool? {
+            let failures = session.failures()
+            if failures.contains(where: { $0.name == name }) { return true }
+            return failures.isEmpty ? false : nil
+        }
+        switch broken() {
+        case true?: return []
+        case nil: return nil
+        case false?: break
+        }
         for (i, step) in steps.enumerated() {
             guard (try? session.apply(step)) != nil else { return nil }
-            if session.failures().contains(where: { $0.name == name }) { return Array(steps[...i]) }
+            switch broken() {
+            case true?: return Array(steps[...i])
+            case nil: return nil
+            case false?: continue
+            }
         }
         return nil
     }
@@ -335,7 +373,7 @@ struct SimulationRequest {
                 list.append(json)
             }
         }
-        var o: JSONObject = ["yaia": 1, "name": .string("\(scene) breaks \(invariant) (simulated: seed \(seed), run \(run))")]
+        var o: JSONObject = ["yaia": 1, "name": .string("\(scene) breaks \(invariant) (simulated: seed \(givenSeed), run \(run))")]
         if let scenes { o["scenes"] = scenes }
         o["scene"] = .string(scene)
         if args != [:] { o["args"] = args }

@@ -250,6 +250,8 @@ struct HostOptions: ParsableArguments {
         if !plugins.isEmpty {
             config["plugins"] = .array((config["plugins"]?.arrayValue ?? []) + plugins.map(JSON.string))
         }
+        // An "allow" that is no object is the runtime's to refuse (bad_config).
+        if let given = config["allow"], given.objectValue == nil { return .object(config) }
         var grant: JSONObject = config["allow"]?.objectValue ?? ["ops": "all", "files": ["/"]]
         if config["allow"] == nil || !allow.isEmpty {
             if allow.isEmpty || allow.contains("all") {

@@ -281,6 +281,9 @@ struct RunSession {
             let id = entry["id"]?.int64Value ?? 0
             let seq = id == answer["scene"]?.int64Value ? answer["seq"] : runtime.execute(["op": "state", "scene": .int(id)])["seq"]
             text += "\(name) (scene \(id), seq \(seq?.text ?? "?")) view:\n" + fields(entry["viewModel"] ?? .null)
+        } else if let id = answer["scene"]?.int64Value, id != currentScene {
+            // An effect of a scene the flow has covered since.
+            text += "scene \(id) (covered, seq \(answer["seq"]?.text ?? "?")) view:\n" + fields(answer["viewModel"] ?? .null)
         } else {
             text += "\(top) (scene \(answer["scene"]?.text ?? "?"), seq \(answer["seq"]?.text ?? "?")) view:\n" + fields(answer["viewModel"] ?? .null)
         }
@@ -295,10 +298,6 @@ struct RunSession {
             wait = 0
             guard let json = parseJSON(event) else { continue }
             Out.stdout("event" + (json["effect"].map { " (effect #\($0.text))" } ?? "") + ":\n")
-            if json["event"] == "update" && json["stack"] == nil && json["scene"]?.int64Value != currentScene {
-                Out.stdout("  scene \(json["scene"]?.text ?? "?") (covered) seq \(json["seq"]?.text ?? "?")\n")
-                continue
-            }
             show(json)
             wait = running ? 2 : 0
         }

@@ -108,8 +108,10 @@ struct TestCommand: ParsableCommand {
             throw ExitCode(1)
         }
         // The scenario names where its scene comes from, relative to its own file.
-        if scenario["scenes"] == nil, let path = target.path {
-            scenario["scenes"] = [.string(relativePath(realPath(path) ?? path, from: realPath(folder(of: out ?? ".")) ?? "."))]
+        if scenario["scenes"] == nil {
+            let base = realPath(out.map(folder(of:)) ?? ".") ?? "."
+            let paths = target.scenes + host.scenes
+            scenario["scenes"] = .array(paths.map { .string(relativePath(realPath($0) ?? $0, from: base)) })
         }
         let file = JSON.object(scenario).pretty() + "\n"
         if let out {

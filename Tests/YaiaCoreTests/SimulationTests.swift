@@ -25,7 +25,7 @@ struct InvariantTests {
                                                     args: #"{"max": {"default": 5}}"#)).isEmpty)
     }
 
-    @Test("failing invariants: in document order, reading state, args with defaults and env; one that cannot be evaluated fails")
+    @Test("failing invariants: in the order of their names, reading state, args with defaults and env; one that cannot be evaluated fails")
     func failing() throws {
         let scene = try DocumentScene(try json(withInvariants(
             #"{"belowMax": {"<=": [{"var": "state.a"}, {"var": "args.max"}]}, "belowTop": {"<=": [{"var": "state.a"}, {"var": "env.top"}]}, "text": {"remove": [{"var": "state.a"}, 0]}}"#,
@@ -110,6 +110,7 @@ struct SimulationTests {
         #"{"schema": {"enum": ["a", 2, null]}}"#,
         #"{"schema": {"type": ["string", "null"]}}"#,
         #"{"schema": {"type": "number", "minimum": -1.5, "maximum": 0.5}}"#,
+        #"{"schema": {"type": "number", "minimum": 0.25, "maximum": 0.75}}"#,
         #"{"schema": {"type": "array", "items": {"type": "integer", "minimum": 0}}}"#,
         #"{"title": "string", "tags": ["string"], "due": "integer?", "done": "boolean"}"#,
         #""any""#,

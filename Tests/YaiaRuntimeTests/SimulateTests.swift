@@ -1,8 +1,10 @@
+import CYaiaScene
 import Foundation
 import Testing
 import YaiaCore
 import YaiaExamples
-import YaiaRuntime
+@testable import YaiaKit
+@testable import YaiaRuntime
 
 // The simulate op: random runs of a document scene, invariants checked
 // after every step, a failure shrunk to a short scenario.
@@ -93,14 +95,17 @@ func simulate(_ runtime: Runtime, _ scene: String, runs: Int = 100, seed: Int = 
         #expect(envelopeError(runtime.execute(["op": "simulate", "scene": "sim/nope"]))?["code"] == "unknown_scene")
         #expect(envelopeError(runtime.execute(["op": "simulate", "scene": "sim/cart", "runs": 0]))?["at"] == "/runs")
         #expect(envelopeError(runtime.execute(["op": "simulate", "scene": "sim/cart", "seed": "x"]))?["at"] == "/seed")
+        #expect(envelopeError(runtime.execute(["op": "simulate", "scene": "sim/cart", "runs": 10_000, "steps": 1_000]))?["at"] == "/runs")
         #expect(envelopeError(runtime.execute(["op": "simulate", "scene": "sim/cart", "env": ["now": 1]]))?["at"] == "/env/now")
-        // Files a request names must lie in granted directories.
-        let refused = runtime.execute(["op": "simulate", "scene": "sim/cart", "scenes": ["cart.json"], "base": .string(simulationFolder)])
+        // A scene the calling runtime lacks is loaded as a scenario's: only with the grants.
+        let bare = Runtime(catalog: SceneCatalog(Examples.sceneTypes))
+        defer { bare.shutDown() }
+        let refused = bare.execute(["op": "simulate", "scene": "sim/cart", "scenes": ["cart.json"], "base": .string(simulationFolder)])
         #expect(envelopeError(refused)?["code"] == "not_permitted")
     }
 
     @Test func theRequestsScenesAreLoadedFromBase() throws {
-        let runtime = Runtime(catalog: SceneCatalog(Examples.sceneTypes), grants: Grants(directories: [simulationFolder]))
+        let runtime = Runtime(catalog: SceneCatalog(Examples.sceneTypes), grants: Grants(ops: ["register"], directories: [simulationFolder]))
         defer { runtime.shutDown() }
         let answer = runtime.execute(["op": "simulate", "scene": "sim/cart", "scenes": ["cart.json"], "base": .string(simulationFolder),
                                       "runs": 50, "seed": 3])
@@ -124,5 +129,165 @@ func simulate(_ runtime: Runtime, _ scene: String, runs: Int = 100, seed: Int = 
         // A Swift scene that declares none breaks none.
         let login = try #require(try runtime.open("example/login")["scene"]?.int64Value)
         #expect(try runtime.failingInvariants(scene: login, args: nil).isEmpty)
+    }
+}
+
+/// A Swift scene with invariants, for the pack boundary.
+struct BoundedCounter: SceneState {
+    enum Act: SceneAction {
+        case add(Int64)
+        init(_ action: Action) throws(YaiaError) {
+            guard action.type == "add" else { throw action.unknown }
+            guard let n = action.payload?.int64Value else { throw YaiaError(.badPayload, "add takes a whole number", at: "/payload") }
+            self = .add(n)
+        }
+    }
+
+    static let name = "test/bounded"
+    static var invariants: [Invariant<BoundedCounter>] {
+        [Invariant("nonNegative") { $0.n >= 0 }, Invariant("belowTen") { $0.n < 10 }]
+    }
+
+    var n: Int64 = 0
+    init(args: JSON) {}
+    init(json: JSON) throws(YaiaError) {
+        guard let n = json["n"]?.int64Value else { throw YaiaError(.badState, "a bounded counter's state is {\"n\": N}") }
+        self.n = n
+    }
+    mutating func reduce(_ action: Act) -> [Command] {
+        if case .add(let k) = action { n &+= k }
+        return []
+    }
+
+    var json: JSON { ["n": .int(n)] }
+    var viewModel: JSON { json }
+}
+
+/// Where `make test-packs` puts the C test packs.
+let testPackFolder = ProcessInfo.processInfo.environment["YAIA_TEST_PACK_DIR"]
+    ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent(".build/yaia/test-packs").path
+
+@Suite struct PackInvariantTests {
+    func runtime(_ types: [SceneType]) throws -> Runtime {
+        let descriptor = ScenePack.makeDescriptor(name: "bounded", version: nil, types: types, documents: [],
+                                                  write: try #require(hostTable.pointee.write))
+        var catalog = Catalog()
+        try catalog.add(try checkPack(UnsafePointer(descriptor), path: "(in process)", shownAs: "bounded"))
+        return Runtime(catalog: catalog, workers: 1)
+    }
+
+    @Test func aSwiftPackScenesInvariantsCrossThePackBoundary() throws {
+        let rt = try runtime([SceneType(BoundedCounter.self), SceneType(LoginState.self)])
+        defer { rt.shutDown() }
+        #expect(rt.catalog["test/bounded"]?.hasInvariants == true)
+        #expect(rt.catalog["example/login"]?.hasInvariants == false)
+        let id = try #require(try rt.open("test/bounded")["scene"]?.int64Value)
+        #expect(try rt.failingInvariants(scene: id, args: nil).isEmpty)
+        _ = try rt.send(scene: id, action: Action("add", payload: -20))
+        let failures = try rt.failingInvariants(scene: id, args: nil)
+        #expect(failures.map(\.name) == ["nonNegative"])
+        #expect(failures.first?.message == "the invariant \"nonNegative\" of test/bounded does not hold")
+        _ = try rt.send(scene: id, action: Action("add", payload: 35))
+        #expect(try rt.failingInvariants(scene: id, args: nil).map(\.name) == ["belowTen"])
+        let login = try #require(try rt.open("example/login")["scene"]?.int64Value)
+        #expect(try rt.failingInvariants(scene: login, args: nil).isEmpty)
+        // Declared, but not simulatable: the actions' payloads are not.
+        #expect(envelopeError(rt.execute(["op": "simulate", "scene": "test/bounded"]))?["code"] == "not_simulatable")
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: testPackFolder + "/counter.so"), "make test-packs builds the C test packs"))
+    func aCPackScenesInvariantsAndAnOlderSceneTypeWithout() throws {
+        var catalog = Catalog()
+        try catalog.add(try loadScenePack(path: testPackFolder + "/counter.so"))
+        let rt = Runtime(catalog: catalog, workers: 1)
+        defer { rt.shutDown() }
+        #expect(rt.catalog["test/counter"]?.hasInvariants == true)
+        let id = try #require(try rt.open("test/counter")["scene"]?.int64Value)
+        #expect(try rt.failingInvariants(scene: id, args: nil).isEmpty)
+        _ = try rt.send(scene: id, action: Action("add", payload: 1500))
+        #expect(try rt.failingInvariants(scene: id, args: nil).map(\.name) == ["belowThousand"])
+
+        // Built before the invariants field: it loads, and declares none.
+        var older = Catalog()
+        try older.add(try loadScenePack(path: testPackFolder + "/old_type.so"))
+        #expect(older["test/counter"]?.hasInvariants == false)
+        let old = Runtime(catalog: older, workers: 1)
+        defer { old.shutDown() }
+        let oldID = try #require(try old.open("test/counter")["scene"]?.int64Value)
+        _ = try old.send(scene: oldID, action: Action("add", payload: 1500))
+        #expect(try old.failingInvariants(scene: oldID, args: nil).isEmpty)
+    }
+}
+
+@Suite struct SimulatedScenarioTests {
+    @Test func theShrunkScenarioFailsWhenTheScenarioOpRunsIt() throws {
+        let runtime = try simulationRuntime()
+        defer { runtime.shutDown() }
+        for scene in ["sim/cart", "sim/fetcher"] {
+            let found = simulate(runtime, scene, seed: 5)
+            let scenario = try #require(found["scenario"])
+            let steps = try #require(scenario["steps"]?.arrayValue)
+            let answer = runtime.execute(["op": "scenario", "scenario": scenario])
+            #expect(answer["ok"] == true, "\(answer)")
+            #expect(answer["passed"] == false)
+            // The last step fails, for the invariant the simulator found broken.
+            #expect(answer["failure"]?["step"] == .int(Int64(steps.count)))
+            #expect(answer["failure"]?["message"] == found["message"])
+            // Without its last step, it passes.
+            guard case .object(var shorter) = scenario else { continue }
+            shorter["steps"] = .array(Array(steps.dropLast()))
+            #expect(runtime.execute(["op": "scenario", "scenario": .object(shorter)])["passed"] == true)
+        }
+    }
+
+    @Test func aScenarioFailsWhenTheSceneOpensBreakingAnInvariant() throws {
+        let runtime = try simulationRuntime()
+        defer { runtime.shutDown() }
+        let answer = runtime.execute(["op": "scenario", "scenario": ["yaia": 1, "scene": "sim/safe", "args": ["cap": -1], "steps": []]])
+        #expect(answer["passed"] == false)
+        #expect(answer["failure"]?["step"] == 0)
+        #expect(answer["failure"]?["message"] == "the invariant \"withinCap\" of sim/safe does not hold")
+    }
+}
+
+@Suite struct SwiftSceneSimulationTests {
+    @Test func aSwiftPackSceneIsSimulatedWithTheActionsTheRequestDeclares() throws {
+        let rt = try PackInvariantTests().runtime([SceneType(BoundedCounter.self)])
+        defer { rt.shutDown() }
+        let request: JSON = ["op": "simulate", "scene": "test/bounded", "seed": 4,
+                             "actions": ["add": ["type": "integer", "minimum": -2, "maximum": 6]]]
+        let answer = rt.execute(request)
+        #expect(answer["passed"] == false)
+        let invariant = try #require(answer["invariant"]?.stringValue)
+        #expect(["nonNegative", "belowTen"].contains(invariant))
+        let steps = try #require(answer["scenario"]?["steps"]?.arrayValue)
+        #expect(steps.count <= 5)
+        if invariant == "nonNegative" { #expect(steps == [["send": "add", "payload": -1]]) }
+        // A pack scene cannot list its invariants, only the broken ones.
+        #expect(answer["invariants"] == nil)
+        #expect(rt.execute(request) == answer)
+        let run = rt.execute(["op": "scenario", "scenario": try #require(answer["scenario"])])
+        #expect(run["passed"] == false)
+        #expect(run["failure"]?["message"] == answer["message"])
+    }
+
+    @Test func declaredActionsAreChecked() throws {
+        let rt = try PackInvariantTests().runtime([SceneType(BoundedCounter.self)])
+        defer { rt.shutDown() }
+        #expect(envelopeError(rt.execute(["op": "simulate", "scene": "test/bounded", "actions": [:]]))?["at"] == "/actions")
+        #expect(envelopeError(rt.execute(["op": "simulate", "scene": "test/bounded", "actions": ["add": "integer"]]))?["at"] == "/actions/add")
+    }
+}
+
+@Suite struct SimulatedClockTests {
+    @Test func aTimeOutOnlyTheClockFiresIsFound() throws {
+        let runtime = try simulationRuntime()
+        defer { runtime.shutDown() }
+        let answer = simulate(runtime, "sim/timer", runs: 200)
+        #expect(answer["invariant"] == "neverGivesUp")
+        let steps = try #require(answer["scenario"]?["steps"]?.arrayValue)
+        #expect(steps == [["send": "start"], ["advance": 5.0]])
+        #expect(runtime.execute(["op": "scenario", "scenario": try #require(answer["scenario"])])["passed"] == false)
     }
 }

@@ -12,7 +12,7 @@
 **                        "then":"fetched"}
 **   fetched   payload {"count": N}  count = N
 **   done                 route pop with result {"count": N}
-** View model {"count": N, "even": bool}.
+** View model {"count": N, "even": bool}. Invariant "belowThousand": count < 1000.
 ** It also ships a scene document, "test/toggle": state {"on": bool}, action
 ** "flip".
 **
@@ -42,6 +42,7 @@
 #define FAULT_OLD_SIZE 8     /* a descriptor that ends before the documents */
 #define FAULT_BAD_DOCUMENT 9 /* ships a scene document with a problem */
 #define FAULT_DOCUMENT_TWICE 10 /* ships a document of a name it defines in C */
+#define FAULT_OLD_TYPE 11    /* a scene type that ends before its invariants: loads, declares none */
 
 static const yaia_scene_host *host;
 
@@ -225,9 +226,26 @@ static int counter_state(yaia_scene_state *s, yaia_scene_buffer *out)
 
 static void counter_free(yaia_scene_state *s) { free(s); }
 
+/* One invariant, "belowThousand": count < 1000. */
+static int counter_invariants(const yaia_scene_type *type, const char *state, size_t n, yaia_scene_buffer *out)
+{
+    (void)type;
+    long long count;
+    if (!whole(member(state, n, "count"), state + n, &count)) {
+        fail(out, "bad_state", "a counter's state has a whole number count", "/count");
+        return 1;
+    }
+    put(out, count < 1000 ? "[]" : "[\"belowThousand\"]");
+    return 0;
+}
+
 
 static const yaia_scene_type counter_type = {
+#if FAULT == FAULT_OLD_TYPE
+    offsetof(yaia_scene_type, invariants),
+#else
     sizeof(yaia_scene_type),
+#endif
 #if FAULT == FAULT_BAD_NAME
     "test/count er",
 #elif FAULT == FAULT_TAKES_LOGIN
@@ -248,6 +266,7 @@ static const yaia_scene_type counter_type = {
     counter_state,
     counter_free,
     0, /* not YAIA_SCENE_CANONICAL: the host re-reads what snprintf wrote */
+    counter_invariants,
 };
 
 static const yaia_scene_type *const scenes[] = {&counter_type, &counter_type};

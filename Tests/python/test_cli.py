@@ -148,6 +148,8 @@ def test_a_config_allow_is_kept_unless_flags_replace_it(cli: str) -> None:
     assert codes(done.stdout) == ["not_permitted"]
     done = run(cli, "exec", "--config", '{"allow": {}}', "--allow", "bind", BIND)
     assert codes(done.stdout) == [None]
+    done = run(cli, "exec", "--config", '{"allow": 5}', BIND)
+    assert done.returncode == 2 and "bad_config" in done.stderr
 
 
 # ---------------------------------------------------------------- help, version, usage errors

@@ -308,6 +308,23 @@ def test_the_op_is_ordinary_but_files_scenes_and_perform_need_grants(examples_pa
         assert "load_plugin" in info.value.message
     with yaia.Runtime(allow=["load_plugin"], files=[str(tmp_path), str(Path(examples_pack).resolve().parent)]) as granted:
         assert granted.execute({"op": "scenario", "path": str(path)})["passed"]
+    # Inline, a source the runtime has loaded needs no grant; documents need register and their folder.
+    with yaia.Runtime(scenes=[examples_pack]) as plain:
+        assert run(plain, login(lambda s: s.update(scenes=[examples_pack])))["passed"]
+        notes = {"yaia": 1, "scenes": [str(NOTES_DOCS)], "scene": "notes/login", "steps": []}
+        with pytest.raises(yaia.YaiaError) as info:
+            run(plain, notes)
+        assert (info.value.code, info.value.at) == ("not_permitted", "/scenario/scenes/0")
+    with yaia.Runtime(files=[str(NOTES_DOCS)]) as folder:
+        with pytest.raises(yaia.YaiaError) as info:
+            run(folder, notes)
+        assert (info.value.code, info.value.at) == ("not_permitted", "/scenario/scenes/0")
+        assert "register" in info.value.message
+    with yaia.Runtime(allow=["register"], files=[str(NOTES_DOCS)]) as granted:
+        assert run(granted, notes)["passed"]
+        with pytest.raises(yaia.YaiaError) as info:
+            run(granted, notes | {"scenes": [str(NOTES_DOCS / "missing.json")]})
+        assert (info.value.code, info.value.at) == ("document_not_found", "/scenario/scenes/0")
 
 
 def test_the_scenario_runs_apart_from_the_calling_runtime(rt: yaia.Runtime) -> None:
@@ -416,3 +433,20 @@ def test_a_broken_journal_is_bad_journal(rt: yaia.Runtime, tmp_path: Path) -> No
     with pytest.raises(yaia.YaiaError) as info:
         rt.execute({"op": "scenario_from_journal", "path": str(path)})
     assert info.value.code == "bad_journal"
+
+
+def test_a_rewound_journal_gives_the_scene_a_second_scenario(examples_pack: str, tmp_path: Path) -> None:
+    journal = tmp_path / "rewound.jsonl"
+    with yaia.Runtime(scenes=[examples_pack], **HOST) as rt:
+        scene = rt.open("example/login")
+        rt.execute({"op": "journal", "start": str(journal)})
+        scene.send("emailChanged", "a@b.c")
+        scene.send("passwordChanged", "x")
+        rt.execute({"op": "rewind", "to": 1})
+        scene.send("passwordChanged", "y")
+        rt.execute({"op": "journal", "stop": True})
+        first, second = rt.execute({"op": "scenario_from_journal", "path": str(journal)})["scenarios"]
+        assert (first["name"], second["name"]) == ("example/login (scene 1)", "example/login (scene 1) #2")
+        assert second["state"]["email"] == "a@b.c" and second["state"]["password"] == ""
+        assert second["steps"] == [{"send": "passwordChanged", "payload": "y", "expect": {"state": {"password": "y"}}}]
+        assert run(rt, first)["passed"] and run(rt, second)["passed"]
