@@ -6,7 +6,7 @@
 #   make tsan      stress test against a thread-sanitized libyaia (debug build)
 #   make fuzz      fuzz yaia_execute for FUZZ_SECONDS (600); `make test` runs a short pass
 #   make asan      the C and Python suites against an address-sanitized libyaia
-#   make install PREFIX=/usr/local   library, headers and pkg-config file
+#   make install PREFIX=/usr/local   library, headers, pkg-config file, the yaia command, plugins, examples pack
 #
 # Missing system packages are installed with apt-get, missing Python packages
 # with pip; both are checked first, so a second run installs nothing.
@@ -41,7 +41,8 @@ SWIFT_SOURCES := $(shell find Sources -name '*.swift' -o -name '*.h' -o -name '*
 APT_PACKAGES := gcc make pkg-config libffi-dev libsqlite3-dev zlib1g-dev binutils
 # `yaia graph --format svg|png` draws with Graphviz's dot; the tests drive `yaia run` in tmux.
 APT_PACKAGES += graphviz tmux
-PY_PACKAGES  := pytest wheel mypy jsonschema
+# setuptools and wheel: the packaging tests build the wheel offline (pip --no-build-isolation).
+PY_PACKAGES  := pytest setuptools wheel mypy jsonschema
 
 export YAIA_LIBRARY    := $(abspath $(LIB))
 export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))
@@ -489,14 +490,33 @@ asan: $(addprefix $(ASAN_BIN)/,$(ASAN_TESTS)) $(ASAN_SHIM)/swift plugins $(TEST_
 
 # ---------------------------------------------------------------- install
 
-install: lib
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+# The command, the examples pack and the example plugins go beside the
+# library: $(PREFIX)/bin/yaia, $(PREFIX)/lib/yaia/ (the pkg-config file
+# names both folders: packdir, plugindir).
+install: lib examples-pack cli plugins
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/lib/yaia/plugins
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libyaia.so.$(VERSION)
 	ln -sf libyaia.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libyaia.so.$(ABI_MAJOR)
 	ln -sf libyaia.so.$(ABI_MAJOR) $(DESTDIR)$(PREFIX)/lib/libyaia.so
 	install -m 644 Include/yaia.h Include/yaia_plugin.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/yaia
+	install -m 755 $(EXAMPLES_PACK) $(DESTDIR)$(PREFIX)/lib/yaia/
+	install -m 755 $(PLUGINS)/auth.so $(PLUGINS)/store.so $(DESTDIR)$(PREFIX)/lib/yaia/plugins/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' Bindings/c/yaia.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/yaia.pc
+
+# What `pip install Bindings/python` puts in the wheel, as DEST=SOURCE, DEST
+# in the package's _native folder: Bindings/python/setup.py makes
+# `wheel-files`, then reads this list from `print-wheel-files`.
+WHEEL_FILES := libyaia.so=$(LIB) libyaia-examples.so=$(EXAMPLES_PACK) yaia=$(CLI) \
+               plugins/auth.so=$(PLUGINS)/auth.so plugins/store.so=$(PLUGINS)/store.so
+
+.PHONY: wheel-files print-wheel-files
+wheel-files: $(foreach f,$(WHEEL_FILES),$(lastword $(subst =, ,$(f))))
+
+print-wheel-files:
+	@printf '%s\n' $(WHEEL_FILES)
 
 clean:
 	rm -rf $(BUILD) $(TSAN_SCRATCH) $(FUZZ_SCRATCH)

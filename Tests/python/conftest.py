@@ -20,6 +20,9 @@ import pytest
 
 import yaia
 
+# pytester runs pytest inside a test: the pytest plugin's tests use it.
+pytest_plugins = ["pytester"]
+
 REPO = Path(__file__).resolve().parents[2]
 
 # Upper bounds for waits on other threads: generous, so a slow machine passes;

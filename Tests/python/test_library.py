@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import yaia
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -90,7 +92,7 @@ def test_a_host_that_dlcloses_the_library_does_not_crash(examples_pack: str) -> 
     assert "survived" in done.stdout
 
 
-def test_make_install_gives_a_library_headers_and_a_pkg_config_file(tmp_path: Path, examples_pack: str) -> None:
+def test_make_install_gives_a_library_headers_a_pkg_config_file_the_command_plugins_and_pack(tmp_path: Path) -> None:
     library()
     tool("pkg-config")
     prefix = tmp_path / "prefix"
@@ -103,10 +105,23 @@ def test_make_install_gives_a_library_headers_and_a_pkg_config_file(tmp_path: Pa
     env = dict(os.environ, PKG_CONFIG_PATH=str(prefix / "lib" / "pkgconfig"))
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "yaia"], env=env, check=True, capture_output=True, text=True).stdout.split()
     assert f"-I{prefix}/include" in flags
+
+    def variable(name: str) -> Path:
+        found = subprocess.run(["pkg-config", f"--variable={name}", "yaia"], env=env, check=True, capture_output=True, text=True)
+        return Path(found.stdout.strip())
+
+    assert variable("packdir") == prefix / "lib" / "yaia"
+    examples_pack = variable("packdir") / "libyaia-examples.so"
+    assert sorted(p.name for p in variable("plugindir").iterdir()) == ["auth.so", "store.so"]
+    # The command runs from its new place, with no variable pointing into the build folder.
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("YAIA_")}
+    version = subprocess.run([str(prefix / "bin" / "yaia"), "--version"], env=clean, capture_output=True, text=True, timeout=60)
+    assert version.returncode == 0, version.stderr
+    assert yaia.__version__ in version.stdout.split(), version.stdout
     program = tmp_path / "hello"
     source = tmp_path / "hello.c"
-    # The example scenes come from the examples pack, named by the config.
-    config = json.dumps(json.dumps({"scenes": [examples_pack]}))
+    # The example scenes come from the installed examples pack, named by the config.
+    config = json.dumps(json.dumps({"scenes": [str(examples_pack)]}))
     source.write_text(textwrap.dedent(
         """
         #include <stdio.h>

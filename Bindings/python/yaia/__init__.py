@@ -12,7 +12,10 @@
             print([entry.scene for entry in flow.stack])
 
 Everything goes through libyaia.so's C ABI with ctypes; see ``yaia.ffi``
-for how the library is found and for direct access to its functions.
+for how the library is found and for direct access to its functions, and
+``yaia.bundle`` for the native files an installed package carries: the
+examples pack (:func:`examples_pack`), the example plugins (:func:`plugin`)
+and the ``yaia`` command (:func:`command`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from __future__ import annotations
 import os
 from typing import Iterable, Optional, Union
 
-from . import ffi
+from . import bundle, ffi
+from .bundle import command, examples_pack, plugin
 from .errors import AbiMismatch, LibraryNotFound, PluginError, ServiceError, YaiaError
 from .runtime import (
     MISSING,
@@ -72,8 +76,12 @@ __all__ = [
     "Update",
     "YaiaError",
     "abi_version",
+    "bundle",
+    "command",
+    "examples_pack",
     "ffi",
     "library_version",
+    "plugin",
     "replay",
 ]
 

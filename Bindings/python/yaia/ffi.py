@@ -18,9 +18,9 @@ import ctypes.util
 import json
 import os
 import threading
-from pathlib import Path
 from typing import Any, List, Optional
 
+from . import bundle
 from .errors import AbiMismatch, LibraryNotFound
 
 __all__ = [
@@ -113,15 +113,19 @@ _lib: Optional[ctypes.CDLL] = None
 def candidates() -> List[str]:
     """Where :func:`load_library` looks, in order.
 
-    ``YAIA_LIBRARY`` (when set, it is the only candidate), else the build
+    ``YAIA_LIBRARY`` (when set, it is the only candidate), else the library
+    the package was installed with (a wheel carries one), else the build
     folder of the source tree this package sits in, else the system's search
     path (``ctypes.util.find_library("yaia")``, then ``libyaia.so.1``).
     """
     env = os.environ.get("YAIA_LIBRARY")
     if env:
         return [env]
-    here = Path(__file__).resolve().parent  # .../Bindings/python/yaia
-    found: List[str] = [str(here.parent.parent.parent / ".build" / "release" / "libyaia.so")]
+    found: List[str] = []
+    bundled = bundle.bundled_library()
+    if bundled is not None:
+        found.append(bundled)
+    found.append(str(bundle.SOURCE_BUILD / "release" / "libyaia.so"))
     system = ctypes.util.find_library("yaia")
     if system:
         found.append(system)

@@ -1068,6 +1068,76 @@ class Runtime(_Closeable):
             request["to"] = to
         return ReplayResult.from_raw(self.execute(request))
 
+    def scenario(self, scenario: Union[PathLike, Mapping[str, Any]], base: Optional[PathLike] = None) -> Dict[str, Any]:
+        """Runs a scenario (a ``*.scenario.json`` file, docs/testing.md) and
+        returns the answer: {"name", "passed", "steps", "failure"?}.
+
+        ``scenario`` is the scenario itself (a mapping) or the path of its
+        file, which the runtime reads (subject to the ``files`` grant).
+        ``base`` is the folder its ``scenes`` paths start from (default: the
+        file's folder; for a mapping, the working directory). The scenario
+        runs in a runtime of its own, on a manual clock and without
+        services, with this runtime's scene types plus its own ``scenes``;
+        only its ``perform`` steps use this runtime's services (and need
+        the grant ``allow=["perform"]``).
+
+        A scenario that ran and failed is an answer, not an exception: its
+        ``passed`` is False and its ``failure`` says where, with ``text``, a
+        readable diff naming the step and each JSON Pointer. A malformed
+        scenario raises YaiaError "bad_scenario", whose ``problems`` lists
+        every fault.
+        """
+        request: Dict[str, Any] = {"op": "scenario"}
+        if isinstance(scenario, Mapping):
+            request["scenario"] = dict(scenario)
+        else:
+            request["path"] = os.fspath(scenario)
+        if base is not None:
+            request["base"] = os.fspath(base)
+        response = self.execute(request)
+        response.pop("ok", None)
+        return response
+
+    def simulate(
+        self,
+        scene: str,
+        *,
+        runs: Optional[int] = None,
+        seed: Optional[int] = None,
+        steps: Optional[int] = None,
+        args: Optional[Mapping[str, Any]] = None,
+        env: Optional[Mapping[str, Any]] = None,
+        scenes: Optional[Iterable[PathLike]] = None,
+        base: Optional[PathLike] = None,
+    ) -> Dict[str, Any]:
+        """Drives scene type ``scene`` (a scene document) with random valid
+        actions and effect outcomes, checking its invariants after every
+        step (docs/simulation.md).
+
+        ``runs`` sequences of at most ``steps`` steps each, drawn from
+        ``seed`` (the same seed, the same answer); each run opens the scene
+        with ``args`` and ``env``; None leaves the request's default.
+        ``scenes`` adds packs, documents or folders (relative to ``base``,
+        inside the ``files`` grant) to this runtime's scene types. Returns
+        {"passed": True, "runs", "invariants"}, or on a broken invariant
+        {"passed": False, "run", "seed", "invariant", "message", "steps",
+        "found", "invariants", "scenario"}, where ``scenario`` is the failing
+        run shrunk to a short scenario that :meth:`scenario` runs again.
+        """
+        request: Dict[str, Any] = {"op": "simulate", "scene": scene}
+        for key, value in (("runs", runs), ("seed", seed), ("steps", steps), ("args", args), ("env", env)):
+            if value is not None:
+                request[key] = dict(value) if isinstance(value, Mapping) else value
+        if scenes is not None:
+            if isinstance(scenes, (str, bytes, os.PathLike)):
+                raise TypeError("simulate() takes scenes= as a list of paths, not one path")
+            request["scenes"] = [os.fspath(p) for p in scenes]
+        if base is not None:
+            request["base"] = os.fspath(base)
+        response = self.execute(request)
+        response.pop("ok", None)
+        return response
+
     def scenes(self) -> Dict[str, Any]:
         """{"scenes": [{"id", "name", "seq"}, ...], "types": [NAME, ...],
         "packs": [{"name", "version", "path", "scenes"}, ...],
