@@ -174,6 +174,7 @@ $(TESTPACK)/%.so: Tests/packs/counter.c Include/yaia_scene.h
 	$(CC) $(PLUGIN_CFLAGS) -DFAULT=$(lastword $(subst :, ,$(filter $*:%,$(PACK_FAULTS)))) -o $@ $<
 
 test-packs: $(TEST_PACKS)
+test-swift: test-packs
 test-c: test-packs
 test-python: test-packs
 

@@ -54,19 +54,8 @@ func readDocument(path: String) throws(YaiaError) -> JSON {
     guard fileType(path) != nil else { throw YaiaError(.documentNotFound, "no scene document at \(path)") }
     let fd = try openRegularFile(path, flags: O_RDONLY, followSymlink: true, code: .documentNotFound)
     defer { Glibc.close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 64 << 10)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n < 0 {
-            if errno == EINTR { continue }
-            throw YaiaError(.documentNotFound, "cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        if n == 0 { break }
-        guard bytes.count + n <= maxDocumentBytes else {
-            throw YaiaError(.badDocument, "\(path) is larger than \(maxDocumentBytes) bytes: it is no scene document")
-        }
-        bytes.append(contentsOf: chunk[0..<n])
+    let bytes = try readAll(fd, path: path, limit: maxDocumentBytes, code: .documentNotFound) { _ in
+        YaiaError(.badDocument, "\(path) is larger than \(maxDocumentBytes) bytes: it is no scene document")
     }
     do throws(YaiaError) {
         return try bytes.withUnsafeBufferPointer { (b) throws(YaiaError) in try JSONParser.parse(b) }

@@ -51,3 +51,21 @@ func kindName(_ type: mode_t) -> String {
     default: "a special file"
     }
 }
+
+/// The bytes of an open file, to its end. Past `limit` bytes it stops and
+/// throws `tooLarge(bytes read so far)`; a read error is `code` at `pointer`.
+func readAll(_ fd: Int32, path: String, limit: Int, code: ErrorCode, at pointer: String? = nil,
+             tooLarge: (Int) -> YaiaError) throws(YaiaError) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 << 10)
+    while true {
+        let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 {
+            if errno == EINTR { continue }
+            throw YaiaError(code, "cannot read \(path): \(String(cString: strerror(errno)))", at: pointer)
+        }
+        if n == 0 { return bytes }
+        guard bytes.count + n <= limit else { throw tooLarge(bytes.count + n) }
+        bytes.append(contentsOf: chunk[0..<n])
+    }
+}

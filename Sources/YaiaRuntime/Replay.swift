@@ -11,6 +11,35 @@ extension Runtime {
     /// answers with the snapshot of the state reached.
     /// Lines longer than `maxLine` bytes are refused, as requests beyond
     /// request_bytes are.
+    /// One line of a journal: its record and kind. `bad` places a fault on the line.
+    static func journalRecord(_ line: [UInt8], maxDepth: Int,
+                              bad: (String, String?) -> YaiaError) throws(YaiaError) -> (JSONObject, String) {
+        let record: JSON
+        do throws(YaiaError) {
+            record = try JSONParser.parse(line, maxDepth: maxDepth)
+        } catch {
+            throw bad("not JSON: \(error.message)", nil)
+        }
+        guard case .object(let o) = record, case .string(let kind)? = o["kind"] else {
+            throw bad("no \"kind\"", "/kind")
+        }
+        return (o, kind)
+    }
+
+    /// Restores a journal's starting snapshot from its first record, which must be its begin line.
+    func begin(_ o: JSONObject, kind: String, bad: (String, String?) -> YaiaError) throws(YaiaError) {
+        guard kind == "begin", o["format"]?.stringValue == Journal.format, let snapshot = o["snapshot"] else {
+            throw bad("a journal starts with a \(Journal.format) begin line", nil)
+        }
+        do throws(YaiaError) {
+            var work = Work()
+            defer { run(work) }
+            _ = try restore(snapshot, mode: .replay, work: &work)
+        } catch {
+            throw bad(error.message, "/snapshot" + (error.at ?? ""))
+        }
+    }
+
     public static func replay(path: String, catalog: Catalog, upTo: Int64? = nil,
                               maxLine: Int = Limits().requestBytes) throws(YaiaError) -> JSON {
         var lines = try JournalLines(path: path, maxLine: maxLine)
@@ -26,26 +55,9 @@ extension Runtime {
             func bad(_ message: String, at: String? = nil) -> YaiaError {
                 YaiaError(.badJournal, "line \(lines.number) of \(path): \(message)", at: at)
             }
-            let record: JSON
-            do throws(YaiaError) {
-                record = try JSONParser.parse(line)
-            } catch {
-                throw bad("not JSON: \(error.message)")
-            }
-            guard case .object(let o) = record, case .string(let kind)? = o["kind"] else {
-                throw bad("no \"kind\"", at: "/kind")
-            }
+            let (o, kind) = try journalRecord(line, maxDepth: JSONParser.defaultMaxDepth, bad: bad)
             if !begun {
-                guard kind == "begin", o["format"]?.stringValue == Journal.format, let snapshot = o["snapshot"] else {
-                    throw bad("a journal starts with a \(Journal.format) begin line")
-                }
-                do throws(YaiaError) {
-                    var work = Work()
-                    defer { scratch.run(work) }
-                    _ = try scratch.restore(snapshot, mode: .replay, work: &work)
-                } catch {
-                    throw bad(error.message, at: "/snapshot" + (error.at ?? ""))
-                }
+                try scratch.begin(o, kind: kind, bad: bad)
                 begun = true
                 continue
             }

@@ -50,21 +50,12 @@ extension Runtime {
         var begun = false
         while let line = try lines.next() {
             if line.isEmpty { continue }
-            func bad(_ message: String) -> YaiaError { YaiaError(.badJournal, "line \(lines.number) of \(path): \(message)") }
-            let record: JSON
-            do throws(YaiaError) { record = try JSONParser.parse(line, maxDepth: limits.depth) } catch { throw bad("not JSON: \(error.message)") }
-            guard case .object(let o) = record, case .string(let kind)? = o["kind"] else { throw bad("no \"kind\"") }
+            func bad(_ message: String, at: String? = nil) -> YaiaError {
+                YaiaError(.badJournal, "line \(lines.number) of \(path): \(message)", at: at)
+            }
+            let (o, kind) = try Runtime.journalRecord(line, maxDepth: limits.depth, bad: bad)
             if !begun {
-                guard kind == "begin", o["format"]?.stringValue == Journal.format, let snapshot = o["snapshot"] else {
-                    throw bad("a journal starts with a \(Journal.format) begin line")
-                }
-                do throws(YaiaError) {
-                    var work = Work()
-                    defer { scratch.run(work) }
-                    _ = try scratch.restore(snapshot, mode: .replay, work: &work)
-                } catch {
-                    throw bad(error.message)
-                }
+                try scratch.begin(o, kind: kind, bad: bad)
                 begun = true
                 trackNewScenes()
                 continue

@@ -61,17 +61,8 @@ extension Runtime {
             throw YaiaError(error.code, error.message, at: "/path")
         }
         defer { Glibc.close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw YaiaError(.badRequest, "cannot read \(path): \(String(cString: strerror(errno)))", at: "/path")
-            }
-            if n == 0 { break }
-            try limits.checkSize(bytes.count + n)
-            bytes.append(contentsOf: chunk[0..<n])
+        let bytes = try readAll(fd, path: path, limit: limits.requestBytes, code: .badRequest, at: "/path") { count in
+            YaiaError.limit("request_bytes", limits.requestBytes, "a JSON text of \(count) bytes")
         }
         do throws(YaiaError) {
             return try bytes.withUnsafeBufferPointer { (b) throws(YaiaError) in try JSONParser.parse(b, maxDepth: limits.depth) }

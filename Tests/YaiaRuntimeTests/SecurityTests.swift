@@ -207,7 +207,7 @@ struct LimitTests {
         #expect(r["limits"]?["events"] == 7)
         #expect(r["limits"]?["request_bytes"] == .int(Int64(Limits().requestBytes)))
         #expect(r["allow"]?["ops"] == ["snapshot"])
-        #expect(r["usage"] == ["dropped": 0, "events": 0, "scenes": 0])
+        #expect(r["usage"] == ["dropped": 0, "events": 0, "logic_rules": 0, "scenes": 0])
     }
 }
 
