@@ -248,8 +248,13 @@ NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaCore Sources/YaiaKit 
 # cached build plan would not see a source file added to this package, on
 # which the notes package depends by path: the plan is made afresh.
 NOTES_SWIFT := --package-path $(NOTES) --disable-build-manifest-caching
+# SwiftPM does not recompile a module of this package when a YaiaCore type
+# it sees through YaiaKit changes (a stale witness table crashes the pack):
+# the modules above YaiaCore are rebuilt whenever YaiaCore or YaiaKit changed.
 $(NOTES_PACK): $(BUILD)/.deps $(NOTES_SOURCES)
 	@if [ -f $@ ] && [ $(NOTES)/Sources/NotesPack/notes.map -nt $@ ]; then rm -f $@; fi
+	@if [ -f $@ ] && [ -n "$$(find Sources/YaiaCore Sources/YaiaKit Include/yaia_scene.h -newer $@ -print -quit)" ]; then \
+	  rm -rf $(foreach m,Notes NotesPack NotesTests YaiaKit YaiaActions YaiaTesting,$(NOTES)/.build/*/release/$(m).build $(NOTES)/.build/*/debug/$(m).build); fi
 	$(SWIFT) build -c release -Xswiftc -static-stdlib $(NOTES_SWIFT)
 	@touch $@
 
