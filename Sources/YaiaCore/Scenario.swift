@@ -150,20 +150,13 @@ public struct Scenario: Sendable {
 }
 
 /// Reads a scenario, collecting every problem rather than stopping at the first.
-struct ScenarioReader {
+struct ScenarioReader: ProblemReader {
     var problems: [DocumentProblem] = []
 
     mutating func problem(_ code: DocumentProblem.Code, _ message: String, at pointer: String) {
         // A hostile file with a problem in every step must not make a list without end.
         guard problems.count < 100 else { return }
         problems.append(DocumentProblem(code, message, at: pointer))
-    }
-
-    mutating func members(of o: JSONObject, _ what: String, known: [String], at pointer: String) {
-        for key in o.keys where !known.contains(key) {
-            problem(.unknownMember, "\"\(key)\" is not a member of \(what)" + Suggestion.hint(key, among: known),
-                    at: JSONPointer.appending(pointer, key))
-        }
     }
 
     mutating func string(_ json: JSON?, _ what: String, at pointer: String) -> String? {
@@ -182,15 +175,6 @@ struct ScenarioReader {
             return nil
         }
         return b
-    }
-
-    mutating func object(_ json: JSON?, _ what: String, at pointer: String) -> JSONObject? {
-        guard let json else { return nil }
-        guard case .object(let o) = json else {
-            problem(.wrongType, "\(what) must be an object, not \(json.kindName)", at: pointer)
-            return nil
-        }
-        return o
     }
 
     private func kind(_ json: JSON) -> String { json.stringValue == nil ? ", not \(json.kindName)" : "" }
@@ -449,34 +433,45 @@ public enum ScenarioDiff {
     /// Differences reported past this many are dropped: a diff of a large list stays readable.
     public static let maxDifferences = 40
 
-    /// Where `actual` differs from `expected`, leaf by leaf, under `pointer`.
-    public static func differences(expected: JSON, actual: JSON, at pointer: String = "") -> [Difference] {
+    /// Where `actual` differs from `expected`, leaf by leaf, under `pointer`,
+    /// in the order of their pointers; at most `limit` of them.
+    public static func differences(expected: JSON, actual: JSON, at pointer: String = "", limit: Int = maxDifferences) -> [Difference] {
         var out: [Difference] = []
-        walk(expected, actual, at: pointer, into: &out)
+        walk(expected, actual, at: pointer, limit: limit, into: &out)
         return out
     }
 
-    static func walk(_ expected: JSON, _ actual: JSON, at pointer: String, into out: inout [Difference]) {
-        guard out.count < maxDifferences else { return }
+    static func walk(_ expected: JSON, _ actual: JSON, at pointer: String, limit: Int = maxDifferences, into out: inout [Difference]) {
+        func add(_ p: String, _ e: JSON?, _ a: JSON?) {
+            if out.count < limit { out.append(Difference(pointer: p, expected: e, actual: a)) }
+        }
+        guard out.count < limit else { return }
         switch (expected, actual) {
         case let (.object(e), .object(a)):
-            for m in e.members {
-                let p = JSONPointer.appending(pointer, m.key)
-                if let v = a[m.key] { walk(m.value, v, at: p, into: &out) } else { add(p, m.value, nil, &out) }
+            // Members are kept sorted by the UTF-8 bytes of their keys: merge the two lists.
+            let em = e.members, am = a.members
+            var i = 0, j = 0
+            while i < em.count || j < am.count {
+                if j == am.count || (i < em.count && em[i].key.utf8.lexicographicallyPrecedes(am[j].key.utf8)) {
+                    add(JSONPointer.appending(pointer, em[i].key), em[i].value, nil)
+                    i += 1
+                } else if i == em.count || am[j].key.utf8.lexicographicallyPrecedes(em[i].key.utf8) {
+                    add(JSONPointer.appending(pointer, am[j].key), nil, am[j].value)
+                    j += 1
+                } else {
+                    walk(em[i].value, am[j].value, at: JSONPointer.appending(pointer, em[i].key), limit: limit, into: &out)
+                    i += 1
+                    j += 1
+                }
             }
-            for m in a.members where e[m.key] == nil { add(JSONPointer.appending(pointer, m.key), nil, m.value, &out) }
         case let (.array(e), .array(a)):
             for i in 0..<max(e.count, a.count) {
                 let p = JSONPointer.appending(pointer, i)
-                if i >= a.count { add(p, e[i], nil, &out) } else if i >= e.count { add(p, nil, a[i], &out) } else { walk(e[i], a[i], at: p, into: &out) }
+                if i >= a.count { add(p, e[i], nil) } else if i >= e.count { add(p, nil, a[i]) } else { walk(e[i], a[i], at: p, limit: limit, into: &out) }
             }
         default:
-            if expected != actual { add(pointer, expected, actual, &out) }
+            if expected != actual { add(pointer, expected, actual) }
         }
-    }
-
-    private static func add(_ p: String, _ e: JSON?, _ a: JSON?, _ out: inout [Difference]) {
-        if out.count < maxDifferences { out.append(Difference(pointer: p, expected: e, actual: a)) }
     }
 
     /// Differences where `actual` lacks or differs from what `expected`'s
@@ -486,7 +481,11 @@ public enum ScenarioDiff {
         for m in expected.members {
             let p = m.key.hasPrefix("/") ? m.key : JSONPointer.appending("", m.key)
             let found = value(at: p, in: actual)
-            if let found { walk(m.value, found, at: pointer + p, into: &out) } else { add(pointer + p, m.value, nil, &out) }
+            if let found {
+                walk(m.value, found, at: pointer + p, into: &out)
+            } else if out.count < maxDifferences {
+                out.append(Difference(pointer: pointer + p, expected: m.value, actual: nil))
+            }
         }
         return out
     }

@@ -177,7 +177,7 @@ extension SceneDocument {
 
 /// Reads a document into its compiled form, collecting every problem on
 /// the way instead of stopping at the first.
-struct DocumentReader {
+struct DocumentReader: ProblemReader {
     var problems: [DocumentProblem] = []
     let catalog: Set<String>?
     /// The declared state fields, once `state` is read.
@@ -200,29 +200,6 @@ struct DocumentReader {
     static let invariantRoots: Set<String> = ["state", "args", "env"]
 
     init(catalog: Set<String>?) { self.catalog = catalog }
-
-    mutating func problem(_ code: DocumentProblem.Code, _ message: String, at pointer: String) {
-        problems.append(DocumentProblem(code, message, at: pointer))
-    }
-
-    /// Reports members not in `known` and missing `required` ones.
-    mutating func members(of o: JSONObject, _ what: String, known: [String], required: [String] = [], at pointer: String) {
-        for key in o.keys where !known.contains(key) {
-            problem(.unknownMember, "\"\(key)\" is not a member of \(what)" + Suggestion.hint(key, among: known),
-                    at: JSONPointer.appending(pointer, key))
-        }
-        for key in required where o[key] == nil {
-            problem(.missingMember, "\(what) needs \"\(key)\"", at: pointer)
-        }
-    }
-
-    mutating func object(_ json: JSON, _ what: String, at pointer: String) -> JSONObject? {
-        guard case .object(let o) = json else {
-            problem(.wrongType, "\(what) must be an object, not \(json.kindName)", at: pointer)
-            return nil
-        }
-        return o
-    }
 
     /// A non-empty string member.
     mutating func name(_ json: JSON, _ what: String, at pointer: String) -> String? {
