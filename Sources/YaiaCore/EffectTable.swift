@@ -32,12 +32,37 @@ public struct EffectTable: Sendable, Equatable {
             self.deadline = deadline
         }
 
+        /// Writes `json`'s text without building it.
+        func write(into w: inout JSONWriter) {
+            w.raw("{\"args\":")
+            w.write(effect.args)
+            w.raw(",\"id\":")
+            w.writeInteger(id)
+            if let key = effect.id {
+                w.raw(",\"key\":")
+                w.writeString(key)
+            }
+            w.raw(",\"op\":")
+            w.writeString(effect.op)
+            w.raw(",\"service\":")
+            w.writeString(effect.service)
+            w.raw(",\"status\":")
+            w.writeString(status.rawValue)
+            w.raw("}")
+        }
+
         /// As listed in scene updates.
         public var json: JSON {
-            var o: JSONObject = ["id": .int(id), "service": .string(effect.service), "op": .string(effect.op),
-                                 "args": effect.args, "status": .string(status.rawValue)]
-            if let key = effect.id { o["key"] = .string(key) }
-            return .object(o)
+            // Members in key order, so the object is built without sorting.
+            var m: [JSONObject.Member] = []
+            m.reserveCapacity(6)
+            m.append(.init(key: "args", value: effect.args))
+            m.append(.init(key: "id", value: .int(id)))
+            if let key = effect.id { m.append(.init(key: "key", value: .string(key))) }
+            m.append(.init(key: "op", value: .string(effect.op)))
+            m.append(.init(key: "service", value: .string(effect.service)))
+            m.append(.init(key: "status", value: .string(status.rawValue)))
+            return .object(JSONObject(members: m))
         }
     }
 

@@ -251,17 +251,18 @@ public struct JSONWriter: ~Copyable {
             raw("\"\"")
             return
         }
-        // Most strings need no escape: find out, then copy them in one go.
+        if count + n + 2 > capacity { reserve(n + 2) }
+        guard let base, !failed else { return }
+        // Most strings need no escape: copy while checking, in one pass.
+        let out = base + count + 1
         var clean = 0
         while clean < n {
             let c = source[clean]
             if c < 0x20 || c == 0x22 || c == 0x5C { break }
+            out[clean] = c
             clean += 1
         }
-        if count + n + 2 > capacity { reserve(n + 2) }
-        guard let base, !failed else { return }
         base[count] = UInt8(ascii: "\"")
-        (base + count + 1).update(from: source, count: clean)
         count += 1 + clean
         if clean == n {
             base[count] = UInt8(ascii: "\"")

@@ -1,39 +1,40 @@
 /// Typed reads of JSON members: the one family of readers behind requests,
 /// snapshots, journals, effects, routes and scene states. A member of the
 /// wrong type, or missing when required, throws `code` with a message that
-/// names it and `at` pointing at it.
+/// names it and `at` pointing at it. Pointers are built only for an error:
+/// reading effects and requests is on the hot path.
 public enum MemberReading {
     /// A string; `nonEmpty` refuses "".
-    public static func string(_ value: JSON?, _ name: String, at pointer: String, code: ErrorCode,
+    public static func string(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode,
                               nonEmpty: Bool = false) throws(YaiaError) -> String {
         let what = nonEmpty ? "a non-empty string" : "a string"
-        guard let value else { throw missing(name, what, at: pointer, code: code) }
-        guard case .string(let s) = value, !(nonEmpty && s.isEmpty) else { throw wrong(name, what, value, at: pointer, code: code) }
+        guard let value else { throw missing(name, what, at: pointer(), code: code) }
+        guard case .string(let s) = value, !(nonEmpty && s.isEmpty) else { throw wrong(name, what, value, at: pointer(), code: code) }
         return s
     }
 
     /// A string, or nil when missing or null.
-    public static func optionalString(_ value: JSON?, _ name: String, at pointer: String, code: ErrorCode) throws(YaiaError) -> String? {
+    public static func optionalString(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode) throws(YaiaError) -> String? {
         switch value {
         case nil, .null?: return nil
         case .string(let s)?: return s
-        case let other?: throw wrong(name, "a string", other, at: pointer, code: code)
+        case let other?: throw wrong(name, "a string", other, at: pointer(), code: code)
         }
     }
 
-    public static func bool(_ value: JSON?, _ name: String, at pointer: String, code: ErrorCode) throws(YaiaError) -> Bool {
-        guard let value else { throw missing(name, "a boolean", at: pointer, code: code) }
-        guard case .bool(let b) = value else { throw wrong(name, "a boolean", value, at: pointer, code: code) }
+    public static func bool(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode) throws(YaiaError) -> Bool {
+        guard let value else { throw missing(name, "a boolean", at: pointer(), code: code) }
+        guard case .bool(let b) = value else { throw wrong(name, "a boolean", value, at: pointer(), code: code) }
         return b
     }
 
     /// A whole number (`1.0` is one), within `range` when given.
-    public static func integer(_ value: JSON?, _ name: String, at pointer: String, code: ErrorCode,
+    public static func integer(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode,
                                in range: ClosedRange<Int64>? = nil) throws(YaiaError) -> Int64 {
-        let what = range.map { "a whole number from \($0.lowerBound) to \($0.upperBound)" } ?? "a whole number"
-        guard let value else { throw missing(name, what, at: pointer, code: code) }
+        func what() -> String { range.map { "a whole number from \($0.lowerBound) to \($0.upperBound)" } ?? "a whole number" }
+        guard let value else { throw missing(name, what(), at: pointer(), code: code) }
         guard let n = value.int64Value, range.map({ $0.contains(n) }) ?? true else {
-            throw wrong(name, what, value, at: pointer, code: code)
+            throw wrong(name, what(), value, at: pointer(), code: code)
         }
         return n
     }
@@ -51,22 +52,22 @@ public enum MemberReading {
 
 extension JSONObject {
     /// Member `key` as a string; `code` at `base/key` when missing or not one.
-    public func string(_ key: String, code: ErrorCode = .badState, under base: String = "", nonEmpty: Bool = false) throws(YaiaError) -> String {
-        try MemberReading.string(self[key], key, at: JSONPointer.appending(base, key), code: code, nonEmpty: nonEmpty)
+    public func string(_ key: String, code: ErrorCode = .badState, under base: @autoclosure () -> String = "", nonEmpty: Bool = false) throws(YaiaError) -> String {
+        try MemberReading.string(self[key], key, at: JSONPointer.appending(base(), key), code: code, nonEmpty: nonEmpty)
     }
 
     /// Member `key` as a string, or nil when missing or null.
-    public func optionalString(_ key: String, code: ErrorCode = .badState, under base: String = "") throws(YaiaError) -> String? {
-        try MemberReading.optionalString(self[key], key, at: JSONPointer.appending(base, key), code: code)
+    public func optionalString(_ key: String, code: ErrorCode = .badState, under base: @autoclosure () -> String = "") throws(YaiaError) -> String? {
+        try MemberReading.optionalString(self[key], key, at: JSONPointer.appending(base(), key), code: code)
     }
 
-    public func bool(_ key: String, code: ErrorCode = .badState, under base: String = "") throws(YaiaError) -> Bool {
-        try MemberReading.bool(self[key], key, at: JSONPointer.appending(base, key), code: code)
+    public func bool(_ key: String, code: ErrorCode = .badState, under base: @autoclosure () -> String = "") throws(YaiaError) -> Bool {
+        try MemberReading.bool(self[key], key, at: JSONPointer.appending(base(), key), code: code)
     }
 
     /// Member `key` as a whole number, within `range` when given.
-    public func integer(_ key: String, code: ErrorCode = .badState, under base: String = "",
+    public func integer(_ key: String, code: ErrorCode = .badState, under base: @autoclosure () -> String = "",
                         in range: ClosedRange<Int64>? = nil) throws(YaiaError) -> Int64 {
-        try MemberReading.integer(self[key], key, at: JSONPointer.appending(base, key), code: code, in: range)
+        try MemberReading.integer(self[key], key, at: JSONPointer.appending(base(), key), code: code, in: range)
     }
 }

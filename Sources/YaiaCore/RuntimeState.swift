@@ -217,6 +217,16 @@ public struct RuntimeState: Sendable {
                 for s in effects.cancel(key: key, scene: id) { steps.append(.effect(s)) }
             }
         }
+        if viewModelLater, !inspecting, routes.isEmpty, case .effect = cause {
+            // An outcome's update, queued as text without building its tree:
+            // the caller only needs to know that something was reduced.
+            var w = JSONWriter()
+            RuntimeState.writeUpdate(id, seq: seq, effects: emitted, cause: cause, into: &w) { (w: inout JSONWriter) in
+                writeViewModel(of: id, into: &w)
+            }
+            steps.append(.eventText(w.takeBytes()))
+            return .object([:])
+        }
         var navigationErrors: [JSON] = []
         let version = flowID.flatMap { flows[$0]?.flow.version }
         if let flowID, !routes.isEmpty {
@@ -296,6 +306,37 @@ public struct RuntimeState: Sendable {
         members.append(.init(key: "seq", value: .int(seq)))
         members.append(.init(key: "viewModel", value: viewModel))
         return .object(JSONObject(members: members))
+    }
+
+    /// Writes the text of `update(...)` for an update without routes, its
+    /// view model written by `viewModel`: the same bytes, with no tree built.
+    static func writeUpdate(_ id: Int64, seq: Int64, effects records: [EffectTable.Record], cause: Cause,
+                            into w: inout JSONWriter, viewModel: (inout JSONWriter) -> Void) {
+        w.raw("{")
+        if case .effect(let effect) = cause {
+            w.raw("\"effect\":")
+            w.writeInteger(effect)
+            w.raw(",")
+        }
+        w.raw("\"effects\":[")
+        for (i, record) in records.enumerated() {
+            if i > 0 { w.raw(",") }
+            record.write(into: &w)
+        }
+        w.raw("],")
+        if cause != .request { w.raw("\"event\":\"update\",") }
+        if case .result(let from) = cause {
+            w.raw("\"from\":")
+            w.writeInteger(from)
+            w.raw(",")
+        }
+        w.raw("\"ok\":true,\"routes\":[],\"scene\":")
+        w.writeInteger(id)
+        w.raw(",\"seq\":")
+        w.writeInteger(seq)
+        w.raw(",\"viewModel\":")
+        viewModel(&w)
+        w.raw("}")
     }
 
     // MARK: outcomes

@@ -31,6 +31,17 @@ public struct Action: Sendable, Equatable {
         self.init(type, payload: o["payload"], error: error, meta: o["meta"])
     }
 
+    /// Writes `json`'s text without building it.
+    public func write(into w: inout JSONWriter) {
+        w.raw("{")
+        if error { w.raw("\"error\":true,") }
+        if let meta { w.raw("\"meta\":"); w.write(meta); w.raw(",") }
+        if let payload { w.raw("\"payload\":"); w.write(payload); w.raw(",") }
+        w.raw("\"type\":")
+        w.writeString(type)
+        w.raw("}")
+    }
+
     public var json: JSON {
         // Members in key order: error, meta, payload, type.
         var m: [JSONObject.Member] = []
@@ -95,49 +106,86 @@ public struct Effect: Sendable, Equatable {
     }
 
     /// Reads an effect object; `at` locates it in the request for errors.
-    public init(json: JSON, at pointer: String = "") throws(YaiaError) {
+    public init(json: JSON, at pointer: @autoclosure () -> String = "") throws(YaiaError) {
         guard case .object(let o) = json else {
-            throw YaiaError(.notAnObject, "an effect must be an object, not \(json.kindName)", at: pointer)
+            throw YaiaError(.notAnObject, "an effect must be an object, not \(json.kindName)", at: pointer())
         }
-        func text(_ key: String, required: Bool) throws(YaiaError) -> String? {
-            guard required || o[key] != nil else { return nil }
-            return try o.string(key, code: .badRequest, under: pointer, nonEmpty: true)
+        // One pass over the members: effects are read on every emission.
+        var service: JSON?, op: JSON?, args: JSON?, then: JSON?, catchName: JSON?, id: JSON?, t: JSON?, p: JSON?, r: JSON?
+        for member in o.members {
+            switch member.key {
+            case "service": service = member.value
+            case "op": op = member.value
+            case "args": args = member.value
+            case "then": then = member.value
+            case "catch": catchName = member.value
+            case "id": id = member.value
+            case "timeout": t = member.value
+            case "policy": p = member.value
+            case "restore": r = member.value
+            default: break
+            }
+        }
+        func text(_ value: JSON?, _ key: String) throws(YaiaError) -> String {
+            try MemberReading.string(value, key, at: JSONPointer.appending(pointer(), key), code: .badRequest, nonEmpty: true)
         }
         var timeout: Double?
-        if let t = o["timeout"] {
+        if let t {
             guard let seconds = t.doubleValue, seconds > 0 else {
-                throw YaiaError(.badRequest, "the effect's \"timeout\" must be a positive number of seconds", at: JSONPointer.appending(pointer, "timeout"))
+                throw YaiaError(.badRequest, "the effect's \"timeout\" must be a positive number of seconds", at: JSONPointer.appending(pointer(), "timeout"))
             }
             timeout = seconds
         }
         var policy = Policy.concurrent
-        if let p = o["policy"] {
+        if let p {
             guard case .string(let name) = p, let known = Policy(rawValue: name) else {
-                throw YaiaError(.badRequest, "the effect's \"policy\" must be one of concurrent, latest, queue", at: JSONPointer.appending(pointer, "policy"))
+                throw YaiaError(.badRequest, "the effect's \"policy\" must be one of concurrent, latest, queue", at: JSONPointer.appending(pointer(), "policy"))
             }
             policy = known
         }
         var restore = RestorePolicy.cancel
-        if let r = o["restore"] {
+        if let r {
             guard case .string(let name) = r, let known = RestorePolicy(rawValue: name) else {
-                throw YaiaError(.badRequest, "the effect's \"restore\" must be one of reissue, cancel, await", at: JSONPointer.appending(pointer, "restore"))
+                throw YaiaError(.badRequest, "the effect's \"restore\" must be one of reissue, cancel, await", at: JSONPointer.appending(pointer(), "restore"))
             }
             restore = known
         }
-        self.init(service: try text("service", required: true) ?? "", op: try text("op", required: true) ?? "",
-                  args: o["args"] ?? .null, then: try text("then", required: false), catch: try text("catch", required: false),
-                  id: try text("id", required: false), timeout: timeout, policy: policy, restore: restore)
+        self.init(service: try text(service, "service"), op: try text(op, "op"), args: args ?? .null,
+                  then: then == nil ? nil : try text(then, "then"), catch: catchName == nil ? nil : try text(catchName, "catch"),
+                  id: id == nil ? nil : try text(id, "id"), timeout: timeout, policy: policy, restore: restore)
+    }
+
+    /// Writes `json`'s text without building it (the same bytes).
+    public func write(into w: inout JSONWriter) {
+        w.raw("{\"args\":")
+        w.write(args)
+        if let `catch` { w.raw(",\"catch\":"); w.writeString(`catch`) }
+        if let id { w.raw(",\"id\":"); w.writeString(id) }
+        w.raw(",\"op\":")
+        w.writeString(op)
+        if policy != .concurrent { w.raw(",\"policy\":"); w.writeString(policy.rawValue) }
+        if restore != .cancel { w.raw(",\"restore\":"); w.writeString(restore.rawValue) }
+        w.raw(",\"service\":")
+        w.writeString(service)
+        if let then { w.raw(",\"then\":"); w.writeString(then) }
+        if let timeout { w.raw(",\"timeout\":"); w.write(JSON(timeout)) }
+        w.raw("}")
     }
 
     public var json: JSON {
-        var o: JSONObject = ["service": .string(service), "op": .string(op), "args": args]
-        if let then { o["then"] = .string(then) }
-        if let `catch` { o["catch"] = .string(`catch`) }
-        if let id { o["id"] = .string(id) }
-        if let timeout { o["timeout"] = JSON(timeout) }
-        if policy != .concurrent { o["policy"] = .string(policy.rawValue) }
-        if restore != .cancel { o["restore"] = .string(restore.rawValue) }
-        return .object(o)
+        // Members in key order: args, catch, id, op, policy, restore, service, then, timeout.
+        var m: [JSONObject.Member] = []
+        m.reserveCapacity(9)
+        m.append(.init(key: "args", value: args))
+        if let `catch` { m.append(.init(key: "catch", value: .string(`catch`))) }
+        if let id { m.append(.init(key: "id", value: .string(id))) }
+        m.append(.init(key: "op", value: .string(op)))
+        if policy != .concurrent { m.append(.init(key: "policy", value: .string(policy.rawValue))) }
+        if restore != .cancel { m.append(.init(key: "restore", value: .string(restore.rawValue))) }
+        m.append(.init(key: "service", value: .string(service)))
+        if let then { m.append(.init(key: "then", value: .string(then))) }
+        if let timeout { m.append(.init(key: "timeout", value: JSON(timeout))) }
+        return .object(JSONObject(members: m))
     }
 
     /// The action that delivers an outcome, if the effect asked for one.
@@ -234,11 +282,11 @@ public enum Command: Sendable, Equatable {
     case cancel(String)
 
     /// Reads `{"effect": {...}}`, `{"route": {...}}` or `{"cancel": "id"}`.
-    public init(json: JSON, at pointer: String = "") throws(YaiaError) {
+    public init(json: JSON, at pointer: @autoclosure () -> String = "") throws(YaiaError) {
         guard case .object(let o) = json, o.count == 1, let member = o.members.first else {
-            throw YaiaError(.badRequest, "a command is {\"effect\": ...}, {\"route\": ...} or {\"cancel\": \"id\"}", at: pointer)
+            throw YaiaError(.badRequest, "a command is {\"effect\": ...}, {\"route\": ...} or {\"cancel\": \"id\"}", at: pointer())
         }
-        let at = JSONPointer.appending(pointer, member.key)
+        var at: String { JSONPointer.appending(pointer(), member.key) }
         switch member.key {
         case "effect": self = .effect(try Effect(json: member.value, at: at))
         case "route": self = .route(try Route(json: member.value, at: at))
@@ -252,11 +300,22 @@ public enum Command: Sendable, Equatable {
         }
     }
 
+    /// Writes `json`'s text; an effect's without building it.
+    public func write(into w: inout JSONWriter) {
+        switch self {
+        case .effect(let e):
+            w.raw("{\"effect\":")
+            e.write(into: &w)
+            w.raw("}")
+        case .route, .cancel: w.write(json)
+        }
+    }
+
     public var json: JSON {
         switch self {
-        case .effect(let e): return ["effect": e.json]
-        case .route(let r): return ["route": r.json]
-        case .cancel(let key): return ["cancel": .string(key)]
+        case .effect(let e): return .object(JSONObject(members: [.init(key: "effect", value: e.json)]))
+        case .route(let r): return .object(JSONObject(members: [.init(key: "route", value: r.json)]))
+        case .cancel(let key): return .object(JSONObject(members: [.init(key: "cancel", value: .string(key))]))
         }
     }
 }

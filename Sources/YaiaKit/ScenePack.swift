@@ -196,7 +196,7 @@ private let packReduce: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, I
     s.writer.raw("[")
     for (i, command) in commands.enumerated() {
         if i > 0 { s.writer.raw(",") }
-        s.writer.write(command.json)
+        command.write(into: &s.writer)
     }
     s.writer.raw("]")
     s.flush(to: out)

@@ -22,9 +22,11 @@ nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {
         call_complete: { call, text in completeCall(call, text, failed: false) },
         call_fail: { call, text in completeCall(call, text, failed: true) },
         log: { host, level, message in
+            let level = Log.Level(rawValue: max(0, min(level, 3))) ?? .warning
+            guard Log.enabled(level) else { return }
             let source = pluginHosts.pluginName(host) ?? "plugin"
             let text = message.map { String(cString: $0) } ?? ""
-            Log.write(Log.Level(rawValue: max(0, min(level, 3))) ?? .warning, source, text)
+            Log.write(level, source, text)
         },
         set_error: { host, message in
             pluginHosts.session(host)?.setError(message.map { String(cString: $0) } ?? "unknown error")

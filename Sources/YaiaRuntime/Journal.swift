@@ -84,7 +84,7 @@ final class Journal: @unchecked Sendable {
 
     private func recordSend(_ target: SendTarget, action: Action, digest: UInt64?, time: Int64 = Journal.now()) {
         actionScratch.reset()
-        actionScratch.write(action.json)
+        action.write(into: &actionScratch)
         actionScratch.withBytes { appendSend(target, action: $0, digest: digest, time: time) }
     }
 

@@ -9,7 +9,7 @@ extension Runtime {
     func input<T>(_ body: (inout Work) throws(YaiaError) -> T, record: (T) -> (JournalInput, JSON?)?) throws(YaiaError) -> T {
         var work = Work()
         defer { run(work) }
-        guard let journal = lock.withLock({ self.journal }) else { return try body(&work) }
+        guard journaling.load(ordering: .relaxed), let journal = lock.withLock({ self.journal }) else { return try body(&work) }
         work.recording = true
         journal.lockInput()
         defer { journal.unlockInput() }

@@ -28,8 +28,11 @@ public enum Log {
         }
     }()
 
+    /// Whether a message at `level` is written: ask before building one.
+    static func enabled(_ level: Level) -> Bool { level >= threshold && level != .off }
+
     public static func write(_ level: Level, _ source: String, _ message: String) {
-        guard level >= threshold, level != .off else { return }
+        guard enabled(level) else { return }
         let line = "yaia \(level.name) [\(source)]: \(message)\n"
         var bytes = Array(line.utf8)
         _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }

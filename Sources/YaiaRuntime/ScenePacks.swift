@@ -248,7 +248,7 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
             return UnsafeRawPointer(text.baseAddress).map { body($0.assumingMemoryBound(to: CChar.self), text.count) } ?? body(nil, 0)
         }
         var writer = JSONWriter(capacity: 128)
-        writer.write(action.json)
+        action.write(into: &writer)
         return writer.withBytes { raw in body(raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count) }
     }
 
@@ -271,6 +271,7 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
         viewIsCurrent = true
         // Most actions emit nothing: "[]" needs no parse.
         if out.writer.byteCount == 2 { return [] }
+        if let commands = out.writer.withBytes({ Command.list(from: $0.bindMemory(to: UInt8.self)) }) { return commands }
         guard case .array(let list) = try out.parse(scene: name, what: "commands") else {
             throw YaiaError(.scenePackError, "scene \(name) answered with commands that are not an array")
         }

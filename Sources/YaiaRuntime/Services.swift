@@ -1,4 +1,5 @@
 import CYaia
+import Synchronization
 import YaiaCore
 
 /// A service registered in a runtime: a C `yaia_service`, from a plugin or
@@ -69,7 +70,7 @@ public final class LiveService: @unchecked Sendable {
 
     /// Calls perform(); false when the service was retired meanwhile.
     /// `waiting`: the calling thread only waits for this call (a direct call).
-    func perform(_ call: UInt, op: String, args: JSON, waiting: Bool) -> Bool {
+    func perform(_ call: UInt, _ target: LiveCall, op: String, args: JSON, waiting: Bool) -> Bool {
         guard enter() else { return false }
         defer { leave() }
         if let native {
@@ -77,20 +78,16 @@ public final class LiveService: @unchecked Sendable {
             return true
         }
         guard let performFunction else { return false }
-        // The host API reads the call's op and args (HostAPI.swift); perform()
-        // and the jobs it queues keep what it hands out alive.
+        // The host API reads the call's op and args (HostAPI.swift); `target`,
+        // held until perform() returns, keeps what it hands out alive.
         let mayBlock = blocking || waiting
-        let data = calls.get(call)?.attach(op: op, args: args, mayBlock: mayBlock)
-        if mayBlock { data?.setPerformer(pthread_self()) }
-        var text = args.serializedBytes()
-        text.append(0)
-        op.withCString { op in
-            text.withUnsafeBytes { bytes in
-                performFunction(ctx, callPointer(call), op, bytes.baseAddress?.assumingMemoryBound(to: CChar.self))
-            }
-        }
-        if mayBlock { data?.setPerformer(0) }
-        withExtendedLifetime(data) {}
+        let data = target.attach(op: op, args: args, mayBlock: mayBlock)
+        data?.setPerformer(pthread_self())
+        var text = JSONWriter(capacity: 64)
+        text.write(args)
+        op.withCString { op in performFunction(ctx, callPointer(call), op, text.cStringView()) }
+        data?.setPerformer(0)
+        withExtendedLifetime(target) {}
         return true
     }
 
@@ -163,14 +160,19 @@ protocol NativeService: Sendable {
 }
 
 /// A call in flight: which runtime and effect its completion belongs to.
-final class LiveCall: @unchecked Sendable {
+final class LiveCall: Sendable {
     let runtime: Runtime
     let effectID: Int64
     let service: LiveService
-    private let lock = Lock()
-    private var started = false
-    private var cancelled = false
-    private var data: CallData?
+    private let state = Mutex(State())
+
+    private struct State {
+        var started = false
+        var cancelled = false
+        var data: CallData?
+        /// The op and args, until the host API first asks for the call's data.
+        var pending: (op: String, args: JSON)?
+    }
 
     init(runtime: Runtime, effectID: Int64, service: LiveService) {
         self.runtime = runtime
@@ -180,29 +182,44 @@ final class LiveCall: @unchecked Sendable {
 
     /// Before perform(): false when the call was cancelled first.
     func start() -> Bool {
-        lock.withLock {
-            guard !cancelled else { return false }
-            started = true
+        state.withLock { s in
+            guard !s.cancelled else { return false }
+            s.started = true
             return true
         }
     }
 
     /// Whether the service has seen the call, so that it should hear of the cancel.
     func cancel() -> Bool {
-        lock.withLock {
-            cancelled = true
-            return started
+        state.withLock { s in
+            s.cancelled = true
+            return s.started
         }
     }
 
-    /// What the host API reads of the call: set before perform().
-    func attach(op: String, args: JSON, mayBlock: Bool) -> CallData {
-        let made = CallData(op: op, args: args, mayBlock: mayBlock, limits: runtime.limits)
-        lock.withLock { data = made }
+    /// What the host API reads of the call, set before perform(). Made now
+    /// only when perform() may block (it records its thread); otherwise when
+    /// first asked for, since most services only complete.
+    func attach(op: String, args: JSON, mayBlock: Bool) -> CallData? {
+        guard mayBlock else {
+            state.withLock { $0.pending = (op, args) }
+            return nil
+        }
+        let made = CallData(op: op, args: args, mayBlock: true, limits: runtime.limits)
+        state.withLock { $0.data = made }
         return made
     }
 
-    var callData: CallData? { lock.withLock { data } }
+    var callData: CallData? {
+        state.withLock { s in
+            if let data = s.data { return data }
+            guard let (op, args) = s.pending else { return nil }
+            let made = CallData(op: op, args: args, mayBlock: false, limits: runtime.limits)
+            s.data = made
+            s.pending = nil
+            return made
+        }
+    }
 }
 
 /// Calls in flight, process-wide: `yaia_call_complete` has no runtime argument.

@@ -277,31 +277,36 @@ extension Runtime {
             return
         }
         let reentry = limits.reentry
-        let perform: @Sendable () -> Void = { [weak self] in
-            guard let target = calls.get(handle), target.start() else { return }
-            // A service that calls back into the runtime from perform() and
-            // so performs again on this thread must not recurse without end.
-            guard cyaia_reentry_enter(Int32(reentry)) != 0 else {
-                guard calls.remove(handle) != nil else { return }
-                let error = YaiaError.limit("reentry", reentry, "\(effect.service).\(effect.op) was called from inside \(reentry) service calls on one thread")
-                self?.finish(effectID: id, outcome: .failure(error.json))
-                return
-            }
-            defer {
-                cyaia_reentry_leave()
-                if cyaia_reentry_depth() == 0 { DeferredLaunches.run() }
-            }
-            if !service.perform(handle, op: effect.op, args: effect.args, waiting: waiting) {
-                calls.remove(handle)
-            }
+        guard service.blocking || offThread else {
+            Runtime.perform(handle, effect, waiting: waiting, reentry: reentry, runtime: self)
+            return
         }
-        if service.blocking || offThread {
-            if !pool.submit(perform) {
-                calls.remove(handle)
-                finish(effectID: id, outcome: .failure(["code": "internal", "message": "no worker thread could be started"]))
-            }
-        } else {
-            perform()
+        let submitted = pool.submit { [weak self] in
+            Runtime.perform(handle, effect, waiting: waiting, reentry: reentry, runtime: self)
+        }
+        if !submitted {
+            calls.remove(handle)
+            finish(effectID: id, outcome: .failure(["code": "internal", "message": "no worker thread could be started"]))
+        }
+    }
+
+    /// Calls the service of call `handle`, unless it was withdrawn first.
+    private static func perform(_ handle: UInt, _ effect: Effect, waiting: Bool, reentry: Int, runtime: Runtime?) {
+        guard let target = calls.get(handle), target.start() else { return }
+        // A service that calls back into the runtime from perform() and
+        // so performs again on this thread must not recurse without end.
+        guard cyaia_reentry_enter(Int32(reentry)) != 0 else {
+            guard calls.remove(handle) != nil else { return }
+            let error = YaiaError.limit("reentry", reentry, "\(effect.service).\(effect.op) was called from inside \(reentry) service calls on one thread")
+            runtime?.finish(effectID: target.effectID, outcome: .failure(error.json))
+            return
+        }
+        defer {
+            cyaia_reentry_leave()
+            if cyaia_reentry_depth() == 0 { DeferredLaunches.run() }
+        }
+        if !target.service.perform(handle, target, op: effect.op, args: effect.args, waiting: waiting) {
+            calls.remove(handle)
         }
     }
 

@@ -1,0 +1,150 @@
+extension Command {
+    /// Reads a JSON array of commands from text as `Command(json:)` reads
+    /// each of its items, without building the tree of the list, the
+    /// commands and the effects: only args and routes are parsed into
+    /// values. A scene pack's reduction answers with this text on every
+    /// action that emits something.
+    ///
+    /// Nil when the text is not such a list, or anything in it is wrong: the
+    /// caller then parses it in full, which names the problem.
+    public static func list(from bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) -> [Command]? {
+        var reader = CommandReader(parser: JSONParser(bytes: bytes, maxDepth: maxDepth))
+        return try? reader.list()
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether these are the bytes of `name` (a generic `elementsEqual` costs ten times as much).
+    @inline(__always)
+    fileprivate func `is`(_ name: StaticString) -> Bool {
+        guard count == name.utf8CodeUnitCount, let base = baseAddress else { return false }
+        let other = name.utf8Start
+        for i in 0..<count where base[i] != other[i] { return false }
+        return true
+    }
+}
+
+/// Any failure is thrown as this one value: the caller falls back anyway.
+private struct NotPlain: Error {}
+
+private struct CommandReader {
+    var parser: JSONParser
+
+    private var bytes: UnsafeBufferPointer<UInt8> { parser.bytes }
+
+    private mutating func expect(_ c: UInt8) throws(NotPlain) {
+        parser.skipSpace()
+        guard parser.index < bytes.count, bytes[parser.index] == c else { throw NotPlain() }
+        parser.index += 1
+    }
+
+    /// "," (true) or `close` (false) after an item.
+    private mutating func more(_ close: UInt8) throws(NotPlain) -> Bool {
+        parser.skipSpace()
+        guard parser.index < bytes.count else { throw NotPlain() }
+        let c = bytes[parser.index]
+        parser.index += 1
+        if c == UInt8(ascii: ",") { return true }
+        if c == close { return false }
+        throw NotPlain()
+    }
+
+    /// A key without escapes, as a byte span, and its ":".
+    private mutating func key() throws(NotPlain) -> UnsafeBufferPointer<UInt8> {
+        try expect(UInt8(ascii: "\""))
+        let start = parser.index
+        while parser.index < bytes.count {
+            let c = bytes[parser.index]
+            if c == UInt8(ascii: "\"") { break }
+            if c == UInt8(ascii: "\\") || c < 0x20 { throw NotPlain() }
+            parser.index += 1
+        }
+        guard parser.index < bytes.count else { throw NotPlain() }
+        let span = UnsafeBufferPointer(rebasing: bytes[start..<parser.index])
+        parser.index += 1
+        try expect(UInt8(ascii: ":"))
+        parser.skipSpace()
+        return span
+    }
+
+    private mutating func value(depth: Int) throws(NotPlain) -> JSON {
+        do { return try parser.parseValue(depth: depth) } catch { throw NotPlain() }
+    }
+
+    /// A non-empty string value.
+    private mutating func name() throws(NotPlain) -> String {
+        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else { throw NotPlain() }
+        let s: String
+        do { s = try parser.parseString() } catch { throw NotPlain() }
+        guard !s.isEmpty else { throw NotPlain() }
+        return s
+    }
+
+    mutating func list() throws(NotPlain) -> [Command] {
+        // The list, a command and an effect are the three levels above args.
+        guard parser.maxDepth >= 3 else { throw NotPlain() }
+        try expect(UInt8(ascii: "["))
+        var commands: [Command] = []
+        parser.skipSpace()
+        if parser.index < bytes.count && bytes[parser.index] == UInt8(ascii: "]") {
+            parser.index += 1
+        } else {
+            repeat { commands.append(try command()) } while try more(UInt8(ascii: "]"))
+        }
+        parser.skipSpace()
+        guard parser.index == bytes.count else { throw NotPlain() }
+        return commands
+    }
+
+    private mutating func command() throws(NotPlain) -> Command {
+        try expect(UInt8(ascii: "{"))
+        let k = try key()
+        let command: Command
+        if k.is("effect") {
+            command = .effect(try effect())
+        } else if k.is("cancel") {
+            command = .cancel(try name())
+        } else if k.is("route") {
+            do { command = .route(try Route(json: try value(depth: 2))) } catch { throw NotPlain() }
+        } else {
+            throw NotPlain()
+        }
+        // One member only: `Command(json:)` refuses more.
+        guard try !more(UInt8(ascii: "}")) else { throw NotPlain() }
+        return command
+    }
+
+    private mutating func effect() throws(NotPlain) -> Effect {
+        try expect(UInt8(ascii: "{"))
+        var service: String?, op: String?, args = JSON.null, then: String?, catchName: String?, id: String?
+        var timeout: Double?, policy = Effect.Policy.concurrent, restore = Effect.RestorePolicy.cancel
+        parser.skipSpace()
+        guard parser.index < bytes.count, bytes[parser.index] != UInt8(ascii: "}") else { throw NotPlain() }
+        repeat {
+            let k = try key()
+            // Later duplicates win, as in JSONObject.
+            switch k.count {
+            case 2 where k.is("op"): op = try name()
+            case 2 where k.is("id"): id = try name()
+            case 4 where k.is("args"): args = try value(depth: 3)
+            case 4 where k.is("then"): then = try name()
+            case 5 where k.is("catch"): catchName = try name()
+            case 7 where k.is("service"): service = try name()
+            case 7 where k.is("timeout"):
+                guard let seconds = try value(depth: 3).doubleValue, seconds > 0 else { throw NotPlain() }
+                timeout = seconds
+            case 6 where k.is("policy"):
+                guard case .string(let p) = try value(depth: 3), let known = Effect.Policy(rawValue: p) else { throw NotPlain() }
+                policy = known
+            case 7 where k.is("restore"):
+                guard case .string(let r) = try value(depth: 3), let known = Effect.RestorePolicy(rawValue: r) else { throw NotPlain() }
+                restore = known
+            default:
+                _ = try value(depth: 3)
+            }
+        } while try more(UInt8(ascii: "}"))
+        guard let service, let op else { throw NotPlain() }
+        return Effect(service: service, op: op, args: args, then: then, catch: catchName, id: id, timeout: timeout,
+                      policy: policy, restore: restore)
+    }
+}

@@ -1,0 +1,87 @@
+import Testing
+@testable import YaiaCore
+
+/// The hot paths write and read effects, commands and updates without
+/// building JSON trees: they must agree byte for byte with the trees.
+@Suite("Writing and reading without trees")
+struct DirectWritingTests {
+    static let effects: [Effect] = [
+        Effect(service: "echo", op: "echo"),
+        Effect(service: "store", op: "put", args: ["key": "k", "value": [1, "two", .null]], then: "saved", catch: "failed"),
+        Effect(service: "s", op: "o", args: "quote \" and \\ and \n", id: "search", timeout: 2.5, policy: .latest, restore: .reissue),
+        Effect(service: "s", op: "o", args: 7, then: "t", id: "q", timeout: 30, policy: .queue, restore: .await),
+    ]
+
+    static func text(_ body: (inout JSONWriter) -> Void) -> String {
+        var w = JSONWriter()
+        body(&w)
+        return String(decoding: w.takeBytes(), as: UTF8.self)
+    }
+
+    @Test("an effect, a command and an action write their trees' bytes", arguments: effects)
+    func effectsAndCommands(effect: Effect) {
+        #expect(Self.text { effect.write(into: &$0) } == effect.json.serialized())
+        let command = Command.effect(effect)
+        #expect(Self.text { command.write(into: &$0) } == command.json.serialized())
+        let action = Action("done", payload: effect.args, error: effect.then == nil, meta: effect.id.map(JSON.string))
+        #expect(Self.text { action.write(into: &$0) } == action.json.serialized())
+    }
+
+    @Test("an effect record writes its tree's bytes", arguments: effects)
+    func records(effect: Effect) {
+        for status in [EffectTable.Record.Status.pending, .running, .queued] {
+            let record = EffectTable.Record(id: 41, scene: 3, effect: effect, status: status)
+            #expect(Self.text { record.write(into: &$0) } == record.json.serialized())
+        }
+    }
+
+    @Test("an update without routes writes the bytes of its tree")
+    func updates() {
+        let records = Self.effects.enumerated().map { EffectTable.Record(id: Int64($0.offset + 1), scene: 9, effect: $0.element, status: .running) }
+        let vm: JSON = ["log": [["ok": true, "result": 1]], "title": "é \"x\""]
+        for cause in [RuntimeState.Cause.request, .effect(12), .result(from: 4)] {
+            for emitted in [[], Array(records.prefix(1)), records] {
+                let tree = RuntimeState.update(9, seq: 5, viewModel: vm, effects: emitted, routes: [], cause: cause)
+                let direct = Self.text { w in RuntimeState.writeUpdate(9, seq: 5, effects: emitted, cause: cause, into: &w) { $0.write(vm) } }
+                #expect(direct == tree.serialized())
+            }
+        }
+    }
+
+    static let lists: [String] = [
+        "[]",
+        " [ ] ",
+        #"[{"effect":{"args":1,"catch":"failed","op":"echo","service":"echo","then":"done"}}]"#,
+        #"[{"cancel":"search"},{"effect":{"service":"s","op":"o","id":"q","policy":"queue","timeout":3,"restore":"await","extra":[1,{"a":2}]}}]"#,
+        #"[ {"route": {"push": "example/home", "args": {"user": 1}}} , {"cancel" : "k"} ]"#,
+        // Later duplicates win, as in an object.
+        #"[{"effect":{"service":"a","op":"o","service":"b","timeout":1,"timeout":2}}]"#,
+    ]
+
+    @Test("a list of commands reads as its items do one by one", arguments: lists)
+    func plainLists(text: String) throws {
+        let tree = try JSONParser.parse(text)
+        let expected = try (tree.arrayValue ?? []).map { (item) throws(YaiaError) in try Command(json: item) }
+        let read = Array(text.utf8).withUnsafeBufferPointer { Command.list(from: $0) }
+        #expect(read != nil)
+        #expect(read == expected)
+    }
+
+    static let refused: [String] = [
+        "", "{}", "[", "[1]", "[{}]", #"[{"effect":{}}]"#, #"[{"effect":{"service":"s"}}]"#,
+        #"[{"effect":{"service":"","op":"o"}}]"#, #"[{"effect":{"service":"s","op":"o","then":null}}]"#,
+        #"[{"effect":{"service":"s","op":"o","timeout":0}}]"#, #"[{"effect":{"service":"s","op":"o","policy":"soon"}}]"#,
+        #"[{"effect":{"service":"s","op":"o"},"cancel":"k"}]"#, #"[{"cancel":""}]"#, #"[{"go":1}]"#,
+        #"[{"effect":{"service":"s","op":"o"}}] x"#, #"[{"effect":{"service":"s","op":"o","args":[[[1]]]}}]"#,
+        // Not wrong, but left to the full parse all the same: an escaped key, an
+        // earlier duplicate that is wrong.
+        #"[{"effect":{"serv\u0069ce":"s","op":"o"}}]"#, #"[{"effect":{"service":"s","op":"o","timeout":"x","timeout":2}}]"#,
+    ]
+
+    @Test("anything else is left to the full parse, which names the problem", arguments: refused)
+    func otherLists(text: String) {
+        // Nesting beyond the limit too: the args above are three levels below the list.
+        let maxDepth = text.contains("[[[1]]]") ? 5 : JSONParser.defaultMaxDepth
+        #expect(Array(text.utf8).withUnsafeBufferPointer { Command.list(from: $0, maxDepth: maxDepth) } == nil)
+    }
+}
