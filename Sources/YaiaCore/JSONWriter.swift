@@ -120,7 +120,7 @@ public struct JSONWriter: ~Copyable {
         append(bytes.bindMemory(to: UInt8.self))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
         if count + bytes.count > capacity { reserve(bytes.count) }
@@ -134,7 +134,7 @@ public struct JSONWriter: ~Copyable {
         count += bytes.count
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func raw(_ s: StaticString) {
         append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }

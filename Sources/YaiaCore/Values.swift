@@ -79,30 +79,98 @@ public struct Effect: Sendable, Equatable {
         case await
     }
 
-    public var service: String
-    public var op: String
-    public var args: JSON
-    public var then: String?
-    public var `catch`: String?
+    // The fields live in one shared box, copied on write: an effect is
+    // copied from reducer to table to record to call, and a copy then
+    // retains one object instead of each of its strings.
+    private final class Fields: @unchecked Sendable {
+        var service: String
+        var op: String
+        var args: JSON
+        var then: String?
+        var `catch`: String?
+        var id: String?
+        var timeout: Double?
+        var policy: Policy
+        var restore: RestorePolicy
+
+        init(service: String, op: String, args: JSON, then: String?, catch: String?, id: String?, timeout: Double?,
+             policy: Policy, restore: RestorePolicy) {
+            self.service = service
+            self.op = op
+            self.args = args
+            self.then = then
+            self.catch = `catch`
+            self.id = id
+            self.timeout = timeout
+            self.policy = policy
+            self.restore = restore
+        }
+
+        func copy() -> Fields {
+            Fields(service: service, op: op, args: args, then: then, catch: `catch`, id: id, timeout: timeout,
+                   policy: policy, restore: restore)
+        }
+    }
+
+    private var fields: Fields
+
+    private var unique: Fields {
+        mutating get {
+            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
+            return fields
+        }
+    }
+
+    public var service: String {
+        get { fields.service }
+        set { unique.service = newValue }
+    }
+    public var op: String {
+        get { fields.op }
+        set { unique.op = newValue }
+    }
+    public var args: JSON {
+        get { fields.args }
+        set { unique.args = newValue }
+    }
+    public var then: String? {
+        get { fields.then }
+        set { unique.then = newValue }
+    }
+    public var `catch`: String? {
+        get { fields.catch }
+        set { unique.catch = newValue }
+    }
     /// A cancellation key chosen by the reducer, scoped to its scene.
-    public var id: String?
+    public var id: String? {
+        get { fields.id }
+        set { unique.id = newValue }
+    }
     /// Seconds the effect may take once started; then its `catch` action
     /// gets `{"code": "timeout"}`.
-    public var timeout: Double?
-    public var policy: Policy
-    public var restore: RestorePolicy
+    public var timeout: Double? {
+        get { fields.timeout }
+        set { unique.timeout = newValue }
+    }
+    public var policy: Policy {
+        get { fields.policy }
+        set { unique.policy = newValue }
+    }
+    public var restore: RestorePolicy {
+        get { fields.restore }
+        set { unique.restore = newValue }
+    }
 
     public init(service: String, op: String, args: JSON = .null, then: String? = nil, catch: String? = nil,
                 id: String? = nil, timeout: Double? = nil, policy: Policy = .concurrent, restore: RestorePolicy = .cancel) {
-        self.service = service
-        self.op = op
-        self.args = args
-        self.then = then
-        self.catch = `catch`
-        self.id = id
-        self.timeout = timeout
-        self.policy = policy
-        self.restore = restore
+        fields = Fields(service: service, op: op, args: args, then: then, catch: `catch`, id: id, timeout: timeout,
+                        policy: policy, restore: restore)
+    }
+
+    public static func == (a: Effect, b: Effect) -> Bool {
+        if a.fields === b.fields { return true }
+        return a.service == b.service && a.op == b.op && a.args == b.args && a.then == b.then && a.catch == b.catch
+            && a.id == b.id && a.timeout == b.timeout && a.policy == b.policy && a.restore == b.restore
     }
 
     /// Reads an effect object; `at` locates it in the request for errors.
@@ -113,16 +181,18 @@ public struct Effect: Sendable, Equatable {
         // One pass over the members: effects are read on every emission.
         var service: JSON?, op: JSON?, args: JSON?, then: JSON?, catchName: JSON?, id: JSON?, t: JSON?, p: JSON?, r: JSON?
         for member in o.members {
-            switch member.key {
-            case "service": service = member.value
-            case "op": op = member.value
-            case "args": args = member.value
-            case "then": then = member.value
-            case "catch": catchName = member.value
-            case "id": id = member.value
-            case "timeout": t = member.value
-            case "policy": p = member.value
-            case "restore": r = member.value
+            // By length first: a string comparison that fails costs a call.
+            let key = member.key
+            switch key.utf8.count {
+            case 2 where key == "op": op = member.value
+            case 2 where key == "id": id = member.value
+            case 4 where key == "args": args = member.value
+            case 4 where key == "then": then = member.value
+            case 5 where key == "catch": catchName = member.value
+            case 6 where key == "policy": p = member.value
+            case 7 where key == "service": service = member.value
+            case 7 where key == "timeout": t = member.value
+            case 7 where key == "restore": r = member.value
             default: break
             }
         }

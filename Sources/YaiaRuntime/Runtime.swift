@@ -41,6 +41,8 @@ public final class Runtime: @unchecked Sendable {
     var journal: Journal?
     /// Whether `journal` is set: read by every send without the lock.
     let journaling = Atomic<Bool>(false)
+    /// A notifier was ever set: until then, queuing an event takes no lock for it.
+    private let notifying = Atomic<Bool>(false)
     /// Journals stopped or replaced, kept (closed, their buffers let go)
     /// until the runtime goes: a send uses `journal` unretained, which saves
     /// a retain and a release on every send.
@@ -183,10 +185,12 @@ public final class Runtime: @unchecked Sendable {
 
     /// Called after each queued event, outside every lock.
     public func setNotifier(_ notifier: Notifier?) {
+        if notifier != nil { notifying.store(true, ordering: .relaxed) }
         lock.withLock { self.notifier = notifier }
     }
 
     func notify() {
+        guard notifying.load(ordering: .relaxed) else { return }
         lock.withLock { notifier }?.call()
     }
 

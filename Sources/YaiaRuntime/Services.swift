@@ -25,10 +25,13 @@ public final class LiveService: @unchecked Sendable {
     let native: (any NativeService)?
 
     // release() waits for the callbacks under way: see retire().
-    private let lock = Lock()
-    private var active = 0
-    private var retired = false
-    private var released = false
+    private let callbacks = Mutex(Callbacks())
+
+    private struct Callbacks {
+        var active = 0
+        var retired = false
+        var released = false
+    }
 
     /// Copies a C service struct, reading no field beyond its declared size.
     public init(_ pointer: UnsafePointer<yaia_service>?, origin: Origin) throws(YaiaError) {
@@ -100,28 +103,28 @@ public final class LiveService: @unchecked Sendable {
     /// The runtime is done with the service: release() now, or when the last
     /// callback under way returns.
     func retire() {
-        let now = lock.withLock { () -> Bool in
-            retired = true
-            guard active == 0, !released else { return false }
-            released = true
+        let now = callbacks.withLock { c -> Bool in
+            c.retired = true
+            guard c.active == 0, !c.released else { return false }
+            c.released = true
             return true
         }
         if now { releaseFunction?(ctx) }
     }
 
     private func enter() -> Bool {
-        lock.withLock {
-            guard !retired else { return false }
-            active += 1
+        callbacks.withLock { c in
+            guard !c.retired else { return false }
+            c.active += 1
             return true
         }
     }
 
     private func leave() {
-        let now = lock.withLock { () -> Bool in
-            active -= 1
-            guard retired, active == 0, !released else { return false }
-            released = true
+        let now = callbacks.withLock { c -> Bool in
+            c.active -= 1
+            guard c.retired, c.active == 0, !c.released else { return false }
+            c.released = true
             return true
         }
         if now { releaseFunction?(ctx) }

@@ -107,11 +107,14 @@ final class EventQueue: @unchecked Sendable {
 
     /// The next event; waits up to `timeout` seconds (negative: no limit).
     func pop(timeout: Double) -> Event? {
-        let deadline = timeout < 0 ? Double.infinity : monotonicNow() + timeout
         return monitor.lock.withLock {
+            // The clock is read only when there is something to wait for.
+            var deadline: Double?
             while head == items.count && !closed && timeout != 0 {
+                let until = deadline ?? (timeout < 0 ? Double.infinity : monotonicNow() + timeout)
+                deadline = until
                 blocked += 1
-                let woken = monitor.wait(until: deadline)
+                let woken = monitor.wait(until: until)
                 blocked -= 1
                 if !woken { break }
             }
