@@ -88,6 +88,11 @@ public struct JSONObject: Sendable {
         self.members = m
     }
 
+    /// Members whose keys the caller has seen strictly ascending.
+    init(orderedMembers: [Member]) {
+        self.members = orderedMembers
+    }
+
     public var count: Int { members.count }
     public var isEmpty: Bool { members.isEmpty }
     public var keys: [String] { members.map(\.key) }

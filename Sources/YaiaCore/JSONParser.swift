@@ -11,14 +11,15 @@ public struct JSONParser {
 
     /// Parses one JSON text. Errors have code `invalid_json` and name the byte offset.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
-        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
-        parser.skipSpace()
-        let value = try parser.parseValue(depth: 0)
-        parser.skipSpace()
-        if parser.index < bytes.count {
-            throw parser.fail("unexpected \(parser.describeByte()) after the JSON value")
+        try withParser(bytes, maxDepth: maxDepth) { (parser) throws(YaiaError) -> JSON in
+            parser.skipSpace()
+            let value = try parser.parseValue(depth: 0)
+            parser.skipSpace()
+            if parser.index < bytes.count {
+                throw parser.fail("unexpected \(parser.describeByte()) after the JSON value")
+            }
+            return value
         }
-        return value
     }
 
     public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
@@ -34,10 +35,39 @@ public struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var index = 0
+    /// The members and elements of the objects and arrays still open,
+    /// innermost last. A container moves its own off the top when it closes,
+    /// so each members or elements array is allocated once, at its final size.
+    var pendingMembers: PendingStack<JSONObject.Member>
+    var pendingElements: PendingStack<JSON>
+    /// Where each pending member's key lies in the text, or `escapedKey`:
+    /// keys are compared there, without going through their Strings.
+    var keySpans: PendingStack<Range<Int>>
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
-        self.bytes = bytes
-        self.maxDepth = maxDepth
+    /// Runs `body` with a parser whose pending stacks start on the call stack
+    /// (enough for the usual small texts) and move to the heap only when they
+    /// outgrow it; whatever they hold when `body` ends, returns or throws, is
+    /// released with them. Each start stays within the 1 KiB that
+    /// withUnsafeTemporaryAllocation keeps on the stack without asking.
+    static func withParser<R>(
+        _ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int,
+        _ body: (inout JSONParser) throws(YaiaError) -> R
+    ) throws(YaiaError) -> R {
+        try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: 24) { (members) throws(YaiaError) -> R in
+            try withUnsafeTemporaryAllocation(of: JSON.self, capacity: 32) { (elements) throws(YaiaError) -> R in
+                try withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 24) { (spans) throws(YaiaError) -> R in
+                    var parser = JSONParser(
+                        bytes: bytes, maxDepth: maxDepth,
+                        pendingMembers: PendingStack(members), pendingElements: PendingStack(elements), keySpans: PendingStack(spans))
+                    defer {
+                        parser.pendingMembers.release()
+                        parser.pendingElements.release()
+                        parser.keySpans.release()
+                    }
+                    return try body(&parser)
+                }
+            }
+        }
     }
 
     // MARK: errors
@@ -111,57 +141,138 @@ public struct JSONParser {
     mutating func parseObject(depth: Int) throws(YaiaError) -> JSON {
         guard depth <= maxDepth else { throw tooDeep() }
         index += 1
-        var members: [JSONObject.Member] = []
         skipSpace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
             return .object(JSONObject())
         }
+        let base = pendingMembers.count
+        // Keys usually arrive in order: check as they come, and sort only
+        // when they do not.
+        var ordered = true
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw fail("unexpected \(describeByte()), expected a string key")
             }
+            let keyStart = index + 1
             let key = try parseString()
+            // Every escape is longer than the bytes it stands for.
+            let span = index - 1 - keyStart == key.utf8.count ? keyStart..<(index - 1) : Self.escapedKey
+            if ordered && pendingMembers.count > base {
+                let previous = keySpans.count - 1
+                let order = span != Self.escapedKey && keySpans[previous] != Self.escapedKey
+                    ? compareText(keySpans[previous], span)
+                    : compareKeys(pendingMembers[previous].key, key)
+                ordered = order < 0
+            }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 throw fail("unexpected \(describeByte()), expected ':'")
             }
             index += 1
             skipSpace()
-            members.append(JSONObject.Member(key: key, value: try parseValue(depth: depth)))
+            let value = try parseValue(depth: depth)
+            pendingMembers.append(JSONObject.Member(key: key, value: value))
+            keySpans.append(span)
             skipSpace()
             guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or '}'") }
             let c = bytes[index]
             index += 1
             if c == UInt8(ascii: ",") { continue }
-            if c == UInt8(ascii: "}") { return .object(JSONObject(members: members)) }
+            if c == UInt8(ascii: "}") {
+                if ordered {
+                    keySpans.removeLast(to: base)
+                    return .object(JSONObject(orderedMembers: pendingMembers.take(from: base)))
+                }
+                if pendingMembers.count - base > 32 {
+                    keySpans.removeLast(to: base)
+                    return .object(JSONObject(members: pendingMembers.take(from: base)))
+                }
+                sortPendingMembers(from: base)
+                return .object(JSONObject(orderedMembers: pendingMembers.take(from: base)))
+            }
             index -= 1
             throw fail("unexpected \(describeByte()), expected ',' or '}'")
         }
     }
 
+    /// The span of a key with escapes, whose text is not its bytes.
+    static let escapedKey = -1..<(-1)
+
+    /// Orders pending members `i` and `j` by the UTF-8 bytes of their keys.
+    func compareMembers(_ i: Int, _ j: Int) -> Int {
+        let a = keySpans[i], b = keySpans[j]
+        if a != Self.escapedKey && b != Self.escapedKey { return compareText(a, b) }
+        return YaiaCore.compareKeys(pendingMembers[i].key, pendingMembers[j].key)
+    }
+
+    /// Sorts the few members from `base` up by key, keeping only the last of
+    /// each key, as JSONObject(members:) does, but by moving them in place:
+    /// a stable insertion sort, then a pass that lets later duplicates win.
+    mutating func sortPendingMembers(from base: Int) {
+        let end = pendingMembers.count
+        for i in (base + 1)..<end {
+            var j = i
+            while j > base && compareMembers(j - 1, j) > 0 {
+                pendingMembers.swapAt(j - 1, j)
+                keySpans.swapAt(j - 1, j)
+                j -= 1
+            }
+        }
+        var kept = base
+        for r in base..<end {
+            if kept > base && compareMembers(kept - 1, r) == 0 {
+                pendingMembers.swapAt(kept - 1, r)
+                keySpans.swapAt(kept - 1, r)
+            } else {
+                if kept != r {
+                    pendingMembers.swapAt(kept, r)
+                    keySpans.swapAt(kept, r)
+                }
+                kept += 1
+            }
+        }
+        pendingMembers.removeLast(to: kept)
+        keySpans.removeLast(to: base)
+    }
+
     mutating func parseArray(depth: Int) throws(YaiaError) -> JSON {
         guard depth <= maxDepth else { throw tooDeep() }
         index += 1
-        var array: [JSON] = []
         skipSpace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return .array(array)
+            return .array([])
         }
+        let base = pendingElements.count
         while true {
             skipSpace()
-            array.append(try parseValue(depth: depth))
+            let value = try parseValue(depth: depth)
+            pendingElements.append(value)
             skipSpace()
             guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or ']'") }
             let c = bytes[index]
             index += 1
             if c == UInt8(ascii: ",") { continue }
-            if c == UInt8(ascii: "]") { return .array(array) }
+            if c == UInt8(ascii: "]") { return .array(pendingElements.take(from: base)) }
             index -= 1
             throw fail("unexpected \(describeByte()), expected ',' or ']'")
         }
+    }
+
+    /// Orders two spans of the text by their bytes: -1, 0 or 1.
+    @inline(__always)
+    func compareText(_ a: Range<Int>, _ b: Range<Int>) -> Int {
+        let n = Swift.min(a.count, b.count)
+        var i = 0
+        while i < n {
+            let x = bytes[a.lowerBound + i]
+            let y = bytes[b.lowerBound + i]
+            if x != y { return x < y ? -1 : 1 }
+            i += 1
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 
     mutating func parseString() throws(YaiaError) -> String {
@@ -181,13 +292,16 @@ public struct JSONParser {
                 }
                 return s
             }
-            if c == UInt8(ascii: "\\") { break }
+            if c == UInt8(ascii: "\\") { return try parseEscapedString(open: open, start: start) }
             if c < 0x20 { throw fail("unescaped control character in a string") }
             if c >= 0x80 { ascii = false }
             index += 1
         }
-        guard index < bytes.count else { throw fail("unterminated string", at: open) }
+        throw fail("unterminated string", at: open)
+    }
 
+    /// The rest of a string from its first backslash, at `index`.
+    mutating func parseEscapedString(open: Int, start: Int) throws(YaiaError) -> String {
         var buffer: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let c = bytes[index]
@@ -341,63 +455,139 @@ extension Action {
     /// errors, but the action's members are taken as they are read: no
     /// object is built and searched. Every send pays for this parse.
     public init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) throws(YaiaError) {
-        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
-        parser.skipSpace()
-        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else {
+        let members = try JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(YaiaError) -> (type: JSON?, payload: JSON?, error: JSON?, meta: JSON?)? in
+            parser.skipSpace()
+            guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
+            var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?
+            parser.index += 1
+            parser.skipSpace()
+            if parser.index < bytes.count && bytes[parser.index] == UInt8(ascii: "}") {
+                parser.index += 1
+            } else {
+                members: while true {
+                    parser.skipSpace()
+                    guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
+                        throw parser.fail("unexpected \(parser.describeByte()), expected a string key")
+                    }
+                    let key = try parser.parseString()
+                    parser.skipSpace()
+                    guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else {
+                        throw parser.fail("unexpected \(parser.describeByte()), expected ':'")
+                    }
+                    parser.index += 1
+                    parser.skipSpace()
+                    let value = try parser.parseValue(depth: 1)
+                    // Later duplicates win, as in JSONObject.
+                    switch key {
+                    case "type": type = value
+                    case "payload": payload = value
+                    case "error": error = value
+                    case "meta": meta = value
+                    default: break
+                    }
+                    parser.skipSpace()
+                    guard parser.index < bytes.count else { throw parser.fail("unexpected end of text, expected ',' or '}'") }
+                    let c = bytes[parser.index]
+                    parser.index += 1
+                    if c == UInt8(ascii: ",") { continue }
+                    if c == UInt8(ascii: "}") { break members }
+                    parser.index -= 1
+                    throw parser.fail("unexpected \(parser.describeByte()), expected ',' or '}'")
+                }
+            }
+            parser.skipSpace()
+            if parser.index < bytes.count {
+                throw parser.fail("unexpected \(parser.describeByte()) after the JSON value")
+            }
+            return (type, payload, error, meta)
+        }
+        guard let members else {
             try self.init(json: try JSONParser.parse(bytes, maxDepth: maxDepth))
             return
         }
-        var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?
-        parser.index += 1
-        parser.skipSpace()
-        if parser.index < bytes.count && bytes[parser.index] == UInt8(ascii: "}") {
-            parser.index += 1
-        } else {
-            members: while true {
-                parser.skipSpace()
-                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
-                    throw parser.fail("unexpected \(parser.describeByte()), expected a string key")
-                }
-                let key = try parser.parseString()
-                parser.skipSpace()
-                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else {
-                    throw parser.fail("unexpected \(parser.describeByte()), expected ':'")
-                }
-                parser.index += 1
-                parser.skipSpace()
-                let value = try parser.parseValue(depth: 1)
-                // Later duplicates win, as in JSONObject.
-                switch key {
-                case "type": type = value
-                case "payload": payload = value
-                case "error": error = value
-                case "meta": meta = value
-                default: break
-                }
-                parser.skipSpace()
-                guard parser.index < bytes.count else { throw parser.fail("unexpected end of text, expected ',' or '}'") }
-                let c = bytes[parser.index]
-                parser.index += 1
-                if c == UInt8(ascii: ",") { continue }
-                if c == UInt8(ascii: "}") { break members }
-                parser.index -= 1
-                throw parser.fail("unexpected \(parser.describeByte()), expected ',' or '}'")
-            }
-        }
-        parser.skipSpace()
-        if parser.index < bytes.count {
-            throw parser.fail("unexpected \(parser.describeByte()) after the JSON value")
-        }
-        guard case .string(let name)? = type else {
+        guard case .string(let name)? = members.type else {
             throw YaiaError(.missingActionType, "the action has no string \"type\"", at: "/type")
         }
         var isError = false
-        if let error {
+        if let error = members.error {
             guard case .bool(let b) = error else {
                 throw YaiaError(.badPayload, "the action's \"error\" must be a boolean", at: "/error")
             }
             isError = b
         }
-        self.init(name, payload: payload, error: isError, meta: meta)
+        self.init(name, payload: members.payload, error: isError, meta: members.meta)
+    }
+}
+
+/// A stack of values in memory it manages itself: it starts in a buffer it
+/// is lent and moves to the heap, doubling, when that fills. Values leave it
+/// by moving, so nothing is retained or released on the way.
+struct PendingStack<Element> {
+    private var start: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    private var onHeap: Bool
+    private(set) var count = 0
+
+    init(_ lent: UnsafeMutableBufferPointer<Element>) {
+        if let base = lent.baseAddress, lent.count > 0 {
+            start = base
+            capacity = lent.count
+            onHeap = false
+        } else {
+            capacity = 16
+            start = .allocate(capacity: capacity)
+            onHeap = true
+        }
+    }
+
+    /// Value `i`, counted from the bottom; `i < count`.
+    subscript(i: Int) -> Element { start[i] }
+
+    /// Swaps values `i` and `j` by moving them; both `< count`.
+    mutating func swapAt(_ i: Int, _ j: Int) {
+        let value = (start + i).move()
+        (start + i).moveInitialize(from: start + j, count: 1)
+        (start + j).initialize(to: value)
+    }
+
+    /// Destroys the values from `newCount` up.
+    mutating func removeLast(to newCount: Int) {
+        (start + newCount).deinitialize(count: count - newCount)
+        count = newCount
+    }
+
+    @inline(__always)
+    mutating func append(_ value: consuming Element) {
+        if count == capacity { grow() }
+        (start + count).initialize(to: value)
+        count += 1
+    }
+
+    mutating func grow() {
+        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: start, count: count)
+        if onHeap { start.deallocate() }
+        start = larger
+        capacity *= 2
+        onHeap = true
+    }
+
+    /// Moves the values from `base` up, in order, into an array of their count.
+    @inline(__always)
+    mutating func take(from base: Int) -> [Element] {
+        // Not Array(unsafeUninitializedCapacity:), which looks up the
+        // storage's type metadata at run time on every call.
+        var taken: [Element] = []
+        taken.reserveCapacity(count - base)
+        for i in base..<count { taken.append((start + i).move()) }
+        count = base
+        return taken
+    }
+
+    /// Destroys what is left and gives back heap memory; the stack is then unusable.
+    mutating func release() {
+        start.deinitialize(count: count)
+        count = 0
+        if onHeap { start.deallocate() }
     }
 }
