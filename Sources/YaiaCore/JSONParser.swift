@@ -128,6 +128,7 @@ public struct JSONParser {
         }
     }
 
+    @inline(__always)
     mutating func literal(_ word: StaticString) throws(YaiaError) {
         let n = word.utf8CodeUnitCount
         let start = word.utf8Start
@@ -189,8 +190,7 @@ public struct JSONParser {
                     keySpans.removeLast(to: base)
                     return .object(JSONObject(members: pendingMembers.take(from: base)))
                 }
-                sortPendingMembers(from: base)
-                return .object(JSONObject(orderedMembers: pendingMembers.take(from: base)))
+                return .object(JSONObject(orderedMembers: takeSortedMembers(from: base)))
             }
             index -= 1
             throw fail("unexpected \(describeByte()), expected ',' or '}'")
@@ -207,34 +207,37 @@ public struct JSONParser {
         return YaiaCore.compareKeys(pendingMembers[i].key, pendingMembers[j].key)
     }
 
-    /// Sorts the few members from `base` up by key, keeping only the last of
-    /// each key, as JSONObject(members:) does, but by moving them in place:
-    /// a stable insertion sort, then a pass that lets later duplicates win.
-    mutating func sortPendingMembers(from base: Int) {
-        let end = pendingMembers.count
-        for i in (base + 1)..<end {
-            var j = i
-            while j > base && compareMembers(j - 1, j) > 0 {
-                pendingMembers.swapAt(j - 1, j)
-                keySpans.swapAt(j - 1, j)
-                j -= 1
-            }
-        }
-        var kept = base
-        for r in base..<end {
-            if kept > base && compareMembers(kept - 1, r) == 0 {
-                pendingMembers.swapAt(kept - 1, r)
-                keySpans.swapAt(kept - 1, r)
-            } else {
-                if kept != r {
-                    pendingMembers.swapAt(kept, r)
-                    keySpans.swapAt(kept, r)
+    /// The few members from `base` up, sorted by key with only the last of
+    /// each key kept, as JSONObject(members:) would leave them: a stable
+    /// insertion sort of their positions, then each member moved once.
+    mutating func takeSortedMembers(from base: Int) -> [JSONObject.Member] {
+        let n = pendingMembers.count - base
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: n) { order in
+            for k in 0..<n { order[k] = base + k }
+            for k in 1..<n {
+                var j = k
+                while j > 0 && compareMembers(order[j - 1], order[j]) > 0 {
+                    order.swapAt(j - 1, j)
+                    j -= 1
                 }
-                kept += 1
             }
+            // Of equal keys, now side by side in the order given, the last wins.
+            var kept = 0
+            for k in 0..<n {
+                if k + 1 < n && compareMembers(order[k], order[k + 1]) == 0 {
+                    pendingMembers.destroy(at: order[k])
+                } else {
+                    order[kept] = order[k]
+                    kept += 1
+                }
+            }
+            var members: [JSONObject.Member] = []
+            members.reserveCapacity(kept)
+            for k in 0..<kept { members.append(pendingMembers.move(at: order[k])) }
+            pendingMembers.abandon(to: base)
+            keySpans.removeLast(to: base)
+            return members
         }
-        pendingMembers.removeLast(to: kept)
-        keySpans.removeLast(to: base)
     }
 
     mutating func parseArray(depth: Int) throws(YaiaError) -> JSON {
@@ -277,16 +280,32 @@ public struct JSONParser {
 
     mutating func parseString() throws(YaiaError) -> String {
         let open = index
-        index += 1
-        let start = index
+        let start = index + 1
+        // Fast path: printable ASCII up to the closing quote.
+        var i = start
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == UInt8(ascii: "\"") {
+                index = i + 1
+                return Self.asciiString(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+            }
+            // A backslash, a control character or a non-ASCII byte.
+            if c == UInt8(ascii: "\\") || c &- 0x20 >= 0x60 { break }
+            i += 1
+        }
+        index = i
+        return try parseStringRest(open: open, start: start)
+    }
+
+    /// A string from `index` on, where its text is no longer plain ASCII.
+    mutating func parseStringRest(open: Int, start: Int) throws(YaiaError) -> String {
         var ascii = true
-        // Fast path: no escapes.
         while index < bytes.count {
             let c = bytes[index]
             if c == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                if ascii { return String(decoding: slice, as: UTF8.self) }
+                if ascii { return Self.asciiString(slice) }
                 guard let s = String(validating: slice, as: UTF8.self) else {
                     throw fail("the string is not valid UTF-8", at: open)
                 }
@@ -298,6 +317,19 @@ public struct JSONParser {
             index += 1
         }
         throw fail("unterminated string", at: open)
+    }
+
+    /// Bytes known to be ASCII, as a String. Up to 15 bytes this builds a
+    /// small string with no second scan, where String(decoding:as:) would
+    /// check and copy the bytes again.
+    @inline(__always)
+    static func asciiString(_ ascii: UnsafeBufferPointer<UInt8>) -> String {
+        if ascii.count > 15 { return String(decoding: ascii, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: ascii.count) { target in
+            guard let to = target.baseAddress, let from = ascii.baseAddress else { return 0 }
+            to.initialize(from: from, count: ascii.count)
+            return ascii.count
+        }
     }
 
     /// The rest of a string from its first backslash, at `index`.
@@ -543,11 +575,20 @@ struct PendingStack<Element> {
     /// Value `i`, counted from the bottom; `i < count`.
     subscript(i: Int) -> Element { start[i] }
 
-    /// Swaps values `i` and `j` by moving them; both `< count`.
-    mutating func swapAt(_ i: Int, _ j: Int) {
-        let value = (start + i).move()
-        (start + i).moveInitialize(from: start + j, count: 1)
-        (start + j).initialize(to: value)
+    /// Moves value `i` out, leaving its slot uninitialized: before the
+    /// stack is used again, every such slot must lie above `abandon(to:)`.
+    mutating func move(at i: Int) -> Element {
+        (start + i).move()
+    }
+
+    /// Destroys value `i`, with the same duty as `move(at:)`.
+    mutating func destroy(at i: Int) {
+        (start + i).deinitialize(count: 1)
+    }
+
+    /// Forgets the slots from `newCount` up, whose values were all moved out or destroyed.
+    mutating func abandon(to newCount: Int) {
+        count = newCount
     }
 
     /// Destroys the values from `newCount` up.
