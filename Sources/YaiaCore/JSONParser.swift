@@ -11,12 +11,12 @@ public struct JSONParser {
 
     /// Parses one JSON text. Errors have code `invalid_json` and name the byte offset.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
-        try withParser(bytes, maxDepth: maxDepth) { (parser) throws(YaiaError) -> JSON in
+        try withParser(bytes, maxDepth: maxDepth) { (parser) throws(Stop) -> JSON in
             parser.skipSpace()
             let value = try parser.parseValue(depth: 0)
             parser.skipSpace()
             if parser.index < bytes.count {
-                throw parser.fail("unexpected \(parser.describeByte()) after the JSON value")
+                throw parser.unexpectedAfterValue()
             }
             return value
         }
@@ -43,6 +43,8 @@ public struct JSONParser {
     /// Where each pending member's key lies in the text, or `escapedKey`:
     /// keys are compared there, without going through their Strings.
     var keySpans: PendingStack<Range<Int>>
+    /// Set when parsing fails, just before `Stop` is thrown.
+    var failure: YaiaError?
 
     /// Runs `body` with a parser whose pending stacks start on the call stack
     /// (enough for the usual small texts) and move to the heap only when they
@@ -51,7 +53,7 @@ public struct JSONParser {
     /// withUnsafeTemporaryAllocation keeps on the stack without asking.
     static func withParser<R>(
         _ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int,
-        _ body: (inout JSONParser) throws(YaiaError) -> R
+        _ body: (inout JSONParser) throws(Stop) -> R
     ) throws(YaiaError) -> R {
         try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: 24) { (members) throws(YaiaError) -> R in
             try withUnsafeTemporaryAllocation(of: JSON.self, capacity: 32) { (elements) throws(YaiaError) -> R in
@@ -64,7 +66,11 @@ public struct JSONParser {
                         parser.pendingElements.release()
                         parser.keySpans.release()
                     }
-                    return try body(&parser)
+                    do {
+                        return try body(&parser)
+                    } catch {
+                        throw parser.failure ?? YaiaError(.internal, "the JSON parser stopped without saying why")
+                    }
                 }
             }
         }
@@ -72,8 +78,15 @@ public struct JSONParser {
 
     // MARK: errors
 
-    func fail(_ message: String, at offset: Int? = nil) -> YaiaError {
-        YaiaError(.invalidJSON, "invalid JSON: \(message) \(position(offset ?? index))")
+    /// What the parsing functions throw, once `failure` holds the error: an
+    /// error too small to need room in their stack frames, which recursion
+    /// multiplies. The messages are built out of line for the same reason.
+    struct Stop: Error {}
+
+    @inline(never)
+    mutating func fail(_ message: String, at offset: Int? = nil) -> Stop {
+        failure = YaiaError(.invalidJSON, "invalid JSON: \(message) \(position(offset ?? index))")
+        return Stop()
     }
 
     /// "at byte N (line L, column C)".
@@ -86,11 +99,23 @@ public struct JSONParser {
         return "at byte \(offset) (line \(line), column \(column))"
     }
 
+    @inline(never)
+    mutating func unexpected(expecting expected: String) -> Stop {
+        fail("unexpected \(describeByte()), expected \(expected)")
+    }
+
+    @inline(never)
+    mutating func unexpectedAfterValue() -> Stop {
+        fail("unexpected \(describeByte()) after the JSON value")
+    }
+
     /// Nesting beyond `maxDepth`: a limit, not a syntax error.
-    func tooDeep() -> YaiaError {
+    @inline(never)
+    mutating func tooDeep() -> Stop {
         var error = YaiaError(.limitExceeded, "nesting deeper than \(maxDepth) levels \(position(index)): the \"depth\" limit is \(maxDepth)")
         error.limit = "depth"
-        return error
+        failure = error
+        return Stop()
     }
 
     func describeByte() -> String {
@@ -112,7 +137,7 @@ public struct JSONParser {
         }
     }
 
-    mutating func parseValue(depth: Int) throws(YaiaError) -> JSON {
+    mutating func parseValue(depth: Int) throws(Stop) -> JSON {
         guard index < bytes.count else { throw fail("unexpected end of text, expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
@@ -124,12 +149,12 @@ public struct JSONParser {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBB && bytes[index + 2] == 0xBF:
             throw fail("a byte order mark is not allowed")
-        default: throw fail("unexpected \(describeByte()), expected a value")
+        default: throw unexpected(expecting: "a value")
         }
     }
 
     @inline(__always)
-    mutating func literal(_ word: StaticString) throws(YaiaError) {
+    mutating func literal(_ word: StaticString) throws(Stop) {
         let n = word.utf8CodeUnitCount
         let start = word.utf8Start
         guard index + n <= bytes.count else { throw fail("invalid literal") }
@@ -139,7 +164,7 @@ public struct JSONParser {
         index += n
     }
 
-    mutating func parseObject(depth: Int) throws(YaiaError) -> JSON {
+    mutating func parseObject(depth: Int) throws(Stop) -> JSON {
         guard depth <= maxDepth else { throw tooDeep() }
         index += 1
         skipSpace()
@@ -154,7 +179,7 @@ public struct JSONParser {
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw fail("unexpected \(describeByte()), expected a string key")
+                throw unexpected(expecting: "a string key")
             }
             let keyStart = index + 1
             let key = try parseString()
@@ -169,7 +194,7 @@ public struct JSONParser {
             }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw fail("unexpected \(describeByte()), expected ':'")
+                throw unexpected(expecting: "':'")
             }
             index += 1
             skipSpace()
@@ -193,7 +218,7 @@ public struct JSONParser {
                 return .object(JSONObject(orderedMembers: takeSortedMembers(from: base)))
             }
             index -= 1
-            throw fail("unexpected \(describeByte()), expected ',' or '}'")
+            throw unexpected(expecting: "',' or '}'")
         }
     }
 
@@ -210,6 +235,7 @@ public struct JSONParser {
     /// The few members from `base` up, sorted by key with only the last of
     /// each key kept, as JSONObject(members:) would leave them: a stable
     /// insertion sort of their positions, then each member moved once.
+    @inline(never)
     mutating func takeSortedMembers(from base: Int) -> [JSONObject.Member] {
         let n = pendingMembers.count - base
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: n) { order in
@@ -240,7 +266,7 @@ public struct JSONParser {
         }
     }
 
-    mutating func parseArray(depth: Int) throws(YaiaError) -> JSON {
+    mutating func parseArray(depth: Int) throws(Stop) -> JSON {
         guard depth <= maxDepth else { throw tooDeep() }
         index += 1
         skipSpace()
@@ -260,7 +286,7 @@ public struct JSONParser {
             if c == UInt8(ascii: ",") { continue }
             if c == UInt8(ascii: "]") { return .array(pendingElements.take(from: base)) }
             index -= 1
-            throw fail("unexpected \(describeByte()), expected ',' or ']'")
+            throw unexpected(expecting: "',' or ']'")
         }
     }
 
@@ -278,7 +304,7 @@ public struct JSONParser {
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 
-    mutating func parseString() throws(YaiaError) -> String {
+    mutating func parseString() throws(Stop) -> String {
         let open = index
         let start = index + 1
         // Fast path: printable ASCII up to the closing quote.
@@ -298,7 +324,7 @@ public struct JSONParser {
     }
 
     /// A string from `index` on, where its text is no longer plain ASCII.
-    mutating func parseStringRest(open: Int, start: Int) throws(YaiaError) -> String {
+    mutating func parseStringRest(open: Int, start: Int) throws(Stop) -> String {
         var ascii = true
         while index < bytes.count {
             let c = bytes[index]
@@ -333,7 +359,7 @@ public struct JSONParser {
     }
 
     /// The rest of a string from its first backslash, at `index`.
-    mutating func parseEscapedString(open: Int, start: Int) throws(YaiaError) -> String {
+    mutating func parseEscapedString(open: Int, start: Int) throws(Stop) -> String {
         var buffer: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let c = bytes[index]
@@ -387,7 +413,7 @@ public struct JSONParser {
         throw fail("unterminated string", at: open)
     }
 
-    mutating func hex4() throws(YaiaError) -> UInt32 {
+    mutating func hex4() throws(Stop) -> UInt32 {
         guard index + 4 <= bytes.count else { throw fail("a \\u escape needs four hex digits") }
         var v: UInt32 = 0
         for _ in 0..<4 {
@@ -405,7 +431,7 @@ public struct JSONParser {
         return v
     }
 
-    mutating func parseNumber() throws(YaiaError) -> JSON {
+    mutating func parseNumber() throws(Stop) -> JSON {
         let start = index
         var negative = false
         if bytes[index] == UInt8(ascii: "-") {
@@ -450,6 +476,13 @@ public struct JSONParser {
                 return .uint(magnitude)
             }
         }
+        return try parseDouble(from: start)
+    }
+
+    /// The number from `start` to `index`, which has a fraction, an
+    /// exponent, or too many digits for an integer.
+    @inline(never)
+    mutating func parseDouble(from start: Int) throws(Stop) -> JSON {
         // Swift's own parser: correctly rounded and independent of the C locale.
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let d = Double(text), d.isFinite else {
@@ -487,7 +520,7 @@ extension Action {
     /// errors, but the action's members are taken as they are read: no
     /// object is built and searched. Every send pays for this parse.
     public init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) throws(YaiaError) {
-        let members = try JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(YaiaError) -> (type: JSON?, payload: JSON?, error: JSON?, meta: JSON?)? in
+        let members = try JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(JSONParser.Stop) -> (type: JSON?, payload: JSON?, error: JSON?, meta: JSON?)? in
             parser.skipSpace()
             guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
             var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?
@@ -499,12 +532,12 @@ extension Action {
                 members: while true {
                     parser.skipSpace()
                     guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
-                        throw parser.fail("unexpected \(parser.describeByte()), expected a string key")
+                        throw parser.unexpected(expecting: "a string key")
                     }
                     let key = try parser.parseString()
                     parser.skipSpace()
                     guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else {
-                        throw parser.fail("unexpected \(parser.describeByte()), expected ':'")
+                        throw parser.unexpected(expecting: "':'")
                     }
                     parser.index += 1
                     parser.skipSpace()
@@ -524,12 +557,12 @@ extension Action {
                     if c == UInt8(ascii: ",") { continue }
                     if c == UInt8(ascii: "}") { break members }
                     parser.index -= 1
-                    throw parser.fail("unexpected \(parser.describeByte()), expected ',' or '}'")
+                    throw parser.unexpected(expecting: "',' or '}'")
                 }
             }
             parser.skipSpace()
             if parser.index < bytes.count {
-                throw parser.fail("unexpected \(parser.describeByte()) after the JSON value")
+                throw parser.unexpectedAfterValue()
             }
             return (type, payload, error, meta)
         }

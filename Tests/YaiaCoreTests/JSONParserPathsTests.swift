@@ -66,7 +66,14 @@ struct JSONParserPathsTests {
             // Values tell members apart: each is its member's place in the text.
             let written = order.enumerated().map { place, item in (Self.keys[item.element], place) }
             let text = "{" + written.map { "\"\($0.0.text)\":\($0.1)" }.joined(separator: ",") + "}"
-            try Self.expectMembers(text, written.map { ($0.0.key, JSON.int(Int64($0.1))) })
+            let pairs = written.map { ($0.0.key, JSON.int(Int64($0.1))) }
+            try Self.expectMembers(text, pairs)
+            // Objects built in Swift follow the same rule.
+            let want = Self.reference(pairs)
+            for built in [JSONObject(pairs), JSONObject(members: pairs.map { JSONObject.Member(key: $0.0, value: $0.1) })] {
+                #expect(built.members.map { Array($0.key.utf8) } == want.map(\.key))
+                #expect(built.members.map(\.value) == want.map(\.value))
+            }
         }
     }
 
