@@ -46,46 +46,65 @@ public struct JSONObject: Sendable {
 
     /// Later duplicates of a key replace earlier ones, as most parsers do.
     public init<S: Sequence>(_ pairs: S) where S.Element == (String, JSON) {
-        self.init(members: pairs.map { Member(key: $0.0, value: $0.1) })
+        var members: [Member] = []
+        members.reserveCapacity(pairs.underestimatedCount)
+        for (key, value) in pairs { members.append(Member(key: key, value: value)) }
+        self.init(members: consume members)
     }
 
-    /// Sorts once instead of inserting one by one: a stable insertion sort
-    /// (objects are small), so of equal keys the last one given wins.
+    /// Keys given in order, the usual case, cost one comparison each and no
+    /// copy. Otherwise a stable sort (an insertion sort for small objects)
+    /// puts equal keys side by side, in the order given, and the last wins.
     public init(members: [Member]) {
         var m = members
-        var unsorted = false
         var i = 1
-        while i < m.count {
-            if compareKeys(m[i - 1].key, m[i].key) >= 0 { unsorted = true; break }
-            i += 1
-        }
-        if unsorted {
-            if m.count > 32 {
-                m = m.enumerated().sorted { x, y in
-                    let c = compareKeys(x.element.key, y.element.key)
-                    return c != 0 ? c < 0 : x.offset < y.offset
-                }.map(\.element)
-            } else {
-                for i in 1..<m.count {
+        while i < m.count && compareKeys(m[i - 1].key, m[i].key) < 0 { i += 1 }
+        if i < m.count { Self.sortKeepingLast(&m, sortedPrefix: i) }
+        self.members = m
+    }
+
+    /// Sorts `m`, whose first `sortedPrefix` keys ascend strictly, by key,
+    /// then keeps only the last member of each key.
+    static func sortKeepingLast(_ m: inout [Member], sortedPrefix: Int) {
+        var equalKeys = false
+        if m.count > 32 {
+            m = m.enumerated().sorted { x, y in
+                let c = compareKeys(x.element.key, y.element.key)
+                return c != 0 ? c < 0 : x.offset < y.offset
+            }.map(\.element)
+            equalKeys = true
+        } else {
+            m.withUnsafeMutableBufferPointer { b in
+                for i in sortedPrefix..<b.count {
                     var j = i
-                    while j > 0 && compareKeys(m[j - 1].key, m[j].key) > 0 {
-                        m.swapAt(j - 1, j)
+                    // A member stops right after an equal key if there is one,
+                    // so equal keys, if any, show here.
+                    while j > 0 {
+                        let order = compareKeys(b[j - 1].key, b[j].key)
+                        if order == 0 { equalKeys = true }
+                        if order <= 0 { break }
+                        b.swapAt(j - 1, j)
                         j -= 1
                     }
                 }
             }
-            var w = 0
-            for r in 0..<m.count {
-                if w > 0 && compareKeys(m[w - 1].key, m[r].key) == 0 {
-                    m.swapAt(w - 1, r)
-                } else {
-                    if w != r { m.swapAt(w, r) }
-                    w += 1
-                }
-            }
-            m.removeLast(m.count - w)
         }
-        self.members = m
+        guard equalKeys else { return }
+        var w = 0
+        for r in 0..<m.count {
+            if w > 0 && compareKeys(m[w - 1].key, m[r].key) == 0 {
+                m.swapAt(w - 1, r)
+            } else {
+                if w != r { m.swapAt(w, r) }
+                w += 1
+            }
+        }
+        m.removeLast(m.count - w)
+    }
+
+    /// Members whose keys the caller has seen strictly ascending.
+    init(orderedMembers: [Member]) {
+        self.members = orderedMembers
     }
 
     public var count: Int { members.count }

@@ -11,14 +11,15 @@ public struct JSONParser {
 
     /// Parses one JSON text. Errors have code `invalid_json` and name the byte offset.
     public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
-        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
-        parser.skipSpace()
-        let value = try parser.parseValue(depth: 0)
-        parser.skipSpace()
-        if parser.index < bytes.count {
-            throw parser.fail("unexpected \(parser.describeByte()) after the JSON value")
+        try withParser(bytes, maxDepth: maxDepth) { (parser) throws(Stop) -> JSON in
+            parser.skipSpace()
+            let value = try parser.parseValue(depth: 0)
+            parser.skipSpace()
+            if parser.index < bytes.count {
+                throw parser.unexpectedAfterValue()
+            }
+            return value
         }
-        return value
     }
 
     public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
@@ -34,16 +35,58 @@ public struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     var index = 0
+    /// The members and elements of the objects and arrays still open,
+    /// innermost last. A container moves its own off the top when it closes,
+    /// so each members or elements array is allocated once, at its final size.
+    var pendingMembers: PendingStack<JSONObject.Member>
+    var pendingElements: PendingStack<JSON>
+    /// Where each pending member's key lies in the text, or `escapedKey`:
+    /// keys are compared there, without going through their Strings.
+    var keySpans: PendingStack<Range<Int>>
+    /// Set when parsing fails, just before `Stop` is thrown.
+    var failure: YaiaError?
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
-        self.bytes = bytes
-        self.maxDepth = maxDepth
+    /// Runs `body` with a parser whose pending stacks start on the call stack
+    /// (enough for the usual small texts) and move to the heap only when they
+    /// outgrow it; whatever they hold when `body` ends, returns or throws, is
+    /// released with them. Each start stays within the 1 KiB that
+    /// withUnsafeTemporaryAllocation keeps on the stack without asking.
+    static func withParser<R>(
+        _ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int,
+        _ body: (inout JSONParser) throws(Stop) -> R
+    ) throws(YaiaError) -> R {
+        try withUnsafeTemporaryAllocation(of: JSONObject.Member.self, capacity: 24) { (members) throws(YaiaError) -> R in
+            try withUnsafeTemporaryAllocation(of: JSON.self, capacity: 32) { (elements) throws(YaiaError) -> R in
+                try withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 24) { (spans) throws(YaiaError) -> R in
+                    var parser = JSONParser(
+                        bytes: bytes, maxDepth: maxDepth,
+                        pendingMembers: PendingStack(members), pendingElements: PendingStack(elements), keySpans: PendingStack(spans))
+                    defer {
+                        parser.pendingMembers.release()
+                        parser.pendingElements.release()
+                        parser.keySpans.release()
+                    }
+                    do {
+                        return try body(&parser)
+                    } catch {
+                        throw parser.failure ?? YaiaError(.internal, "the JSON parser stopped without saying why")
+                    }
+                }
+            }
+        }
     }
 
     // MARK: errors
 
-    func fail(_ message: String, at offset: Int? = nil) -> YaiaError {
-        YaiaError(.invalidJSON, "invalid JSON: \(message) \(position(offset ?? index))")
+    /// What the parsing functions throw, once `failure` holds the error: an
+    /// error too small to need room in their stack frames, which recursion
+    /// multiplies. The messages are built out of line for the same reason.
+    struct Stop: Error {}
+
+    @inline(never)
+    mutating func fail(_ message: String, at offset: Int? = nil) -> Stop {
+        failure = YaiaError(.invalidJSON, "invalid JSON: \(message) \(position(offset ?? index))")
+        return Stop()
     }
 
     /// "at byte N (line L, column C)".
@@ -56,11 +99,23 @@ public struct JSONParser {
         return "at byte \(offset) (line \(line), column \(column))"
     }
 
+    @inline(never)
+    mutating func unexpected(expecting expected: String) -> Stop {
+        fail("unexpected \(describeByte()), expected \(expected)")
+    }
+
+    @inline(never)
+    mutating func unexpectedAfterValue() -> Stop {
+        fail("unexpected \(describeByte()) after the JSON value")
+    }
+
     /// Nesting beyond `maxDepth`: a limit, not a syntax error.
-    func tooDeep() -> YaiaError {
+    @inline(never)
+    mutating func tooDeep() -> Stop {
         var error = YaiaError(.limitExceeded, "nesting deeper than \(maxDepth) levels \(position(index)): the \"depth\" limit is \(maxDepth)")
         error.limit = "depth"
-        return error
+        failure = error
+        return Stop()
     }
 
     func describeByte() -> String {
@@ -82,7 +137,7 @@ public struct JSONParser {
         }
     }
 
-    mutating func parseValue(depth: Int) throws(YaiaError) -> JSON {
+    mutating func parseValue(depth: Int) throws(Stop) -> JSON {
         guard index < bytes.count else { throw fail("unexpected end of text, expected a value") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
@@ -94,11 +149,12 @@ public struct JSONParser {
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         case 0xEF where index + 2 < bytes.count && bytes[index + 1] == 0xBB && bytes[index + 2] == 0xBF:
             throw fail("a byte order mark is not allowed")
-        default: throw fail("unexpected \(describeByte()), expected a value")
+        default: throw unexpected(expecting: "a value")
         }
     }
 
-    mutating func literal(_ word: StaticString) throws(YaiaError) {
+    @inline(__always)
+    mutating func literal(_ word: StaticString) throws(Stop) {
         let n = word.utf8CodeUnitCount
         let start = word.utf8Start
         guard index + n <= bytes.count else { throw fail("invalid literal") }
@@ -108,86 +164,202 @@ public struct JSONParser {
         index += n
     }
 
-    mutating func parseObject(depth: Int) throws(YaiaError) -> JSON {
+    mutating func parseObject(depth: Int) throws(Stop) -> JSON {
         guard depth <= maxDepth else { throw tooDeep() }
         index += 1
-        var members: [JSONObject.Member] = []
         skipSpace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
             return .object(JSONObject())
         }
+        let base = pendingMembers.count
+        // Keys usually arrive in order: check as they come, and sort only
+        // when they do not.
+        var ordered = true
         while true {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw fail("unexpected \(describeByte()), expected a string key")
+                throw unexpected(expecting: "a string key")
             }
+            let keyStart = index + 1
             let key = try parseString()
+            // Every escape is longer than the bytes it stands for.
+            let span = index - 1 - keyStart == key.utf8.count ? keyStart..<(index - 1) : Self.escapedKey
+            if ordered && pendingMembers.count > base {
+                let previous = keySpans.count - 1
+                let order = span != Self.escapedKey && keySpans[previous] != Self.escapedKey
+                    ? compareText(keySpans[previous], span)
+                    : compareKeys(pendingMembers[previous].key, key)
+                ordered = order < 0
+            }
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw fail("unexpected \(describeByte()), expected ':'")
+                throw unexpected(expecting: "':'")
             }
             index += 1
             skipSpace()
-            members.append(JSONObject.Member(key: key, value: try parseValue(depth: depth)))
+            let value = try parseValue(depth: depth)
+            pendingMembers.append(JSONObject.Member(key: key, value: value))
+            keySpans.append(span)
             skipSpace()
             guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or '}'") }
             let c = bytes[index]
             index += 1
             if c == UInt8(ascii: ",") { continue }
-            if c == UInt8(ascii: "}") { return .object(JSONObject(members: members)) }
+            if c == UInt8(ascii: "}") {
+                if ordered {
+                    keySpans.removeLast(to: base)
+                    return .object(JSONObject(orderedMembers: pendingMembers.take(from: base)))
+                }
+                if pendingMembers.count - base > 32 {
+                    keySpans.removeLast(to: base)
+                    return .object(JSONObject(members: pendingMembers.take(from: base)))
+                }
+                return .object(JSONObject(orderedMembers: takeSortedMembers(from: base)))
+            }
             index -= 1
-            throw fail("unexpected \(describeByte()), expected ',' or '}'")
+            throw unexpected(expecting: "',' or '}'")
         }
     }
 
-    mutating func parseArray(depth: Int) throws(YaiaError) -> JSON {
+    /// The span of a key with escapes, whose text is not its bytes.
+    static let escapedKey = -1..<(-1)
+
+    /// Orders pending members `i` and `j` by the UTF-8 bytes of their keys.
+    func compareMembers(_ i: Int, _ j: Int) -> Int {
+        let a = keySpans[i], b = keySpans[j]
+        if a != Self.escapedKey && b != Self.escapedKey { return compareText(a, b) }
+        return YaiaCore.compareKeys(pendingMembers[i].key, pendingMembers[j].key)
+    }
+
+    /// The few members from `base` up, sorted by key with only the last of
+    /// each key kept, as JSONObject(members:) would leave them: a stable
+    /// insertion sort of their positions, then each member moved once.
+    @inline(never)
+    mutating func takeSortedMembers(from base: Int) -> [JSONObject.Member] {
+        let n = pendingMembers.count - base
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: n) { order in
+            for k in 0..<n { order[k] = base + k }
+            for k in 1..<n {
+                var j = k
+                while j > 0 && compareMembers(order[j - 1], order[j]) > 0 {
+                    order.swapAt(j - 1, j)
+                    j -= 1
+                }
+            }
+            // Of equal keys, now side by side in the order given, the last wins.
+            var kept = 0
+            for k in 0..<n {
+                if k + 1 < n && compareMembers(order[k], order[k + 1]) == 0 {
+                    pendingMembers.destroy(at: order[k])
+                } else {
+                    order[kept] = order[k]
+                    kept += 1
+                }
+            }
+            var members: [JSONObject.Member] = []
+            members.reserveCapacity(kept)
+            for k in 0..<kept { members.append(pendingMembers.move(at: order[k])) }
+            pendingMembers.abandon(to: base)
+            keySpans.removeLast(to: base)
+            return members
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(Stop) -> JSON {
         guard depth <= maxDepth else { throw tooDeep() }
         index += 1
-        var array: [JSON] = []
         skipSpace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return .array(array)
+            return .array([])
         }
+        let base = pendingElements.count
         while true {
             skipSpace()
-            array.append(try parseValue(depth: depth))
+            let value = try parseValue(depth: depth)
+            pendingElements.append(value)
             skipSpace()
             guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or ']'") }
             let c = bytes[index]
             index += 1
             if c == UInt8(ascii: ",") { continue }
-            if c == UInt8(ascii: "]") { return .array(array) }
+            if c == UInt8(ascii: "]") { return .array(pendingElements.take(from: base)) }
             index -= 1
-            throw fail("unexpected \(describeByte()), expected ',' or ']'")
+            throw unexpected(expecting: "',' or ']'")
         }
     }
 
-    mutating func parseString() throws(YaiaError) -> String {
+    /// Orders two spans of the text by their bytes: -1, 0 or 1.
+    @inline(__always)
+    func compareText(_ a: Range<Int>, _ b: Range<Int>) -> Int {
+        let n = Swift.min(a.count, b.count)
+        var i = 0
+        while i < n {
+            let x = bytes[a.lowerBound + i]
+            let y = bytes[b.lowerBound + i]
+            if x != y { return x < y ? -1 : 1 }
+            i += 1
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+
+    mutating func parseString() throws(Stop) -> String {
         let open = index
-        index += 1
-        let start = index
+        let start = index + 1
+        // Fast path: printable ASCII up to the closing quote.
+        var i = start
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == UInt8(ascii: "\"") {
+                index = i + 1
+                return Self.asciiString(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+            }
+            // A backslash, a control character or a non-ASCII byte.
+            if c == UInt8(ascii: "\\") || c &- 0x20 >= 0x60 { break }
+            i += 1
+        }
+        index = i
+        return try parseStringRest(open: open, start: start)
+    }
+
+    /// A string from `index` on, where its text is no longer plain ASCII.
+    mutating func parseStringRest(open: Int, start: Int) throws(Stop) -> String {
         var ascii = true
-        // Fast path: no escapes.
         while index < bytes.count {
             let c = bytes[index]
             if c == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                if ascii { return String(decoding: slice, as: UTF8.self) }
+                if ascii { return Self.asciiString(slice) }
                 guard let s = String(validating: slice, as: UTF8.self) else {
                     throw fail("the string is not valid UTF-8", at: open)
                 }
                 return s
             }
-            if c == UInt8(ascii: "\\") { break }
+            if c == UInt8(ascii: "\\") { return try parseEscapedString(open: open, start: start) }
             if c < 0x20 { throw fail("unescaped control character in a string") }
             if c >= 0x80 { ascii = false }
             index += 1
         }
-        guard index < bytes.count else { throw fail("unterminated string", at: open) }
+        throw fail("unterminated string", at: open)
+    }
 
+    /// Bytes known to be ASCII, as a String. Up to 15 bytes this builds a
+    /// small string with no second scan, where String(decoding:as:) would
+    /// check and copy the bytes again.
+    @inline(__always)
+    static func asciiString(_ ascii: UnsafeBufferPointer<UInt8>) -> String {
+        if ascii.count > 15 { return String(decoding: ascii, as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: ascii.count) { target in
+            guard let to = target.baseAddress, let from = ascii.baseAddress else { return 0 }
+            to.initialize(from: from, count: ascii.count)
+            return ascii.count
+        }
+    }
+
+    /// The rest of a string from its first backslash, at `index`.
+    mutating func parseEscapedString(open: Int, start: Int) throws(Stop) -> String {
         var buffer: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let c = bytes[index]
@@ -241,7 +413,7 @@ public struct JSONParser {
         throw fail("unterminated string", at: open)
     }
 
-    mutating func hex4() throws(YaiaError) -> UInt32 {
+    mutating func hex4() throws(Stop) -> UInt32 {
         guard index + 4 <= bytes.count else { throw fail("a \\u escape needs four hex digits") }
         var v: UInt32 = 0
         for _ in 0..<4 {
@@ -259,7 +431,7 @@ public struct JSONParser {
         return v
     }
 
-    mutating func parseNumber() throws(YaiaError) -> JSON {
+    mutating func parseNumber() throws(Stop) -> JSON {
         let start = index
         var negative = false
         if bytes[index] == UInt8(ascii: "-") {
@@ -304,6 +476,13 @@ public struct JSONParser {
                 return .uint(magnitude)
             }
         }
+        return try parseDouble(from: start)
+    }
+
+    /// The number from `start` to `index`, which has a fraction, an
+    /// exponent, or too many digits for an integer.
+    @inline(never)
+    mutating func parseDouble(from start: Int) throws(Stop) -> JSON {
         // Swift's own parser: correctly rounded and independent of the C locale.
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let d = Double(text), d.isFinite else {
@@ -341,63 +520,148 @@ extension Action {
     /// errors, but the action's members are taken as they are read: no
     /// object is built and searched. Every send pays for this parse.
     public init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) throws(YaiaError) {
-        var parser = JSONParser(bytes: bytes, maxDepth: maxDepth)
-        parser.skipSpace()
-        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else {
+        let members = try JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(JSONParser.Stop) -> (type: JSON?, payload: JSON?, error: JSON?, meta: JSON?)? in
+            parser.skipSpace()
+            guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
+            var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?
+            parser.index += 1
+            parser.skipSpace()
+            if parser.index < bytes.count && bytes[parser.index] == UInt8(ascii: "}") {
+                parser.index += 1
+            } else {
+                members: while true {
+                    parser.skipSpace()
+                    guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
+                        throw parser.unexpected(expecting: "a string key")
+                    }
+                    let key = try parser.parseString()
+                    parser.skipSpace()
+                    guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else {
+                        throw parser.unexpected(expecting: "':'")
+                    }
+                    parser.index += 1
+                    parser.skipSpace()
+                    let value = try parser.parseValue(depth: 1)
+                    // Later duplicates win, as in JSONObject.
+                    switch key {
+                    case "type": type = value
+                    case "payload": payload = value
+                    case "error": error = value
+                    case "meta": meta = value
+                    default: break
+                    }
+                    parser.skipSpace()
+                    guard parser.index < bytes.count else { throw parser.fail("unexpected end of text, expected ',' or '}'") }
+                    let c = bytes[parser.index]
+                    parser.index += 1
+                    if c == UInt8(ascii: ",") { continue }
+                    if c == UInt8(ascii: "}") { break members }
+                    parser.index -= 1
+                    throw parser.unexpected(expecting: "',' or '}'")
+                }
+            }
+            parser.skipSpace()
+            if parser.index < bytes.count {
+                throw parser.unexpectedAfterValue()
+            }
+            return (type, payload, error, meta)
+        }
+        guard let members else {
             try self.init(json: try JSONParser.parse(bytes, maxDepth: maxDepth))
             return
         }
-        var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?
-        parser.index += 1
-        parser.skipSpace()
-        if parser.index < bytes.count && bytes[parser.index] == UInt8(ascii: "}") {
-            parser.index += 1
-        } else {
-            members: while true {
-                parser.skipSpace()
-                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
-                    throw parser.fail("unexpected \(parser.describeByte()), expected a string key")
-                }
-                let key = try parser.parseString()
-                parser.skipSpace()
-                guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else {
-                    throw parser.fail("unexpected \(parser.describeByte()), expected ':'")
-                }
-                parser.index += 1
-                parser.skipSpace()
-                let value = try parser.parseValue(depth: 1)
-                // Later duplicates win, as in JSONObject.
-                switch key {
-                case "type": type = value
-                case "payload": payload = value
-                case "error": error = value
-                case "meta": meta = value
-                default: break
-                }
-                parser.skipSpace()
-                guard parser.index < bytes.count else { throw parser.fail("unexpected end of text, expected ',' or '}'") }
-                let c = bytes[parser.index]
-                parser.index += 1
-                if c == UInt8(ascii: ",") { continue }
-                if c == UInt8(ascii: "}") { break members }
-                parser.index -= 1
-                throw parser.fail("unexpected \(parser.describeByte()), expected ',' or '}'")
-            }
-        }
-        parser.skipSpace()
-        if parser.index < bytes.count {
-            throw parser.fail("unexpected \(parser.describeByte()) after the JSON value")
-        }
-        guard case .string(let name)? = type else {
+        guard case .string(let name)? = members.type else {
             throw YaiaError(.missingActionType, "the action has no string \"type\"", at: "/type")
         }
         var isError = false
-        if let error {
+        if let error = members.error {
             guard case .bool(let b) = error else {
                 throw YaiaError(.badPayload, "the action's \"error\" must be a boolean", at: "/error")
             }
             isError = b
         }
-        self.init(name, payload: payload, error: isError, meta: meta)
+        self.init(name, payload: members.payload, error: isError, meta: members.meta)
+    }
+}
+
+/// A stack of values in memory it manages itself: it starts in a buffer it
+/// is lent and moves to the heap, doubling, when that fills. Values leave it
+/// by moving, so nothing is retained or released on the way.
+struct PendingStack<Element> {
+    private var start: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    private var onHeap: Bool
+    private(set) var count = 0
+
+    init(_ lent: UnsafeMutableBufferPointer<Element>) {
+        if let base = lent.baseAddress, lent.count > 0 {
+            start = base
+            capacity = lent.count
+            onHeap = false
+        } else {
+            capacity = 16
+            start = .allocate(capacity: capacity)
+            onHeap = true
+        }
+    }
+
+    /// Value `i`, counted from the bottom; `i < count`.
+    subscript(i: Int) -> Element { start[i] }
+
+    /// Moves value `i` out, leaving its slot uninitialized: before the
+    /// stack is used again, every such slot must lie above `abandon(to:)`.
+    mutating func move(at i: Int) -> Element {
+        (start + i).move()
+    }
+
+    /// Destroys value `i`, with the same duty as `move(at:)`.
+    mutating func destroy(at i: Int) {
+        (start + i).deinitialize(count: 1)
+    }
+
+    /// Forgets the slots from `newCount` up, whose values were all moved out or destroyed.
+    mutating func abandon(to newCount: Int) {
+        count = newCount
+    }
+
+    /// Destroys the values from `newCount` up.
+    mutating func removeLast(to newCount: Int) {
+        (start + newCount).deinitialize(count: count - newCount)
+        count = newCount
+    }
+
+    @inline(__always)
+    mutating func append(_ value: consuming Element) {
+        if count == capacity { grow() }
+        (start + count).initialize(to: value)
+        count += 1
+    }
+
+    mutating func grow() {
+        let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+        larger.moveInitialize(from: start, count: count)
+        if onHeap { start.deallocate() }
+        start = larger
+        capacity *= 2
+        onHeap = true
+    }
+
+    /// Moves the values from `base` up, in order, into an array of their count.
+    @inline(__always)
+    mutating func take(from base: Int) -> [Element] {
+        // Not Array(unsafeUninitializedCapacity:), which looks up the
+        // storage's type metadata at run time on every call.
+        var taken: [Element] = []
+        taken.reserveCapacity(count - base)
+        for i in base..<count { taken.append((start + i).move()) }
+        count = base
+        return taken
+    }
+
+    /// Destroys what is left and gives back heap memory; the stack is then unusable.
+    mutating func release() {
+        start.deinitialize(count: count)
+        count = 0
+        if onHeap { start.deallocate() }
     }
 }
