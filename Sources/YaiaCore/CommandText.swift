@@ -8,8 +8,9 @@ extension Command {
     /// Nil when the text is not such a list, or anything in it is wrong: the
     /// caller then parses it in full, which names the problem.
     public static func list(from bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) -> [Command]? {
-        var reader = CommandReader(parser: JSONParser(bytes: bytes, maxDepth: maxDepth))
-        return try? reader.list()
+        try? JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(JSONParser.Stop) -> [Command] in
+            try parser.commandList()
+        }
     }
 }
 
@@ -24,79 +25,73 @@ extension UnsafeBufferPointer<UInt8> {
     }
 }
 
-/// Any failure is thrown as this one value: the caller falls back anyway.
-private struct NotPlain: Error {}
+/// Any failure is a bare `Stop`: the caller falls back to the full parse anyway.
+extension JSONParser {
 
-private struct CommandReader {
-    var parser: JSONParser
-
-    private var bytes: UnsafeBufferPointer<UInt8> { parser.bytes }
-
-    private mutating func expect(_ c: UInt8) throws(NotPlain) {
-        parser.skipSpace()
-        guard parser.index < bytes.count, bytes[parser.index] == c else { throw NotPlain() }
-        parser.index += 1
+    private mutating func expect(_ c: UInt8) throws(Stop) {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == c else { throw Stop() }
+        index += 1
     }
 
     /// "," (true) or `close` (false) after an item.
-    private mutating func more(_ close: UInt8) throws(NotPlain) -> Bool {
-        parser.skipSpace()
-        guard parser.index < bytes.count else { throw NotPlain() }
-        let c = bytes[parser.index]
-        parser.index += 1
+    private mutating func more(_ close: UInt8) throws(Stop) -> Bool {
+        skipSpace()
+        guard index < bytes.count else { throw Stop() }
+        let c = bytes[index]
+        index += 1
         if c == UInt8(ascii: ",") { return true }
         if c == close { return false }
-        throw NotPlain()
+        throw Stop()
     }
 
     /// A key without escapes, as a byte span, and its ":".
-    private mutating func key() throws(NotPlain) -> UnsafeBufferPointer<UInt8> {
+    private mutating func key() throws(Stop) -> UnsafeBufferPointer<UInt8> {
         try expect(UInt8(ascii: "\""))
-        let start = parser.index
-        while parser.index < bytes.count {
-            let c = bytes[parser.index]
+        let start = index
+        while index < bytes.count {
+            let c = bytes[index]
             if c == UInt8(ascii: "\"") { break }
-            if c == UInt8(ascii: "\\") || c < 0x20 { throw NotPlain() }
-            parser.index += 1
+            if c == UInt8(ascii: "\\") || c < 0x20 { throw Stop() }
+            index += 1
         }
-        guard parser.index < bytes.count else { throw NotPlain() }
-        let span = UnsafeBufferPointer(rebasing: bytes[start..<parser.index])
-        parser.index += 1
+        guard index < bytes.count else { throw Stop() }
+        let span = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        index += 1
         try expect(UInt8(ascii: ":"))
-        parser.skipSpace()
+        skipSpace()
         return span
     }
 
-    private mutating func value(depth: Int) throws(NotPlain) -> JSON {
-        do { return try parser.parseValue(depth: depth) } catch { throw NotPlain() }
+    private mutating func value(depth: Int) throws(Stop) -> JSON {
+        try parseValue(depth: depth)
     }
 
     /// A non-empty string value.
-    private mutating func name() throws(NotPlain) -> String {
-        guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else { throw NotPlain() }
-        let s: String
-        do { s = try parser.parseString() } catch { throw NotPlain() }
-        guard !s.isEmpty else { throw NotPlain() }
+    private mutating func name() throws(Stop) -> String {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Stop() }
+        let s = try parseString()
+        guard !s.isEmpty else { throw Stop() }
         return s
     }
 
-    mutating func list() throws(NotPlain) -> [Command] {
+    mutating func commandList() throws(Stop) -> [Command] {
         // The list, a command and an effect are the three levels above args.
-        guard parser.maxDepth >= 3 else { throw NotPlain() }
+        guard maxDepth >= 3 else { throw Stop() }
         try expect(UInt8(ascii: "["))
         var commands: [Command] = []
-        parser.skipSpace()
-        if parser.index < bytes.count && bytes[parser.index] == UInt8(ascii: "]") {
-            parser.index += 1
+        skipSpace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+            index += 1
         } else {
             repeat { commands.append(try command()) } while try more(UInt8(ascii: "]"))
         }
-        parser.skipSpace()
-        guard parser.index == bytes.count else { throw NotPlain() }
+        skipSpace()
+        guard index == bytes.count else { throw Stop() }
         return commands
     }
 
-    private mutating func command() throws(NotPlain) -> Command {
+    private mutating func command() throws(Stop) -> Command {
         try expect(UInt8(ascii: "{"))
         let k = try key()
         let command: Command
@@ -105,21 +100,21 @@ private struct CommandReader {
         } else if k.is("cancel") {
             command = .cancel(try name())
         } else if k.is("route") {
-            do { command = .route(try Route(json: try value(depth: 2))) } catch { throw NotPlain() }
+            do { command = .route(try Route(json: try value(depth: 2))) } catch { throw Stop() }
         } else {
-            throw NotPlain()
+            throw Stop()
         }
         // One member only: `Command(json:)` refuses more.
-        guard try !more(UInt8(ascii: "}")) else { throw NotPlain() }
+        guard try !more(UInt8(ascii: "}")) else { throw Stop() }
         return command
     }
 
-    private mutating func effect() throws(NotPlain) -> Effect {
+    private mutating func effect() throws(Stop) -> Effect {
         try expect(UInt8(ascii: "{"))
         var service: String?, op: String?, args = JSON.null, then: String?, catchName: String?, id: String?
         var timeout: Double?, policy = Effect.Policy.concurrent, restore = Effect.RestorePolicy.cancel
-        parser.skipSpace()
-        guard parser.index < bytes.count, bytes[parser.index] != UInt8(ascii: "}") else { throw NotPlain() }
+        skipSpace()
+        guard index < bytes.count, bytes[index] != UInt8(ascii: "}") else { throw Stop() }
         repeat {
             let k = try key()
             // Later duplicates win, as in JSONObject.
@@ -131,19 +126,19 @@ private struct CommandReader {
             case 5 where k.is("catch"): catchName = try name()
             case 7 where k.is("service"): service = try name()
             case 7 where k.is("timeout"):
-                guard let seconds = try value(depth: 3).doubleValue, seconds > 0 else { throw NotPlain() }
+                guard let seconds = try value(depth: 3).doubleValue, seconds > 0 else { throw Stop() }
                 timeout = seconds
             case 6 where k.is("policy"):
-                guard case .string(let p) = try value(depth: 3), let known = Effect.Policy(rawValue: p) else { throw NotPlain() }
+                guard case .string(let p) = try value(depth: 3), let known = Effect.Policy(rawValue: p) else { throw Stop() }
                 policy = known
             case 7 where k.is("restore"):
-                guard case .string(let r) = try value(depth: 3), let known = Effect.RestorePolicy(rawValue: r) else { throw NotPlain() }
+                guard case .string(let r) = try value(depth: 3), let known = Effect.RestorePolicy(rawValue: r) else { throw Stop() }
                 restore = known
             default:
                 _ = try value(depth: 3)
             }
         } while try more(UInt8(ascii: "}"))
-        guard let service, let op else { throw NotPlain() }
+        guard let service, let op else { throw Stop() }
         return Effect(service: service, op: op, args: args, then: then, catch: catchName, id: id, timeout: timeout,
                       policy: policy, restore: restore)
     }

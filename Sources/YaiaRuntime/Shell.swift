@@ -40,6 +40,8 @@ extension Runtime {
         if offThread { work.offThread = true }
         return try lock.withLock { () throws(YaiaError) -> T in
             var steps: [RuntimeState.Step] = []
+            // An outcome ends its effect and queues an update: room for both at once.
+            if offThread { steps.reserveCapacity(4) }
             let result = try body(&state, ShellEnvironment(runtime: self), &steps)
             absorb(steps, into: &work)
             return result
@@ -55,7 +57,7 @@ extension Runtime {
                 guard let record = state.effects[id], let service = services[record.effect.service] else { continue }
                 let call = LiveEffect(id: id, service: service)
                 liveEffects[id] = call
-                work.items.launches.append((record.effect, call))
+                work.launch(record.effect, call)
             case .effect(.cancel(let id)):
                 if let call = liveEffects.removeValue(forKey: id) { work.items.cancels.append(call) }
             case .effect(.arm(let id, let at)):
@@ -188,6 +190,17 @@ extension Runtime {
         }
 
         fileprivate var made: Items?
+        /// The first launch: most inputs that start a call start one.
+        fileprivate var firstLaunch: (Effect, LiveEffect)?
+
+        mutating func launch(_ effect: Effect, _ call: LiveEffect) {
+            if firstLaunch == nil {
+                firstLaunch = (effect, call)
+            } else {
+                items.launches.append((effect, call))
+            }
+        }
+
         var items: Items {
             mutating get {
                 if let made { return made }
@@ -210,7 +223,9 @@ extension Runtime {
     /// replaying runtime arms none: its outcomes, time-outs included, come
     /// from the journal.
     func run(_ work: Work) {
-        if let items = work.made {
+        if let (effect, call) = work.firstLaunch, work.made == nil {
+            start(effect, call, offThread: work.offThread)
+        } else if let items = work.made {
             for message in items.warnings { Log.write(.warning, "runtime", message) }
             if !items.deadlines.isEmpty && !replaying && !clock.isManual {
                 let timers = timers()
@@ -220,18 +235,21 @@ extension Runtime {
             for (waiter, outcome) in items.answers {
                 if let outcome { waiter.deliver(outcome) } else { waiter.expire() }
             }
-            for (effect, call) in items.launches {
-                // An effect started because another ended inside a service
-                // call on this thread waits until that call returns (the
-                // service may hold its locks); from any other thread, the pool.
-                if work.offThread && cyaia_reentry_depth() > 0 {
-                    DeferredLaunches.add(self, effect, call)
-                } else {
-                    launch(effect, call, offThread: work.offThread)
-                }
-            }
+            if let (effect, call) = work.firstLaunch { start(effect, call, offThread: work.offThread) }
+            for (effect, call) in items.launches { start(effect, call, offThread: work.offThread) }
         }
         if work.notify { notify() }
+    }
+
+    /// An effect started because another ended inside a service call on
+    /// this thread waits until that call returns (the service may hold its
+    /// locks); from any other thread, the pool.
+    private func start(_ effect: Effect, _ call: LiveEffect, offThread: Bool) {
+        if offThread && cyaia_reentry_depth() > 0 {
+            DeferredLaunches.add(self, effect, call)
+        } else {
+            launch(effect, call, offThread: offThread)
+        }
     }
 
     private func timers() -> Timers {
