@@ -5,8 +5,17 @@ import YaiaCore
 /// name. Guarded by the runtime's lock.
 struct ServiceHolder {
     private var services: [String: LiveService] = [:]
+    /// The service found last: an effect's service is looked up when it is
+    /// admitted and again when it starts, and a name compares faster than it hashes.
+    private var recent: LiveService?
 
-    subscript(name: String) -> LiveService? { services[name] }
+    subscript(name: String) -> LiveService? {
+        mutating get {
+            if let recent, recent.name == name { return recent }
+            recent = services[name]
+            return recent
+        }
+    }
 
     var names: Set<String> { Set(services.keys) }
 
@@ -24,7 +33,10 @@ struct ServiceHolder {
 
     /// Lets go of every service; returns them, to be retired.
     mutating func removeAll() -> [LiveService] {
-        defer { services.removeAll() }
+        defer {
+            services.removeAll()
+            recent = nil
+        }
         return Array(services.values)
     }
 }
