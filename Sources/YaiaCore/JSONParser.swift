@@ -306,25 +306,35 @@ public struct JSONParser {
 
     mutating func parseString() throws(Stop) -> String {
         let open = index
+        if let text = plainString() { return Self.asciiString(UnsafeBufferPointer(rebasing: bytes[text])) }
+        return try parseStringRest(open: open)
+    }
+
+    /// Reads a string of printable ASCII with no escapes, the usual kind,
+    /// and returns where its bytes lie. At any other byte it stops there,
+    /// for parseStringRest to go on from, and returns nil.
+    @inline(__always)
+    mutating func plainString() -> Range<Int>? {
         let start = index + 1
-        // Fast path: printable ASCII up to the closing quote.
         var i = start
         while i < bytes.count {
             let c = bytes[i]
             if c == UInt8(ascii: "\"") {
                 index = i + 1
-                return Self.asciiString(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                return start..<i
             }
             // A backslash, a control character or a non-ASCII byte.
             if c == UInt8(ascii: "\\") || c &- 0x20 >= 0x60 { break }
             i += 1
         }
         index = i
-        return try parseStringRest(open: open, start: start)
+        return nil
     }
 
-    /// A string from `index` on, where its text is no longer plain ASCII.
-    mutating func parseStringRest(open: Int, start: Int) throws(Stop) -> String {
+    /// The rest of the string whose opening quote is at `open`, from where
+    /// plainString stopped.
+    mutating func parseStringRest(open: Int) throws(Stop) -> String {
+        let start = open + 1
         var ascii = true
         while index < bytes.count {
             let c = bytes[index]
@@ -520,7 +530,7 @@ extension Action {
     /// errors, but the action's members are taken as they are read: no
     /// object is built and searched. Every send pays for this parse.
     public init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) throws(YaiaError) {
-        let members = try JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(JSONParser.Stop) -> (type: JSON?, payload: JSON?, error: JSON?, meta: JSON?)? in
+        let action = try JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(JSONParser.Stop) -> Action? in
             parser.skipSpace()
             guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
             var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?
@@ -534,7 +544,14 @@ extension Action {
                     guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
                         throw parser.unexpected(expecting: "a string key")
                     }
-                    let key = try parser.parseString()
+                    let member: ActionMember
+                    let open = parser.index
+                    if let text = parser.plainString() {
+                        member = ActionMember(UnsafeBufferPointer(rebasing: bytes[text]))
+                    } else {
+                        var key = try parser.parseStringRest(open: open)
+                        member = key.withUTF8 { ActionMember($0) }
+                    }
                     parser.skipSpace()
                     guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else {
                         throw parser.unexpected(expecting: "':'")
@@ -543,12 +560,12 @@ extension Action {
                     parser.skipSpace()
                     let value = try parser.parseValue(depth: 1)
                     // Later duplicates win, as in JSONObject.
-                    switch key {
-                    case "type": type = value
-                    case "payload": payload = value
-                    case "error": error = value
-                    case "meta": meta = value
-                    default: break
+                    switch member {
+                    case .type: type = value
+                    case .payload: payload = value
+                    case .error: error = value
+                    case .meta: meta = value
+                    case .other: break
                     }
                     parser.skipSpace()
                     guard parser.index < bytes.count else { throw parser.fail("unexpected end of text, expected ',' or '}'") }
@@ -564,23 +581,44 @@ extension Action {
             if parser.index < bytes.count {
                 throw parser.unexpectedAfterValue()
             }
-            return (type, payload, error, meta)
+            guard case .string(let name)? = type else {
+                parser.failure = YaiaError(.missingActionType, "the action has no string \"type\"", at: "/type")
+                throw JSONParser.Stop()
+            }
+            var isError = false
+            if let error {
+                guard case .bool(let b) = error else {
+                    parser.failure = YaiaError(.badPayload, "the action's \"error\" must be a boolean", at: "/error")
+                    throw JSONParser.Stop()
+                }
+                isError = b
+            }
+            return Action(name, payload: payload, error: isError, meta: meta)
         }
-        guard let members else {
+        guard let action else {
             try self.init(json: try JSONParser.parse(bytes, maxDepth: maxDepth))
             return
         }
-        guard case .string(let name)? = members.type else {
-            throw YaiaError(.missingActionType, "the action has no string \"type\"", at: "/type")
+        self = action
+    }
+}
+
+/// The member of an action a key names, told by the key's UTF-8 bytes:
+/// no String is made for the usual plain keys.
+enum ActionMember {
+    case type, payload, error, meta, other
+
+    init(_ key: UnsafeBufferPointer<UInt8>) {
+        func spells(_ word: StaticString) -> Bool {
+            guard key.count == word.utf8CodeUnitCount else { return false }
+            for i in 0..<key.count where key[i] != word.utf8Start[i] { return false }
+            return true
         }
-        var isError = false
-        if let error = members.error {
-            guard case .bool(let b) = error else {
-                throw YaiaError(.badPayload, "the action's \"error\" must be a boolean", at: "/error")
-            }
-            isError = b
-        }
-        self.init(name, payload: members.payload, error: isError, meta: members.meta)
+        if spells("type") { self = .type }
+        else if spells("payload") { self = .payload }
+        else if spells("error") { self = .error }
+        else if spells("meta") { self = .meta }
+        else { self = .other }
     }
 }
 
