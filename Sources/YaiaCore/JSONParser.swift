@@ -306,25 +306,35 @@ public struct JSONParser {
 
     mutating func parseString() throws(Stop) -> String {
         let open = index
+        if let text = plainString() { return Self.asciiString(UnsafeBufferPointer(rebasing: bytes[text])) }
+        return try parseStringRest(open: open)
+    }
+
+    /// Reads a string of printable ASCII with no escapes, the usual kind,
+    /// and returns where its bytes lie. At any other byte it stops there,
+    /// for parseStringRest to go on from, and returns nil.
+    @inline(__always)
+    mutating func plainString() -> Range<Int>? {
         let start = index + 1
-        // Fast path: printable ASCII up to the closing quote.
         var i = start
         while i < bytes.count {
             let c = bytes[i]
             if c == UInt8(ascii: "\"") {
                 index = i + 1
-                return Self.asciiString(UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                return start..<i
             }
             // A backslash, a control character or a non-ASCII byte.
             if c == UInt8(ascii: "\\") || c &- 0x20 >= 0x60 { break }
             i += 1
         }
         index = i
-        return try parseStringRest(open: open, start: start)
+        return nil
     }
 
-    /// A string from `index` on, where its text is no longer plain ASCII.
-    mutating func parseStringRest(open: Int, start: Int) throws(Stop) -> String {
+    /// The rest of the string whose opening quote is at `open`, from where
+    /// plainString stopped.
+    mutating func parseStringRest(open: Int) throws(Stop) -> String {
+        let start = open + 1
         var ascii = true
         while index < bytes.count {
             let c = bytes[index]
@@ -454,30 +464,71 @@ public struct JSONParser {
             }
         }
         var integral = true
+        // The fraction's digits join `magnitude`, which then stands for
+        // magnitude × 10^(exponent - fractionDigits).
+        var fractionDigits = 0
         if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
             integral = false
             index += 1
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("a fraction needs digits") }
-            while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count && isDigit(bytes[index]) {
+                if !overflow {
+                    let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                    let (m2, o2) = m1.addingReportingOverflow(UInt64(bytes[index] - 48))
+                    overflow = o1 || o2
+                    magnitude = m2
+                    fractionDigits += 1
+                }
+                index += 1
+            }
         }
+        var exponent = 0
         if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
             integral = false
             index += 1
-            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) { index += 1 }
+            var negativeExponent = false
+            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
+                negativeExponent = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("an exponent needs digits") }
-            while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count && isDigit(bytes[index]) {
+                // Past this size only its being large matters.
+                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[index] - 48) }
+                index += 1
+            }
+            if negativeExponent { exponent = -exponent }
         }
-        if integral && !overflow {
-            if negative {
-                if magnitude <= UInt64(Int64.max) { return .int(-Int64(magnitude)) }
-                if magnitude == UInt64(Int64.max) + 1 { return .int(Int64.min) }
-            } else {
-                if magnitude <= UInt64(Int64.max) { return .int(Int64(magnitude)) }
-                return .uint(magnitude)
+        if !overflow {
+            if integral {
+                if negative {
+                    if magnitude <= UInt64(Int64.max) { return .int(-Int64(magnitude)) }
+                    if magnitude == UInt64(Int64.max) + 1 { return .int(Int64.min) }
+                } else {
+                    if magnitude <= UInt64(Int64.max) { return .int(Int64(magnitude)) }
+                    return .uint(magnitude)
+                }
+            } else if let d = Self.exactDouble(magnitude, exponent: exponent - fractionDigits) {
+                return .double(negative ? -d : d)
             }
         }
         return try parseDouble(from: start)
     }
+
+    /// `significand` × 10^`exponent`, when both factors are doubles exactly
+    /// (at most 2^53, and 10^22 at most): then the one multiplication or
+    /// division rounds to nearest as the full conversion does.
+    @inline(__always)
+    static func exactDouble(_ significand: UInt64, exponent: Int) -> Double? {
+        guard significand <= 1 << 53, exponent >= -22, exponent <= 22 else { return nil }
+        let m = Double(significand)
+        return exponent < 0 ? m / powersOfTen[-exponent] : m * powersOfTen[exponent]
+    }
+
+    static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+    ]
 
     /// The number from `start` to `index`, which has a fraction, an
     /// exponent, or too many digits for an integer.
@@ -520,7 +571,7 @@ extension Action {
     /// errors, but the action's members are taken as they are read: no
     /// object is built and searched. Every send pays for this parse.
     public init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) throws(YaiaError) {
-        let members = try JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(JSONParser.Stop) -> (type: JSON?, payload: JSON?, error: JSON?, meta: JSON?)? in
+        let action = try JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(JSONParser.Stop) -> Action? in
             parser.skipSpace()
             guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
             var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?
@@ -534,7 +585,14 @@ extension Action {
                     guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
                         throw parser.unexpected(expecting: "a string key")
                     }
-                    let key = try parser.parseString()
+                    let member: ActionMember
+                    let open = parser.index
+                    if let text = parser.plainString() {
+                        member = ActionMember(UnsafeBufferPointer(rebasing: bytes[text]))
+                    } else {
+                        var key = try parser.parseStringRest(open: open)
+                        member = key.withUTF8 { ActionMember($0) }
+                    }
                     parser.skipSpace()
                     guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else {
                         throw parser.unexpected(expecting: "':'")
@@ -543,12 +601,12 @@ extension Action {
                     parser.skipSpace()
                     let value = try parser.parseValue(depth: 1)
                     // Later duplicates win, as in JSONObject.
-                    switch key {
-                    case "type": type = value
-                    case "payload": payload = value
-                    case "error": error = value
-                    case "meta": meta = value
-                    default: break
+                    switch member {
+                    case .type: type = value
+                    case .payload: payload = value
+                    case .error: error = value
+                    case .meta: meta = value
+                    case .other: break
                     }
                     parser.skipSpace()
                     guard parser.index < bytes.count else { throw parser.fail("unexpected end of text, expected ',' or '}'") }
@@ -564,23 +622,44 @@ extension Action {
             if parser.index < bytes.count {
                 throw parser.unexpectedAfterValue()
             }
-            return (type, payload, error, meta)
+            guard case .string(let name)? = type else {
+                parser.failure = YaiaError(.missingActionType, "the action has no string \"type\"", at: "/type")
+                throw JSONParser.Stop()
+            }
+            var isError = false
+            if let error {
+                guard case .bool(let b) = error else {
+                    parser.failure = YaiaError(.badPayload, "the action's \"error\" must be a boolean", at: "/error")
+                    throw JSONParser.Stop()
+                }
+                isError = b
+            }
+            return Action(name, payload: payload, error: isError, meta: meta)
         }
-        guard let members else {
+        guard let action else {
             try self.init(json: try JSONParser.parse(bytes, maxDepth: maxDepth))
             return
         }
-        guard case .string(let name)? = members.type else {
-            throw YaiaError(.missingActionType, "the action has no string \"type\"", at: "/type")
+        self = action
+    }
+}
+
+/// The member of an action a key names, told by the key's UTF-8 bytes:
+/// no String is made for the usual plain keys.
+enum ActionMember {
+    case type, payload, error, meta, other
+
+    init(_ key: UnsafeBufferPointer<UInt8>) {
+        func spells(_ word: StaticString) -> Bool {
+            guard key.count == word.utf8CodeUnitCount else { return false }
+            for i in 0..<key.count where key[i] != word.utf8Start[i] { return false }
+            return true
         }
-        var isError = false
-        if let error = members.error {
-            guard case .bool(let b) = error else {
-                throw YaiaError(.badPayload, "the action's \"error\" must be a boolean", at: "/error")
-            }
-            isError = b
-        }
-        self.init(name, payload: members.payload, error: isError, meta: members.meta)
+        if spells("type") { self = .type }
+        else if spells("payload") { self = .payload }
+        else if spells("error") { self = .error }
+        else if spells("meta") { self = .meta }
+        else { self = .other }
     }
 }
 

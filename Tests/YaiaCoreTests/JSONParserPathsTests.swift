@@ -199,3 +199,78 @@ struct JSONParserPathsTests {
         #expect(o[value] == .string(value))
     }
 }
+
+/// `Action(parsing:)` tells the member names by their bytes, so names spelled
+/// with escapes, near misses and duplicates must read as they do through
+/// `Action(json: JSONParser.parse(...))`.
+@Suite("Action parsing: member names")
+struct ActionMemberNameTests {
+    static let texts: [(String, Action?)] = [
+        (#"{"typ\u0065":"a","\u0070ayload":1}"#, Action("a", payload: 1)),
+        (#"{"type":"a","m\u0065ta":{"x":1},"\u0065rror":true}"#, Action("a", error: true, meta: ["x": 1])),
+        (#"{"type":"a","error":true,"err\u006Fr":false}"#, Action("a", error: false)),
+        (#"{"typ":"x","types":"y","type":"a","Type":"b","payload ":1,"typé":"c","\"type":"d"}"#, Action("a")),
+        (#"{"type":"a","type":"\u0062","payload":1,"payload":[2]}"#, Action("b", payload: [2])),
+        (#"{"payload":{"type":"inner"},"tÿpe":"x"}"#, nil),
+    ]
+
+    @Test("names read alike in both forms", arguments: texts)
+    func names(text: String, expected: Action?) throws {
+        let bytes = Array(text.utf8)
+        let (fast, plain) = bytes.withUnsafeBufferPointer { buffer in
+            (Result { () throws(YaiaError) in try Action(parsing: buffer) },
+             Result { () throws(YaiaError) in try Action(json: try JSONParser.parse(buffer)) })
+        }
+        #expect(fast == plain)
+        if let expected {
+            #expect(try fast.get() == expected)
+        } else {
+            guard case .failure(let error) = fast else { Issue.record("accepted \(text)"); return }
+            #expect(error.code == .missingActionType && error.at == "/type")
+        }
+    }
+}
+
+/// Decimals whose digits fit 2^53 and whose power of ten is at most 22 are
+/// converted with one multiplication or division; every other one by
+/// Swift's own parser. Both must give the bits Double(text) gives.
+@Suite("JSON numbers: doubles")
+struct JSONDoubleTests {
+    static func expectSame(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let parsed = try JSONParser.parse(text)
+        guard case .double(let d) = parsed, let reference = Double(text) else {
+            Issue.record("\(text) gave \(parsed)", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(d.bitPattern == reference.bitPattern, "\(text)", sourceLocation: sourceLocation)
+    }
+
+    @Test("edges of the exact conversion")
+    func edges() throws {
+        let texts = [
+            "0.0", "-0.0", "-0e5", "0e-400", "-0.000", "1.0", "0.5", "-2.25", "0.1", "0.3", "1e22", "1e23", "1e-22", "1e-23",
+            "9007199254740992e22", "9007199254740993e22", "9007199254740992.0", "9007199254740993.0", "9007199254740992e-22",
+            "900719925474099.3", "0.9007199254740993", "12345678901234567890.5", "1.2345678901234567890123e5",
+            "4.9e-324", "2.2250738585072014e-308", "1.7976931348623157e308", "123.456e-20", "123.456e+20", "1E2", "1e+00002",
+            "1e-0000000000000000000000000000001", "3.14159265358979323846", "0.000001", "100000000000000000000000.0",
+        ]
+        for text in texts { try Self.expectSame(text) }
+    }
+
+    @Test("many decimals agree with Double(text)")
+    func many() throws {
+        var generator = SplitMix64(seed: 7)
+        for _ in 0..<20_000 {
+            let digits = Int(generator.next() % 19) + 1
+            var text = generator.next() % 2 == 0 ? "-" : ""
+            var mantissa = String(generator.next() % 9 + 1)
+            for _ in 1..<digits { mantissa += String(generator.next() % 10) }
+            let point = Int(generator.next() % UInt64(digits + 1))
+            text += point == 0 ? "0." + mantissa : String(mantissa.prefix(point)) + (point < digits ? "." + mantissa.dropFirst(point) : "")
+            if point == digits || generator.next() % 2 == 0 {
+                text += "e" + String(Int(generator.next() % 61) - 30)
+            }
+            try Self.expectSame(text)
+        }
+    }
+}
