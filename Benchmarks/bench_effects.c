@@ -20,7 +20,8 @@
 **     The jobs scene logs every outcome, so its view model grows: before
 **     every sample of every row the scene is closed and a fresh one opened
 **     (outside the timing), so that each row reduces on the same state and
-**     the rows compare the work of an effect, not the size of a log.
+**     the rows compare the work of an effect, not the size of a log. The
+**     rows take their samples in turns of TURN.
 **
 ** (b) The store plugin's put + get through {"op":"perform"} (JSON request,
 **     the store's queued job run on the waiting thread, SQLite, JSON result) against the same two statements run
@@ -53,6 +54,8 @@
 #define SAMPLES 20000
 #define WARMUP 1000
 #define KEYS 1000
+#define TURN 1000        /* round trips a row takes in each turn */
+#define TURN_WARMUP 100  /* and untimed, before them */
 
 typedef struct {
     double median, p90;
@@ -198,29 +201,42 @@ static double round_trip(const char *action, int wait_event)
     return t;
 }
 
-static figures measure_round_trips(const char *action, int wait_event)
+/* The round-trip rows, measured in turn, a batch of each at a time (each
+** batch after a short warm-up of its own), so that a machine that speeds up
+** or slows down during the run moves every row alike and the ratios hold. */
+typedef struct {
+    const char *action;
+    int wait_event;
+} trip;
+
+static void measure_round_trips(const trip *trips, figures *out, int rows)
 {
-    static double ns[SAMPLES];
-    /* check once, with the whole answer, that the round trip does what it should */
-    char *r = yaia_send(rt, scene, action);
-    if (!strstr(r, "\"ok\":true") || (wait_event && !strstr(r, "\"status\":\"running\"")))
-        die("unexpected answer", r);
-    yaia_free(r);
-    if (wait_event) {
-        char *ev = yaia_receive(rt, 5.0);
-        if (!ev || !strstr(ev, "{\"ok\":true,\"result\":"))
-            die("unexpected outcome", ev ? ev : "(none)");
-        yaia_free(ev);
+    static double ns[4][SAMPLES];
+    /* check once, with the whole answer, that each round trip does what it should */
+    for (int r = 0; r < rows; r++) {
+        char *a = yaia_send(rt, scene, trips[r].action);
+        if (!strstr(a, "\"ok\":true") || (trips[r].wait_event && !strstr(a, "\"status\":\"running\"")))
+            die("unexpected answer", a);
+        yaia_free(a);
+        if (trips[r].wait_event) {
+            char *ev = yaia_receive(rt, 5.0);
+            if (!ev || !strstr(ev, "{\"ok\":true,\"result\":"))
+                die("unexpected outcome", ev ? ev : "(none)");
+            yaia_free(ev);
+        }
     }
-    for (int i = 0; i < WARMUP; i++) {
-        fresh_scene();
-        round_trip(action, wait_event);
+    for (int b = 0; b < SAMPLES / TURN; b++) {
+        for (int r = 0; r < rows; r++) {
+            for (int i = -TURN_WARMUP; i < TURN; i++) {
+                fresh_scene();
+                double t = round_trip(trips[r].action, trips[r].wait_event);
+                if (i >= 0)
+                    ns[r][b * TURN + i] = t;
+            }
+        }
     }
-    for (int i = 0; i < SAMPLES; i++) {
-        fresh_scene();
-        ns[i] = round_trip(action, wait_event);
-    }
-    return summarize(ns, SAMPLES);
+    for (int r = 0; r < rows; r++)
+        out[r] = summarize(ns[r], SAMPLES);
 }
 
 static figures measure_perform(const char *request)
@@ -434,13 +450,15 @@ int main(int argc, char **argv)
         die("cannot start the relay thread", NULL);
     scene = open_jobs();
 
-    figures plain = measure_round_trips("{\"type\":\"cancel\",\"payload\":\"none\"}", 0);
-    figures echo = measure_round_trips(
-        "{\"type\":\"run\",\"payload\":{\"service\":\"echo\",\"op\":\"echo\",\"args\":1}}", 1);
-    figures other = measure_round_trips(
-        "{\"type\":\"run\",\"payload\":{\"service\":\"relay\",\"op\":\"r\",\"args\":1}}", 1);
-    figures pooled = measure_round_trips(
-        "{\"type\":\"run\",\"payload\":{\"service\":\"pooled\",\"op\":\"p\",\"args\":1}}", 1);
+    const trip trips[] = {
+        {"{\"type\":\"cancel\",\"payload\":\"none\"}", 0},
+        {"{\"type\":\"run\",\"payload\":{\"service\":\"echo\",\"op\":\"echo\",\"args\":1}}", 1},
+        {"{\"type\":\"run\",\"payload\":{\"service\":\"relay\",\"op\":\"r\",\"args\":1}}", 1},
+        {"{\"type\":\"run\",\"payload\":{\"service\":\"pooled\",\"op\":\"p\",\"args\":1}}", 1},
+    };
+    figures rows[4];
+    measure_round_trips(trips, rows, 4);
+    figures plain = rows[0], echo = rows[1], other = rows[2], pooled = rows[3];
     figures ping = measure_ping_pong();
     figures direct = measure_perform("{\"op\":\"perform\",\"effect\":{\"service\":\"echo\",\"op\":\"echo\",\"args\":1}}");
     yaia_runtime_free(rt);

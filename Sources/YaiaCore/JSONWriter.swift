@@ -149,9 +149,12 @@ public struct JSONWriter: ~Copyable {
         case .string(let s): writeString(s)
         case .array(let a):
             append(UInt8(ascii: "["))
-            for i in a.indices {
-                if i > 0 { append(UInt8(ascii: ",")) }
-                write(a[i])
+            // Through the buffer: elements are written, not copied (no retain each).
+            a.withUnsafeBufferPointer { elements in
+                for i in elements.indices {
+                    if i > 0 { append(UInt8(ascii: ",")) }
+                    write(elements[i])
+                }
             }
             append(UInt8(ascii: "]"))
         case .object(let o): writeObject(o)
@@ -164,12 +167,14 @@ public struct JSONWriter: ~Copyable {
     public mutating func writeObject(_ o: JSONObject) -> Int {
         append(UInt8(ascii: "{"))
         var last = count
-        for i in o.members.indices {
-            if i > 0 { append(UInt8(ascii: ",")) }
-            last = count
-            writeString(o.members[i].key)
-            append(UInt8(ascii: ":"))
-            write(o.members[i].value)
+        o.members.withUnsafeBufferPointer { members in
+            for i in members.indices {
+                if i > 0 { append(UInt8(ascii: ",")) }
+                last = count
+                writeString(members[i].key)
+                append(UInt8(ascii: ":"))
+                write(members[i].value)
+            }
         }
         append(UInt8(ascii: "}"))
         return last

@@ -235,22 +235,24 @@ func callPointer(_ handle: UInt) -> OpaquePointer? { OpaquePointer(bitPattern: h
 public func completeCall(_ call: OpaquePointer?, _ text: UnsafePointer<CChar>?, failed: Bool) -> Int32 {
     guard let call else { return YAIA_ERR_ARGUMENT }
     guard let text else { return YAIA_ERR_ARGUMENT }
-    guard let limits = calls.get(UInt(bitPattern: call))?.runtime.limits else {
-        Log.write(.info, "runtime", "a call was completed after it was completed or cancelled (or is unknown); ignored")
+    // Taken out first: of two completions racing, one reads its text.
+    guard let target = calls.remove(UInt(bitPattern: call)) else {
+        staleCompletion()
         return YAIA_ERR_STALE
     }
     let length = strlen(text)
     let parsed = text.withMemoryRebound(to: UInt8.self, capacity: length) { bytes in
-        Result { () throws(YaiaError) in try limits.parse(UnsafeBufferPointer(start: bytes, count: length)) }
+        Result { () throws(YaiaError) in try target.runtime.limits.parse(UnsafeBufferPointer(start: bytes, count: length)) }
     }
     switch parsed {
     case .success(let value):
-        return deliver(UInt(bitPattern: call), failed ? .failure(value) : .success(value)) ? YAIA_OK : YAIA_ERR_STALE
+        target.runtime.finish(effectID: target.effectID, outcome: failed ? .failure(value) : .success(value))
+        return YAIA_OK
     case .failure(let error):
         let limited = error.code == .limitExceeded
         let failure = limited ? error.json
             : ["code": .string(ErrorCode.badResult.rawValue), "message": .string("the service completed with \(error.message)")]
-        guard deliver(UInt(bitPattern: call), .failure(failure)) else { return YAIA_ERR_STALE }
+        target.runtime.finish(effectID: target.effectID, outcome: .failure(failure))
         Log.write(.warning, "runtime", "a service completed a call with \(error.message)")
         return limited ? YAIA_ERR_LIMIT : YAIA_ERR_JSON
     }
@@ -260,11 +262,15 @@ public func completeCall(_ call: OpaquePointer?, _ text: UnsafePointer<CChar>?, 
 @discardableResult
 func deliver(_ call: UInt, _ outcome: Outcome) -> Bool {
     guard let target = calls.remove(call) else {
-        Log.write(.info, "runtime", "a call was completed after it was completed or cancelled (or is unknown); ignored")
+        staleCompletion()
         return false
     }
     target.runtime.finish(effectID: target.effectID, outcome: outcome)
     return true
+}
+
+private func staleCompletion() {
+    Log.write(.info, "runtime", "a call was completed after it was completed or cancelled (or is unknown); ignored")
 }
 
 import Glibc

@@ -281,7 +281,8 @@ extension Runtime {
     fileprivate func launch(_ effect: Effect, _ call: LiveEffect, offThread: Bool) {
         let id = call.id
         let service = call.service
-        guard let handle = calls.insert(LiveCall(runtime: self, effectID: id, service: service)) else {
+        let target = LiveCall(runtime: self, effectID: id, service: service)
+        guard let handle = calls.insert(target) else {
             finish(effectID: id, outcome: .failure(["code": "internal", "message": "too many calls are in flight"]))
             return
         }
@@ -296,11 +297,11 @@ extension Runtime {
         }
         let reentry = limits.reentry
         guard service.blocking || offThread else {
-            Runtime.perform(handle, effect, waiting: waiting, reentry: reentry, runtime: self)
+            Runtime.perform(target, handle, effect, waiting: waiting, reentry: reentry, runtime: self)
             return
         }
         let submitted = pool.submit { [weak self] in
-            Runtime.perform(handle, effect, waiting: waiting, reentry: reentry, runtime: self)
+            Runtime.perform(target, handle, effect, waiting: waiting, reentry: reentry, runtime: self)
         }
         if !submitted {
             calls.remove(handle)
@@ -308,9 +309,10 @@ extension Runtime {
         }
     }
 
-    /// Calls the service of call `handle`, unless it was withdrawn first.
-    private static func perform(_ handle: UInt, _ effect: Effect, waiting: Bool, reentry: Int, runtime: Runtime?) {
-        guard let target = calls.get(handle), target.start() else { return }
+    /// Calls the service of call `handle`, unless it was withdrawn first
+    /// (withdrawing cancels `target`).
+    private static func perform(_ target: LiveCall, _ handle: UInt, _ effect: Effect, waiting: Bool, reentry: Int, runtime: Runtime?) {
+        guard target.start() else { return }
         // A service that calls back into the runtime from perform() and
         // so performs again on this thread must not recurse without end.
         guard cyaia_reentry_enter(Int32(reentry)) != 0 else {
