@@ -119,7 +119,8 @@ public struct EffectTable: Sendable, Equatable {
     /// (it runs), or not (it waits for the host). Past the last id, the
     /// effect still gets one (ids start at most at 2^53, so no count of them
     /// overflows); `exhausted` then refuses later reductions.
-    public mutating func admit(_ effect: Effect, scene: Int64, served: Bool, now: Double) -> (Record, [Step]) {
+    /// `now` is read only if a deadline starts.
+    public mutating func admit(_ effect: Effect, scene: Int64, served: Bool, now: @autoclosure () -> Double) -> (Record, [Step]) {
         let id = nextID
         nextID &+= 1
         var steps: [Step] = []
@@ -160,7 +161,7 @@ public struct EffectTable: Sendable, Equatable {
     /// Effect `id` ended with an outcome (a service's, the host's or a
     /// time-out): it is removed and returned, and the next queued effect
     /// with its key may start. Nil when it is no longer live.
-    public mutating func end(_ id: Int64, served: (String) -> Bool, now: Double) -> (Record, [Step])? {
+    public mutating func end(_ id: Int64, served: (String) -> Bool, now: @autoclosure () -> Double) -> (Record, [Step])? {
         guard let record = records.removeValue(forKey: id) else { return nil }
         return (record, unqueue(after: record, served: served, now: now))
     }
@@ -213,7 +214,7 @@ public struct EffectTable: Sendable, Equatable {
                 steps.append(.arm(id, at: now + seconds))
             }
         case .reissue:
-            if !queued { activate(&record, served: served, now: now, steps: &steps) }
+            if !queued { activate(&record, served: served, now: { now }, steps: &steps) }
         }
         records[id] = record
         nextID = max(nextID, id &+ 1)
@@ -227,17 +228,18 @@ public struct EffectTable: Sendable, Equatable {
 
     /// Starts an effect: a service performs it, or it waits for the host;
     /// either way its deadline starts now.
-    private func activate(_ record: inout Record, served: Bool, now: Double, steps: inout [Step]) {
+    private func activate(_ record: inout Record, served: Bool, now: () -> Double, steps: inout [Step]) {
         record.status = served ? .running : .pending
         if let seconds = record.effect.timeout {
-            record.deadline = now + seconds
-            steps.append(.arm(record.id, at: now + seconds))
+            let deadline = now() + seconds
+            record.deadline = deadline
+            steps.append(.arm(record.id, at: deadline))
         }
         if served { steps.append(.start(record.id)) }
     }
 
     /// After `ended` leaves its key's list, the next queued effect starts.
-    private mutating func unqueue(after ended: Record, served: (String) -> Bool, now: Double) -> [Step] {
+    private mutating func unqueue(after ended: Record, served: (String) -> Bool, now: () -> Double) -> [Step] {
         guard let key = ended.effect.id else { return [] }
         let ref = Key(scene: ended.scene, key: key)
         guard var list = keyed[ref] else { return [] }

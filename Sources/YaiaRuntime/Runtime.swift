@@ -33,7 +33,7 @@ public final class Runtime: @unchecked Sendable {
     /// Scenes, flows, effects and ids, as a value. Guarded by `lock`.
     var state: RuntimeState
     /// The calls of running effects (and their direct callers), by effect id.
-    var liveEffects: [Int64: LiveEffect] = [:]
+    var liveEffects: [Int64: LiveCall] = [:]
     var services = ServiceHolder()
     var plugins: [PluginInfo] = []
     private var isShutDown = false
@@ -197,7 +197,7 @@ public final class Runtime: @unchecked Sendable {
     /// Closes every scene, cancels every call, retires the services (each is
     /// released once its callbacks under way return) and wakes receivers.
     public func shutDown() {
-        let (dropped, retired) = lock.withLock { () -> ([LiveEffect], [LiveService]) in
+        let (dropped, retired) = lock.withLock { () -> ([LiveCall], [LiveService]) in
             guard !isShutDown else { return ([], []) }
             isShutDown = true
             notifier = nil

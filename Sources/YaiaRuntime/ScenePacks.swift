@@ -231,6 +231,9 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     /// The view model the last reduction wrote, kept as text: a send copies
     /// it into its response as it is, and only other readers parse it.
     private let view = SceneBuffer()
+    /// An action the runtime writes for the pack (an outcome's, a result's);
+    /// made when first needed.
+    private lazy var input = SceneBuffer()
     private var viewIsCurrent = false
 
     init(type: PackSceneType, state: OpaquePointer) {
@@ -247,9 +250,9 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
         if let text {
             return UnsafeRawPointer(text.baseAddress).map { body($0.assumingMemoryBound(to: CChar.self), text.count) } ?? body(nil, 0)
         }
-        var writer = JSONWriter(capacity: 128)
-        action.write(into: &writer)
-        return writer.withBytes { raw in body(raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count) }
+        input.writer.reset()
+        action.write(into: &input.writer)
+        return input.writer.withBytes { raw in body(raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count) }
     }
 
     func check(_ action: Action) throws(YaiaError) {

@@ -162,11 +162,17 @@ protocol NativeService: Sendable {
     func perform(op: String, args: JSON) -> Outcome
 }
 
-/// A call in flight: which runtime and effect its completion belongs to.
-final class LiveCall: Sendable {
+/// A running effect's call: which runtime and effect its completion
+/// belongs to, the service performing it, the handle it was given and the
+/// thread waiting for a direct call. `waiter` and `handle` are guarded by
+/// the runtime's lock; the rest by the call's own.
+final class LiveCall: @unchecked Sendable {
     let runtime: Runtime
     let effectID: Int64
     let service: LiveService
+    var waiter: Waiter?
+    /// The call handle, once the service was asked to perform it.
+    var handle: UInt?
     private let state = Mutex(State())
 
     private struct State {

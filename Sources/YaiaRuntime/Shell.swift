@@ -13,22 +13,6 @@ struct ShellEnvironment: RuntimeEnvironment {
     }
 }
 
-/// The shell's side of a running effect: the service performing it, the
-/// call handle it was given, and the thread waiting for a direct call.
-/// Mutable fields are guarded by the runtime's lock.
-final class LiveEffect: @unchecked Sendable {
-    let id: Int64
-    let service: LiveService
-    var waiter: Waiter?
-    /// The call handle, once the service was asked to perform it.
-    var handle: UInt?
-
-    init(id: Int64, service: LiveService) {
-        self.id = id
-        self.service = service
-    }
-}
-
 extension Runtime {
     // MARK: applying inputs
 
@@ -55,7 +39,7 @@ extension Runtime {
             switch step {
             case .effect(.start(let id)):
                 guard let record = state.effects[id], let service = services[record.effect.service] else { continue }
-                let call = LiveEffect(id: id, service: service)
+                let call = LiveCall(runtime: self, effectID: id, service: service)
                 liveEffects[id] = call
                 work.launch(record.effect, call)
             case .effect(.cancel(let id)):
@@ -182,8 +166,8 @@ extension Runtime {
     /// send that emits no effect) leave nothing: the lists are made on demand.
     struct Work {
         final class Items {
-            var launches: [(Effect, LiveEffect)] = []
-            var cancels: [LiveEffect] = []
+            var launches: [(Effect, LiveCall)] = []
+            var cancels: [LiveCall] = []
             var deadlines: [(Int64, Double)] = []
             var answers: [(Waiter, Outcome?)] = []
             var warnings: [String] = []
@@ -191,9 +175,9 @@ extension Runtime {
 
         fileprivate var made: Items?
         /// The first launch: most inputs that start a call start one.
-        fileprivate var firstLaunch: (Effect, LiveEffect)?
+        fileprivate var firstLaunch: (Effect, LiveCall)?
 
-        mutating func launch(_ effect: Effect, _ call: LiveEffect) {
+        mutating func launch(_ effect: Effect, _ call: LiveCall) {
             if firstLaunch == nil {
                 firstLaunch = (effect, call)
             } else {
@@ -244,7 +228,7 @@ extension Runtime {
     /// An effect started because another ended inside a service call on
     /// this thread waits until that call returns (the service may hold its
     /// locks); from any other thread, the pool.
-    private func start(_ effect: Effect, _ call: LiveEffect, offThread: Bool) {
+    private func start(_ effect: Effect, _ call: LiveCall, offThread: Bool) {
         if offThread && cyaia_reentry_depth() > 0 {
             DeferredLaunches.add(self, effect, call)
         } else {
@@ -278,11 +262,10 @@ extension Runtime {
     }
 
     /// Hands a running effect to its service: inline, or on the pool if it blocks.
-    fileprivate func launch(_ effect: Effect, _ call: LiveEffect, offThread: Bool) {
-        let id = call.id
+    fileprivate func launch(_ effect: Effect, _ call: LiveCall, offThread: Bool) {
+        let id = call.effectID
         let service = call.service
-        let target = LiveCall(runtime: self, effectID: id, service: service)
-        guard let handle = calls.insert(target) else {
+        guard let handle = calls.insert(call) else {
             finish(effectID: id, outcome: .failure(["code": "internal", "message": "too many calls are in flight"]))
             return
         }
@@ -297,11 +280,11 @@ extension Runtime {
         }
         let reentry = limits.reentry
         guard service.blocking || offThread else {
-            Runtime.perform(target, handle, effect, waiting: waiting, reentry: reentry, runtime: self)
+            Runtime.perform(call, handle, effect, waiting: waiting, reentry: reentry, runtime: self)
             return
         }
         let submitted = pool.submit { [weak self] in
-            Runtime.perform(target, handle, effect, waiting: waiting, reentry: reentry, runtime: self)
+            Runtime.perform(call, handle, effect, waiting: waiting, reentry: reentry, runtime: self)
         }
         if !submitted {
             calls.remove(handle)
@@ -331,7 +314,7 @@ extension Runtime {
     }
 
     /// Withdraws the calls of ended effects; services that saw them are told.
-    func cancelCalls(_ ended: [LiveEffect]) {
+    func cancelCalls(_ ended: [LiveCall]) {
         for call in ended {
             guard let handle = lock.withLock({ call.handle }), let target = calls.remove(handle) else { continue }
             if target.cancel() { target.service.cancel(handle) }
@@ -344,9 +327,9 @@ extension Runtime {
 /// on the same thread, without a hop through the pool. Kept in a C
 /// thread-local slot.
 private final class DeferredLaunches {
-    var items: [(Runtime, Effect, LiveEffect)] = []
+    var items: [(Runtime, Effect, LiveCall)] = []
 
-    static func add(_ runtime: Runtime, _ effect: Effect, _ call: LiveEffect) {
+    static func add(_ runtime: Runtime, _ effect: Effect, _ call: LiveCall) {
         let list = cyaia_deferred_swap(nil).map { Unmanaged<DeferredLaunches>.fromOpaque($0).takeRetainedValue() } ?? DeferredLaunches()
         list.items.append((runtime, effect, call))
         _ = cyaia_deferred_swap(Unmanaged.passRetained(list).toOpaque())
