@@ -82,7 +82,7 @@ public struct Effect: Sendable, Equatable {
     // The fields live in one shared box, copied on write: an effect is
     // copied from reducer to table to record to call, and a copy then
     // retains one object instead of each of its strings.
-    private final class Fields: @unchecked Sendable {
+    private struct Fields: Equatable {
         var service: String
         var op: String
         var args: JSON
@@ -92,86 +92,69 @@ public struct Effect: Sendable, Equatable {
         var timeout: Double?
         var policy: Policy
         var restore: RestorePolicy
-
-        init(service: String, op: String, args: JSON, then: String?, catch: String?, id: String?, timeout: Double?,
-             policy: Policy, restore: RestorePolicy) {
-            self.service = service
-            self.op = op
-            self.args = args
-            self.then = then
-            self.catch = `catch`
-            self.id = id
-            self.timeout = timeout
-            self.policy = policy
-            self.restore = restore
-        }
-
-        func copy() -> Fields {
-            Fields(service: service, op: op, args: args, then: then, catch: `catch`, id: id, timeout: timeout,
-                   policy: policy, restore: restore)
-        }
     }
 
-    private var fields: Fields
+    private final class Box: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
 
-    private var unique: Fields {
+    private var box: Box
+
+    private var unique: Box {
         mutating get {
-            if !isKnownUniquelyReferenced(&fields) { fields = fields.copy() }
-            return fields
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            return box
         }
     }
 
     public var service: String {
-        get { fields.service }
-        set { unique.service = newValue }
+        get { box.fields.service }
+        set { unique.fields.service = newValue }
     }
     public var op: String {
-        get { fields.op }
-        set { unique.op = newValue }
+        get { box.fields.op }
+        set { unique.fields.op = newValue }
     }
     public var args: JSON {
-        get { fields.args }
-        set { unique.args = newValue }
+        get { box.fields.args }
+        set { unique.fields.args = newValue }
     }
     public var then: String? {
-        get { fields.then }
-        set { unique.then = newValue }
+        get { box.fields.then }
+        set { unique.fields.then = newValue }
     }
     public var `catch`: String? {
-        get { fields.catch }
-        set { unique.catch = newValue }
+        get { box.fields.catch }
+        set { unique.fields.catch = newValue }
     }
     /// A cancellation key chosen by the reducer, scoped to its scene.
     public var id: String? {
-        get { fields.id }
-        set { unique.id = newValue }
+        get { box.fields.id }
+        set { unique.fields.id = newValue }
     }
     /// Seconds the effect may take once started; then its `catch` action
     /// gets `{"code": "timeout"}`.
     public var timeout: Double? {
-        get { fields.timeout }
-        set { unique.timeout = newValue }
+        get { box.fields.timeout }
+        set { unique.fields.timeout = newValue }
     }
     public var policy: Policy {
-        get { fields.policy }
-        set { unique.policy = newValue }
+        get { box.fields.policy }
+        set { unique.fields.policy = newValue }
     }
     public var restore: RestorePolicy {
-        get { fields.restore }
-        set { unique.restore = newValue }
+        get { box.fields.restore }
+        set { unique.fields.restore = newValue }
     }
 
     public init(service: String, op: String, args: JSON = .null, then: String? = nil, catch: String? = nil,
                 id: String? = nil, timeout: Double? = nil, policy: Policy = .concurrent, restore: RestorePolicy = .cancel) {
-        fields = Fields(service: service, op: op, args: args, then: then, catch: `catch`, id: id, timeout: timeout,
-                        policy: policy, restore: restore)
+        box = Box(Fields(service: service, op: op, args: args, then: then, catch: `catch`, id: id, timeout: timeout,
+                         policy: policy, restore: restore))
     }
 
-    public static func == (a: Effect, b: Effect) -> Bool {
-        if a.fields === b.fields { return true }
-        return a.service == b.service && a.op == b.op && a.args == b.args && a.then == b.then && a.catch == b.catch
-            && a.id == b.id && a.timeout == b.timeout && a.policy == b.policy && a.restore == b.restore
-    }
+    public static func == (a: Effect, b: Effect) -> Bool { a.box === b.box || a.box.fields == b.box.fields }
 
     /// Reads an effect object; `at` locates it in the request for errors.
     public init(json: JSON, at pointer: @autoclosure () -> String = "") throws(YaiaError) {
