@@ -175,8 +175,7 @@ public func yaia_execute_borrowed(_ rt: OpaquePointer?, _ request: UnsafePointer
 @_cdecl("yaia_receive")
 public func yaia_receive(_ rt: OpaquePointer?, _ timeout: Double) -> UnsafeMutablePointer<CChar>? {
     guard let runtime = runtime(rt) else { return handleError(rt) }
-    var writer = JSONWriter()
-    return runtime.receive(timeout: timeout, into: &writer) ? writer.takeCString() : nil
+    return runtime.receiveText(timeout: timeout)
 }
 
 @_cdecl("yaia_set_notifier")

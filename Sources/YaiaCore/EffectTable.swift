@@ -121,24 +121,31 @@ public struct EffectTable: Sendable, Equatable {
     /// overflows); `exhausted` then refuses later reductions.
     /// `now` is read only if a deadline starts.
     public mutating func admit(_ effect: Effect, scene: Int64, served: Bool, now: @autoclosure () -> Double) -> (Record, [Step]) {
+        var steps: [Step] = []
+        let record = admit(effect, scene: scene, served: served, now: now()) { steps.append($0) }
+        return (record, steps)
+    }
+
+    /// `admit`, its steps handed to `emit` as they are decided (no list is made).
+    public mutating func admit(_ effect: Effect, scene: Int64, served: Bool, now: @autoclosure () -> Double,
+                               emit: (Step) -> Void) -> Record {
         let id = nextID
         nextID &+= 1
-        var steps: [Step] = []
         var record = Record(id: id, scene: scene, effect: effect, status: .queued)
         guard let key = effect.id else {
-            activate(&record, served: served, now: now, steps: &steps)
+            activate(&record, served: served, now: now, emit: emit)
             records[id] = record
-            return (record, steps)
+            return record
         }
-        if effect.policy == .latest { steps += cancel(key: key, scene: scene) }
+        if effect.policy == .latest { cancel(key: key, scene: scene).forEach(emit) }
         let ref = Key(scene: scene, key: key)
         let earlier = keyed[ref, default: []]
         keyed[ref, default: []].append(id)
         if !(effect.policy == .queue && !earlier.isEmpty) {
-            activate(&record, served: served, now: now, steps: &steps)
+            activate(&record, served: served, now: now, emit: emit)
         }
         records[id] = record
-        return (record, steps)
+        return record
     }
 
     /// A call outside any scene (`perform`): running at once, with a deadline
@@ -214,7 +221,7 @@ public struct EffectTable: Sendable, Equatable {
                 steps.append(.arm(id, at: now + seconds))
             }
         case .reissue:
-            if !queued { activate(&record, served: served, now: { now }, steps: &steps) }
+            if !queued { activate(&record, served: served, now: { now }, emit: { steps.append($0) }) }
         }
         records[id] = record
         nextID = max(nextID, id &+ 1)
@@ -228,14 +235,14 @@ public struct EffectTable: Sendable, Equatable {
 
     /// Starts an effect: a service performs it, or it waits for the host;
     /// either way its deadline starts now.
-    private func activate(_ record: inout Record, served: Bool, now: () -> Double, steps: inout [Step]) {
+    private func activate(_ record: inout Record, served: Bool, now: () -> Double, emit: (Step) -> Void) {
         record.status = served ? .running : .pending
         if let seconds = record.effect.timeout {
             let deadline = now() + seconds
             record.deadline = deadline
-            steps.append(.arm(record.id, at: deadline))
+            emit(.arm(record.id, at: deadline))
         }
-        if served { steps.append(.start(record.id)) }
+        if served { emit(.start(record.id)) }
     }
 
     /// After `ended` leaves its key's list, the next queued effect starts.
@@ -251,7 +258,7 @@ public struct EffectTable: Sendable, Equatable {
         keyed[ref] = list
         guard let next = list.first, var record = records[next], record.status == .queued, record.effect.policy == .queue else { return [] }
         var steps: [Step] = []
-        activate(&record, served: served(record.effect.service), now: now, steps: &steps)
+        activate(&record, served: served(record.effect.service), now: now, emit: { steps.append($0) })
         records[next] = record
         return steps
     }

@@ -56,6 +56,14 @@ public struct JSONWriter: ~Copyable {
         return UnsafeMutableRawPointer(buffer).assumingMemoryBound(to: CChar.self)
     }
 
+    /// The text as a `JSONText`, which takes the writer's memory as it is;
+    /// nil when memory ran out.
+    public consuming func takeText() -> JSONText? {
+        let n = count
+        guard let text = takeCString() else { return nil }
+        return JSONText(taking: text, count: n)
+    }
+
     /// The text so far, NUL-terminated, still owned by the writer: valid
     /// until it is next changed or freed.
     public mutating func cStringView() -> UnsafePointer<CChar>? {
@@ -305,6 +313,36 @@ public struct JSONWriter: ~Copyable {
         }
         if start < n { append(UnsafeBufferPointer(start: source + start, count: n - start)) }
         append(UInt8(ascii: "\""))
+    }
+}
+
+/// JSON text that owns its bytes (NUL-terminated, from malloc): a writer's
+/// output handed on, to a queue and then to C, without another copy. Its
+/// bytes never change, so it is shared across threads as it is.
+public final class JSONText: @unchecked Sendable, Equatable {
+    private let start: UnsafeMutablePointer<CChar>
+    public let count: Int
+
+    init(taking start: UnsafeMutablePointer<CChar>, count: Int) {
+        self.start = start
+        self.count = count
+    }
+
+    deinit { free(start) }
+
+    public var bytes: UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: UnsafeRawPointer(start).assumingMemoryBound(to: UInt8.self), count: count)
+    }
+
+    /// A malloc'd, NUL-terminated copy, owned by the caller (free()).
+    public func copyCString() -> UnsafeMutablePointer<CChar>? {
+        guard let copy = malloc(count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
+        copy.update(from: start, count: count + 1)
+        return copy
+    }
+
+    public static func == (a: JSONText, b: JSONText) -> Bool {
+        a === b || (a.count == b.count && memcmp(a.start, b.start, a.count) == 0)
     }
 }
 

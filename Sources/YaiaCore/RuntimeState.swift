@@ -69,7 +69,7 @@ public struct RuntimeState: Sendable {
         case event(JSON)
         /// The same, as canonical JSON text: a scene update whose view model
         /// is the scene's own text (a pack's is not parsed and written again).
-        case eventText([UInt8])
+        case eventText(JSONText)
         /// A scene's effect ended with an outcome: its call is done.
         case ended(Int64)
         /// A direct call ended: its outcome, or nil when it timed out (its
@@ -210,9 +210,7 @@ public struct RuntimeState: Sendable {
             switch command {
             case .route(let r): routes.append(r)
             case .effect(let e):
-                let (record, effectSteps) = effects.admit(e, scene: id, served: env.serves(e.service), now: env.now)
-                for s in effectSteps { steps.append(.effect(s)) }
-                emitted.append(record)
+                emitted.append(effects.admit(e, scene: id, served: env.serves(e.service), now: env.now) { steps.append(.effect($0)) })
             case .cancel(let key):
                 for s in effects.cancel(key: key, scene: id) { steps.append(.effect(s)) }
             }
@@ -224,7 +222,7 @@ public struct RuntimeState: Sendable {
             RuntimeState.writeUpdate(id, seq: seq, effects: emitted, cause: cause, into: &w) { (w: inout JSONWriter) in
                 writeViewModel(of: id, into: &w)
             }
-            steps.append(.eventText(w.takeBytes()))
+            appendEvent(w, to: &steps)
             return .object([:])
         }
         var navigationErrors: [JSON] = []
@@ -272,7 +270,7 @@ public struct RuntimeState: Sendable {
                 w.replaceNullAtEnd { (w: inout JSONWriter) in
                     if let closed { closed.value.writeViewModel(into: &w) } else { writeViewModel(of: id, into: &w) }
                 }
-                steps.append(.eventText(w.takeBytes()))
+                appendEvent(w, to: &steps)
             } else {
                 steps.append(.event(response))
             }
@@ -306,6 +304,15 @@ public struct RuntimeState: Sendable {
         members.append(.init(key: "seq", value: .int(seq)))
         members.append(.init(key: "viewModel", value: viewModel))
         return .object(JSONObject(members: members))
+    }
+
+    /// Queues `text` as an event; a warning instead when memory ran out.
+    private func appendEvent(_ text: consuming JSONWriter, to steps: inout [Step]) {
+        if let event = text.takeText() {
+            steps.append(.eventText(event))
+        } else {
+            steps.append(.warn("an update was lost: no memory to write it"))
+        }
     }
 
     /// Writes the text of `update(...)` for an update without routes, its

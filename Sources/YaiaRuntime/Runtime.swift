@@ -169,11 +169,10 @@ public final class Runtime: @unchecked Sendable {
         events.pop(timeout: timeout.isNaN ? 0 : timeout)?.value
     }
 
-    /// `receive`, the event's text written into `writer`; false when none came.
-    public func receive(timeout: Double, into writer: inout JSONWriter) -> Bool {
-        guard let event = events.pop(timeout: timeout.isNaN ? 0 : timeout) else { return false }
-        event.write(into: &writer)
-        return true
+    /// `receive`, as its text, malloc'd and NUL-terminated, owned by the
+    /// caller; nil when none came (or no memory was left for it).
+    public func receiveText(timeout: Double) -> UnsafeMutablePointer<CChar>? {
+        events.pop(timeout: timeout.isNaN ? 0 : timeout)?.cString()
     }
 
     /// Threads blocked in receive() now.

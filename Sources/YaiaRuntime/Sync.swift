@@ -27,19 +27,23 @@ final class Lock: @unchecked Sendable {
 /// An event: a JSON value, or its canonical text.
 enum Event: Sendable {
     case json(JSON)
-    case text([UInt8])
+    case text(JSONText)
 
     var value: JSON {
         switch self {
         case .json(let json): return json
-        case .text(let text): return (try? JSONParser.parse(text)) ?? .null
+        case .text(let text): return (try? JSONParser.parse(text.bytes)) ?? .null
         }
     }
 
-    func write(into writer: inout JSONWriter) {
+    /// The event's text, malloc'd and NUL-terminated, owned by the caller.
+    func cString() -> UnsafeMutablePointer<CChar>? {
         switch self {
-        case .json(let json): writer.write(json)
-        case .text(let text): text.withUnsafeBytes { writer.append($0) }
+        case .json(let json):
+            var writer = JSONWriter()
+            writer.write(json)
+            return writer.takeCString()
+        case .text(let text): return text.copyCString()
         }
     }
 }
