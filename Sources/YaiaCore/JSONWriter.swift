@@ -320,7 +320,8 @@ public struct JSONWriter: ~Copyable {
 /// output handed on, to a queue and then to C, without another copy. Its
 /// bytes never change, so it is shared across threads as it is.
 public final class JSONText: @unchecked Sendable, Equatable {
-    private let start: UnsafeMutablePointer<CChar>
+    /// Nil once taken by `takeCString`, which only the sole holder may do.
+    private var start: UnsafeMutablePointer<CChar>?
     public let count: Int
 
     init(taking start: UnsafeMutablePointer<CChar>, count: Int) {
@@ -331,18 +332,24 @@ public final class JSONText: @unchecked Sendable, Equatable {
     deinit { free(start) }
 
     public var bytes: UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: UnsafeRawPointer(start).assumingMemoryBound(to: UInt8.self), count: count)
+        UnsafeBufferPointer(start: UnsafeRawPointer(start)?.assumingMemoryBound(to: UInt8.self), count: start == nil ? 0 : count)
     }
 
-    /// A malloc'd, NUL-terminated copy, owned by the caller (free()).
-    public func copyCString() -> UnsafeMutablePointer<CChar>? {
-        guard let copy = malloc(count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
-        copy.update(from: start, count: count + 1)
+    /// The text as a malloc'd, NUL-terminated string owned by the caller
+    /// (free()): `text`'s own memory when nothing else holds `text`,
+    /// otherwise a copy.
+    public static func takeCString(_ text: inout JSONText) -> UnsafeMutablePointer<CChar>? {
+        if isKnownUniquelyReferenced(&text), let start = text.start {
+            text.start = nil
+            return start
+        }
+        guard let start = text.start, let copy = malloc(text.count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
+        copy.update(from: start, count: text.count + 1)
         return copy
     }
 
     public static func == (a: JSONText, b: JSONText) -> Bool {
-        a === b || (a.count == b.count && memcmp(a.start, b.start, a.count) == 0)
+        a === b || a.bytes.elementsEqual(b.bytes)
     }
 }
 

@@ -181,7 +181,9 @@ struct PackSceneType: @unchecked Sendable {
 
 /// A host buffer a pack writes text into (`yaia_scene_buffer *`).
 final class SceneBuffer {
-    var writer = JSONWriter()
+    var writer: JSONWriter
+
+    init(capacity: Int = 256) { writer = JSONWriter(capacity: capacity) }
 
     var handle: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
 
@@ -231,9 +233,8 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     /// The view model the last reduction wrote, kept as text: a send copies
     /// it into its response as it is, and only other readers parse it.
     private let view = SceneBuffer()
-    /// An action the runtime writes for the pack (an outcome's, a result's);
-    /// made when first needed.
-    private lazy var input = SceneBuffer()
+    /// An action the runtime writes for the pack (an outcome's, a result's).
+    private let input = SceneBuffer(capacity: 64)
     private var viewIsCurrent = false
 
     init(type: PackSceneType, state: OpaquePointer) {

@@ -36,14 +36,15 @@ enum Event: Sendable {
         }
     }
 
-    /// The event's text, malloc'd and NUL-terminated, owned by the caller.
-    func cString() -> UnsafeMutablePointer<CChar>? {
-        switch self {
+    /// The event's text, malloc'd and NUL-terminated, owned by the caller:
+    /// a queued text's own memory when the event was its only holder.
+    consuming func cString() -> UnsafeMutablePointer<CChar>? {
+        switch consume self {
         case .json(let json):
             var writer = JSONWriter()
             writer.write(json)
             return writer.takeCString()
-        case .text(let text): return text.copyCString()
+        case .text(var text): return JSONText.takeCString(&text)
         }
     }
 }
@@ -124,6 +125,8 @@ final class EventQueue: @unchecked Sendable {
             }
             guard head < items.count else { return nil }
             var event = items[head]
+            // The queue lets go of it: a text held only by the event is handed on as it is.
+            items[head] = .json(.null)
             head += 1
             compact()
             // The first event after a drop says how many were lost.

@@ -1,5 +1,8 @@
 import Testing
 @testable import YaiaCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The hot paths write and read effects, commands and updates without
 /// building JSON trees: they must agree byte for byte with the trees.
@@ -83,5 +86,30 @@ struct DirectWritingTests {
         // Nesting beyond the limit too: the args above are three levels below the list.
         let maxDepth = text.contains("[[[1]]]") ? 5 : JSONParser.defaultMaxDepth
         #expect(Array(text.utf8).withUnsafeBufferPointer { Command.list(from: $0, maxDepth: maxDepth) } == nil)
+    }
+
+    static func text(of value: JSON) -> JSONText? {
+        var w = JSONWriter()
+        w.write(value)
+        return w.takeText()
+    }
+
+    @Test("a text handed on is the writer's memory, taken only by its sole holder")
+    func texts() throws {
+        var text = try #require(Self.text(of: ["ok": true, "n": 1]))
+        #expect(String(decoding: text.bytes, as: UTF8.self) == #"{"n":1,"ok":true}"#)
+        var twin = text
+        // Two holders: each gets a copy, and the text stays whole.
+        let copy = try #require(JSONText.takeCString(&twin))
+        #expect(String(cString: copy) == #"{"n":1,"ok":true}"#)
+        free(copy)
+        #expect(text == twin && text.count == 17)
+        twin = try #require(Self.text(of: 1))
+        #expect(text != twin)
+        // The sole holder takes the memory itself: the text is left empty.
+        let taken = try #require(JSONText.takeCString(&text))
+        #expect(String(cString: taken) == #"{"n":1,"ok":true}"#)
+        free(taken)
+        #expect(text.bytes.isEmpty)
     }
 }
