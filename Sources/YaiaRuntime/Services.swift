@@ -84,7 +84,7 @@ public final class LiveService: @unchecked Sendable {
         // The host API reads the call's op and args (HostAPI.swift); `target`,
         // held until perform() returns, keeps what it hands out alive.
         let mayBlock = blocking || waiting
-        let data = target.attach(op: op, args: args, mayBlock: mayBlock)
+        let data = mayBlock ? target.attachBlocking() : nil
         data?.setPerformer(pthread_self())
         var text = JSONWriter(capacity: 64)
         text.write(args)
@@ -170,6 +170,8 @@ final class LiveCall: @unchecked Sendable {
     let runtime: Runtime
     let effectID: Int64
     let service: LiveService
+    /// What the service is asked to do.
+    let request: Effect
     var waiter: Waiter?
     /// The call handle, once the service was asked to perform it.
     var handle: UInt?
@@ -179,14 +181,13 @@ final class LiveCall: @unchecked Sendable {
         var started = false
         var cancelled = false
         var data: CallData?
-        /// The op and args, until the host API first asks for the call's data.
-        var pending: (op: String, args: JSON)?
     }
 
-    init(runtime: Runtime, effectID: Int64, service: LiveService) {
+    init(runtime: Runtime, effectID: Int64, service: LiveService, request: Effect) {
         self.runtime = runtime
         self.effectID = effectID
         self.service = service
+        self.request = request
     }
 
     /// Before perform(): false when the call was cancelled first.
@@ -206,15 +207,11 @@ final class LiveCall: @unchecked Sendable {
         }
     }
 
-    /// What the host API reads of the call, set before perform(). Made now
-    /// only when perform() may block (it records its thread); otherwise when
-    /// first asked for, since most services only complete.
-    func attach(op: String, args: JSON, mayBlock: Bool) -> CallData? {
-        guard mayBlock else {
-            state.withLock { $0.pending = (op, args) }
-            return nil
-        }
-        let made = CallData(op: op, args: args, mayBlock: true, limits: runtime.limits)
+    /// What the host API reads of the call, made before a perform() that
+    /// may block (it records its thread); otherwise when first asked for,
+    /// since most services only complete.
+    func attachBlocking() -> CallData {
+        let made = CallData(op: request.op, args: request.args, mayBlock: true, limits: runtime.limits)
         state.withLock { $0.data = made }
         return made
     }
@@ -222,10 +219,8 @@ final class LiveCall: @unchecked Sendable {
     var callData: CallData? {
         state.withLock { s in
             if let data = s.data { return data }
-            guard let (op, args) = s.pending else { return nil }
-            let made = CallData(op: op, args: args, mayBlock: false, limits: runtime.limits)
+            let made = CallData(op: request.op, args: request.args, mayBlock: false, limits: runtime.limits)
             s.data = made
-            s.pending = nil
             return made
         }
     }

@@ -39,7 +39,7 @@ extension Runtime {
             switch step {
             case .effect(.start(let id)):
                 guard let record = state.effects[id], let service = services[record.effect.service] else { continue }
-                let call = LiveCall(runtime: self, effectID: id, service: service)
+                let call = LiveCall(runtime: self, effectID: id, service: service, request: record.effect)
                 liveEffects[id] = call
                 work.launch(record.effect, call)
             case .effect(.cancel(let id)):
