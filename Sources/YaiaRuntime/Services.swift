@@ -24,14 +24,12 @@ public final class LiveService: @unchecked Sendable {
     /// A service implemented in Swift, answering synchronously.
     let native: (any NativeService)?
 
-    // release() waits for the callbacks under way: see retire().
-    private let callbacks = Mutex(Callbacks())
-
-    private struct Callbacks {
-        var active = 0
-        var retired = false
-        var released = false
-    }
+    // release() waits for the callbacks under way: see retire(). One word
+    // holds the callbacks under way and two flags, so that a callback's
+    // entry and exit each take one atomic operation.
+    private let callbacks = Atomic<Int>(0)
+    private static let retiredFlag = 1 << 62
+    private static let releasedFlag = 1 << 61
 
     /// Copies a C service struct, reading no field beyond its declared size.
     public init(_ pointer: UnsafePointer<yaia_service>?, origin: Origin) throws(YaiaError) {
@@ -103,31 +101,30 @@ public final class LiveService: @unchecked Sendable {
     /// The runtime is done with the service: release() now, or when the last
     /// callback under way returns.
     func retire() {
-        let now = callbacks.withLock { c -> Bool in
-            c.retired = true
-            guard c.active == 0, !c.released else { return false }
-            c.released = true
-            return true
-        }
-        if now { releaseFunction?(ctx) }
+        let now = callbacks.bitwiseOr(LiveService.retiredFlag, ordering: .acquiringAndReleasing).newValue
+        releaseOnce(seen: now)
     }
 
     private func enter() -> Bool {
-        callbacks.withLock { c in
-            guard !c.retired else { return false }
-            c.active += 1
-            return true
+        var seen = callbacks.load(ordering: .relaxed)
+        while seen & LiveService.retiredFlag == 0 {
+            let (done, original) = callbacks.compareExchange(expected: seen, desired: seen + 1, ordering: .acquiringAndReleasing)
+            if done { return true }
+            seen = original
         }
+        return false
     }
 
     private func leave() {
-        let now = callbacks.withLock { c -> Bool in
-            c.active -= 1
-            guard c.retired, c.active == 0, !c.released else { return false }
-            c.released = true
-            return true
-        }
-        if now { releaseFunction?(ctx) }
+        releaseOnce(seen: callbacks.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue)
+    }
+
+    /// release(), by whichever thread first sees the service retired with
+    /// no callback under way.
+    private func releaseOnce(seen: Int) {
+        guard seen == LiveService.retiredFlag else { return }
+        let (won, _) = callbacks.compareExchange(expected: seen, desired: seen | LiveService.releasedFlag, ordering: .acquiringAndReleasing)
+        if won { releaseFunction?(ctx) }
     }
 
     /// 1 to 64 bytes of [A-Za-z0-9_.-], for services and plugins alike.
