@@ -81,7 +81,7 @@ let package = Package(
         // The command line, a host of the C ABI like any other (YaiaCore for its JSON values only).
         .executableTarget(
             name: "YaiaCLI",
-            dependencies: ["YaiaABI", "CYaia", "YaiaCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["YaiaABI", "CYaia", "YaiaCore", "YaiaRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/yaia",
             // The static Foundation that ArgumentParser brings calls mktemp, which
             // gold warns of at every link; lld, the toolchain's, does not.

@@ -27,19 +27,6 @@ func nowNs() -> Double {
     return Double(ts.tv_sec) * 1e9 + Double(ts.tv_nsec)
 }
 
-func readFile(_ path: String) -> [UInt8]? {
-    guard let f = fopen(path, "rb") else { return nil }
-    defer { fclose(f) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, f)
-        if n <= 0 { break }
-        bytes.append(contentsOf: chunk[0..<n])
-    }
-    return bytes
-}
-
 /// Calls per batch: the first count of suite passes taking 20 ms, then the median ns per rule.
 func medianPerRule(_ rules: Int, _ pass: () -> Void) -> Double {
     var passes = 1

@@ -71,9 +71,10 @@ public final class LiveService: @unchecked Sendable {
 
     /// Calls perform(); false when the service was retired meanwhile.
     /// `waiting`: the calling thread only waits for this call (a direct call).
-    func perform(_ call: UInt, _ target: LiveCall, op: String, args: JSON, waiting: Bool) -> Bool {
+    func perform(_ call: UInt, _ target: LiveCall, waiting: Bool) -> Bool {
         guard enter() else { return false }
         defer { leave() }
+        let op = target.request.op, args = target.request.args
         if let native {
             deliver(call, native.perform(op: op, args: args))
             return true

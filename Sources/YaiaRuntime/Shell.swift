@@ -41,7 +41,7 @@ extension Runtime {
                 guard let record = state.effects[id], let service = services[record.effect.service] else { continue }
                 let call = LiveCall(runtime: self, effectID: id, service: service, request: record.effect)
                 liveEffects[id] = call
-                work.launch(record.effect, call)
+                work.launch(call)
             case .effect(.cancel(let id)):
                 if let call = liveEffects.removeValue(forKey: id) { work.items.cancels.append(call) }
             case .effect(.arm(let id, let at)):
@@ -166,7 +166,7 @@ extension Runtime {
     /// send that emits no effect) leave nothing: the lists are made on demand.
     struct Work {
         final class Items {
-            var launches: [(Effect, LiveCall)] = []
+            var launches: [LiveCall] = []
             var cancels: [LiveCall] = []
             var deadlines: [(Int64, Double)] = []
             var answers: [(Waiter, Outcome?)] = []
@@ -175,13 +175,13 @@ extension Runtime {
 
         fileprivate var made: Items?
         /// The first launch: most inputs that start a call start one.
-        fileprivate var firstLaunch: (Effect, LiveCall)?
+        fileprivate var firstLaunch: LiveCall?
 
-        mutating func launch(_ effect: Effect, _ call: LiveCall) {
+        mutating func launch(_ call: LiveCall) {
             if firstLaunch == nil {
-                firstLaunch = (effect, call)
+                firstLaunch = call
             } else {
-                items.launches.append((effect, call))
+                items.launches.append(call)
             }
         }
 
@@ -207,8 +207,8 @@ extension Runtime {
     /// replaying runtime arms none: its outcomes, time-outs included, come
     /// from the journal.
     func run(_ work: Work) {
-        if let (effect, call) = work.firstLaunch, work.made == nil {
-            start(effect, call, offThread: work.offThread)
+        if let call = work.firstLaunch, work.made == nil {
+            start(call, offThread: work.offThread)
         } else if let items = work.made {
             for message in items.warnings { Log.write(.warning, "runtime", message) }
             if !items.deadlines.isEmpty && !replaying && !clock.isManual {
@@ -219,8 +219,8 @@ extension Runtime {
             for (waiter, outcome) in items.answers {
                 if let outcome { waiter.deliver(outcome) } else { waiter.expire() }
             }
-            if let (effect, call) = work.firstLaunch { start(effect, call, offThread: work.offThread) }
-            for (effect, call) in items.launches { start(effect, call, offThread: work.offThread) }
+            if let call = work.firstLaunch { start(call, offThread: work.offThread) }
+            for call in items.launches { start(call, offThread: work.offThread) }
         }
         if work.notify { notify() }
     }
@@ -228,11 +228,11 @@ extension Runtime {
     /// An effect started because another ended inside a service call on
     /// this thread waits until that call returns (the service may hold its
     /// locks); from any other thread, the pool.
-    private func start(_ effect: Effect, _ call: LiveCall, offThread: Bool) {
+    private func start(_ call: LiveCall, offThread: Bool) {
         if offThread && cyaia_reentry_depth() > 0 {
-            DeferredLaunches.add(self, effect, call)
+            DeferredLaunches.add(self, call)
         } else {
-            launch(effect, call, offThread: offThread)
+            launch(call, offThread: offThread)
         }
     }
 
@@ -262,7 +262,7 @@ extension Runtime {
     }
 
     /// Hands a running effect to its service: inline, or on the pool if it blocks.
-    fileprivate func launch(_ effect: Effect, _ call: LiveCall, offThread: Bool) {
+    fileprivate func launch(_ call: LiveCall, offThread: Bool) {
         let id = call.effectID
         let service = call.service
         guard let handle = calls.insert(call) else {
@@ -280,11 +280,11 @@ extension Runtime {
         }
         let reentry = limits.reentry
         guard service.blocking || offThread else {
-            Runtime.perform(call, handle, effect, waiting: waiting, reentry: reentry, runtime: self)
+            Runtime.perform(call, handle, waiting: waiting, reentry: reentry, runtime: self)
             return
         }
         let submitted = pool.submit { [weak self] in
-            Runtime.perform(call, handle, effect, waiting: waiting, reentry: reentry, runtime: self)
+            Runtime.perform(call, handle, waiting: waiting, reentry: reentry, runtime: self)
         }
         if !submitted {
             calls.remove(handle)
@@ -294,13 +294,13 @@ extension Runtime {
 
     /// Calls the service of call `handle`, unless it was withdrawn first
     /// (withdrawing cancels `target`).
-    private static func perform(_ target: LiveCall, _ handle: UInt, _ effect: Effect, waiting: Bool, reentry: Int, runtime: Runtime?) {
+    private static func perform(_ target: LiveCall, _ handle: UInt, waiting: Bool, reentry: Int, runtime: Runtime?) {
         guard target.start() else { return }
         // A service that calls back into the runtime from perform() and
         // so performs again on this thread must not recurse without end.
         guard cyaia_reentry_enter(Int32(reentry)) != 0 else {
             guard calls.remove(handle) != nil else { return }
-            let error = YaiaError.limit("reentry", reentry, "\(effect.service).\(effect.op) was called from inside \(reentry) service calls on one thread")
+            let error = YaiaError.limit("reentry", reentry, "\(target.request.service).\(target.request.op) was called from inside \(reentry) service calls on one thread")
             runtime?.finish(effectID: target.effectID, outcome: .failure(error.json))
             return
         }
@@ -308,7 +308,7 @@ extension Runtime {
             cyaia_reentry_leave()
             if cyaia_reentry_depth() == 0 { DeferredLaunches.run() }
         }
-        if !target.service.perform(handle, target, op: effect.op, args: effect.args, waiting: waiting) {
+        if !target.service.perform(handle, target, waiting: waiting) {
             calls.remove(handle)
         }
     }
@@ -327,11 +327,11 @@ extension Runtime {
 /// on the same thread, without a hop through the pool. Kept in a C
 /// thread-local slot.
 private final class DeferredLaunches {
-    var items: [(Runtime, Effect, LiveCall)] = []
+    var items: [(Runtime, LiveCall)] = []
 
-    static func add(_ runtime: Runtime, _ effect: Effect, _ call: LiveCall) {
+    static func add(_ runtime: Runtime, _ call: LiveCall) {
         let list = cyaia_deferred_swap(nil).map { Unmanaged<DeferredLaunches>.fromOpaque($0).takeRetainedValue() } ?? DeferredLaunches()
-        list.items.append((runtime, effect, call))
+        list.items.append((runtime, call))
         _ = cyaia_deferred_swap(Unmanaged.passRetained(list).toOpaque())
     }
 
@@ -344,8 +344,8 @@ private final class DeferredLaunches {
         _ = cyaia_reentry_enter(Int32.max)
         defer { cyaia_reentry_leave() }
         while let raw = cyaia_deferred_swap(nil) {
-            for (runtime, effect, call) in Unmanaged<DeferredLaunches>.fromOpaque(raw).takeRetainedValue().items {
-                runtime.launch(effect, call, offThread: false)
+            for (runtime, call) in Unmanaged<DeferredLaunches>.fromOpaque(raw).takeRetainedValue().items {
+                runtime.launch(call, offThread: false)
             }
         }
     }

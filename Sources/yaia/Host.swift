@@ -5,6 +5,7 @@ import CYaia
 import Glibc
 import YaiaABI
 import YaiaCore
+import YaiaRuntime
 
 /// A command's failure: its message (printed on standard error) and exit status.
 struct CommandError: Error {
@@ -37,16 +38,7 @@ enum Out {
 
 /// A file's text, or nil when it cannot be read.
 func readAll(_ path: String) -> String? {
-    guard let file = fopen(path, "re") else { return nil }
-    defer { fclose(file) }
-    var text: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-        let n = fread(&chunk, 1, chunk.count, file)
-        if n == 0 { break }
-        text.append(contentsOf: chunk[0..<n])
-    }
-    return String(decoding: text, as: UTF8.self)
+    readFile(path).map { String(decoding: $0, as: UTF8.self) }
 }
 
 /// Writes (or replaces) a file.
