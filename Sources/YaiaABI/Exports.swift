@@ -207,7 +207,9 @@ public func yaia_send(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePoin
     let result = bytes(action) { text in
         Result { () throws(YaiaError) in
             try runtime.limits.checkSize(text.count)
-            return try runtime.send(scene: scene, action: try Action(parsing: text, maxDepth: runtime.limits.depth), actionText: text, into: &writer)
+            let action = try Action(parsing: text, maxDepth: runtime.limits.depth,
+                                    skippingPayload: runtime.scenesReadActionText.load(ordering: .relaxed))
+            return try runtime.send(scene: scene, action: action, actionText: text, into: &writer)
         }
     }
     switch result {

@@ -222,6 +222,77 @@ public struct JSONParser {
         }
     }
 
+    /// Reads a value as parseValue does, failing exactly where and as it
+    /// would, but builds nothing: a check of text that someone else reads.
+    mutating func skipValue(depth: Int) throws(Stop) {
+        guard index < bytes.count else { throw fail("unexpected end of text, expected a value") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): try skipObject(depth: depth + 1)
+        case UInt8(ascii: "["): try skipArray(depth: depth + 1)
+        case UInt8(ascii: "\""): try skipString()
+        default: _ = try parseValue(depth: depth)
+        }
+    }
+
+    private mutating func skipString() throws(Stop) {
+        let open = index
+        if plainString() == nil { _ = try parseStringRest(open: open) }
+    }
+
+    private mutating func skipObject(depth: Int) throws(Stop) {
+        guard depth <= maxDepth else { throw tooDeep() }
+        index += 1
+        skipSpace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        while true {
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw unexpected(expecting: "a string key")
+            }
+            try skipString()
+            skipSpace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw unexpected(expecting: "':'")
+            }
+            index += 1
+            skipSpace()
+            try skipValue(depth: depth)
+            skipSpace()
+            guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or '}'") }
+            let c = bytes[index]
+            index += 1
+            if c == UInt8(ascii: ",") { continue }
+            if c == UInt8(ascii: "}") { return }
+            index -= 1
+            throw unexpected(expecting: "',' or '}'")
+        }
+    }
+
+    private mutating func skipArray(depth: Int) throws(Stop) {
+        guard depth <= maxDepth else { throw tooDeep() }
+        index += 1
+        skipSpace()
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return
+        }
+        while true {
+            skipSpace()
+            try skipValue(depth: depth)
+            skipSpace()
+            guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or ']'") }
+            let c = bytes[index]
+            index += 1
+            if c == UInt8(ascii: ",") { continue }
+            if c == UInt8(ascii: "]") { return }
+            index -= 1
+            throw unexpected(expecting: "',' or ']'")
+        }
+    }
+
     /// The span of a key with escapes, whose text is not its bytes.
     static let escapedKey = -1..<(-1)
 
@@ -570,11 +641,16 @@ extension Action {
     /// `Action(json: JSONParser.parse(bytes))`, with the same results and
     /// errors, but the action's members are taken as they are read: no
     /// object is built and searched. Every send pays for this parse.
-    public init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) throws(YaiaError) {
+    ///
+    /// `skippingPayload`: the payload is checked as strictly, with the same
+    /// errors, but not built; `payloadSkipped` tells so, and the payload is
+    /// in `bytes`, for a reader of the text (a scene pack) or for `parsingPayload(from:)`.
+    public init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth,
+                skippingPayload: Bool = false) throws(YaiaError) {
         let action = try JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(JSONParser.Stop) -> Action? in
             parser.skipSpace()
             guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
-            var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?
+            var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?, skipped = false
             parser.index += 1
             parser.skipSpace()
             if parser.index < bytes.count && bytes[parser.index] == UInt8(ascii: "}") {
@@ -599,14 +675,22 @@ extension Action {
                     }
                     parser.index += 1
                     parser.skipSpace()
-                    let value = try parser.parseValue(depth: 1)
-                    // Later duplicates win, as in JSONObject.
-                    switch member {
-                    case .type: type = value
-                    case .payload: payload = value
-                    case .error: error = value
-                    case .meta: meta = value
-                    case .other: break
+                    if case .other = member {
+                        try parser.skipValue(depth: 1)
+                    } else if skippingPayload, case .payload = member {
+                        try parser.skipValue(depth: 1)
+                        skipped = true
+                        payload = nil
+                    } else {
+                        let value = try parser.parseValue(depth: 1)
+                        // Later duplicates win, as in JSONObject.
+                        switch member {
+                        case .type: type = value
+                        case .payload: payload = value
+                        case .error: error = value
+                        case .meta: meta = value
+                        case .other: break
+                        }
                     }
                     parser.skipSpace()
                     guard parser.index < bytes.count else { throw parser.fail("unexpected end of text, expected ',' or '}'") }
@@ -634,13 +718,26 @@ extension Action {
                 }
                 isError = b
             }
-            return Action(name, payload: payload, error: isError, meta: meta)
+            var action = Action(name, payload: payload, error: isError, meta: meta)
+            action.payloadSkipped = skipped
+            return action
         }
         guard let action else {
             try self.init(json: try JSONParser.parse(bytes, maxDepth: maxDepth))
             return
         }
         self = action
+    }
+}
+
+extension Action {
+    /// This action with its payload built from `text`, the text it was
+    /// read from with `skippingPayload` (so known to be valid within its
+    /// limits); itself when its payload was built.
+    public func parsingPayload(from text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> Action {
+        guard payloadSkipped else { return self }
+        guard let text else { throw YaiaError(.internal, "an action read without its payload came without its text") }
+        return try Action(parsing: text, maxDepth: Int.max / 2)
     }
 }
 

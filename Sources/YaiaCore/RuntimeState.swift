@@ -42,7 +42,10 @@ public struct RuntimeState: Sendable {
         /// and the view model (unless `viewModelLater`).
         mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON,
                              viewModelLater: Bool) throws(YaiaError) -> (commands: [Command], seq: Int64, flow: Int64?, viewModel: JSON) {
-            let commands = try value.reduce(action, text: text, env: env)
+            // An action read without its payload, for scenes that read its text.
+            let commands = action.payloadSkipped && !value.readsActionText
+                ? try value.reduce(try action.parsingPayload(from: text), text: text, env: env)
+                : try value.reduce(action, text: text, env: env)
             seq &+= 1
             return (commands, seq, flow, viewModelLater ? .null : value.viewModel)
         }
@@ -202,7 +205,8 @@ public struct RuntimeState: Sendable {
             throw RuntimeState.noSuchScene(id)
         }
         if inspecting {
-            steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(seq), "action": action.json]))
+            let shown = try action.parsingPayload(from: text)
+            steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(seq), "action": shown.json]))
         }
         var routes: [Route] = []
         var emitted: [EffectTable.Record] = []

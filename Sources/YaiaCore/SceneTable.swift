@@ -8,12 +8,25 @@ public struct SceneTable: Sendable {
     }
 
     final class Storage: @unchecked Sendable {
-        var boxes: [Int64: Box] = [:]
+        private(set) var boxes: [Int64: Box] = [:]
+        /// Scenes that need an action's payload built (`LiveScene.readsActionText` false).
+        private(set) var payloadReaders = 0
 
         func copy() -> Storage {
             let other = Storage()
-            for (id, box) in boxes { other.boxes[id] = Box(box.scene) }
+            for (id, box) in boxes { other.set(id, box.scene) }
             return other
+        }
+
+        func set(_ id: Int64, _ scene: RuntimeState.OpenScene?) {
+            if let old = boxes[id], !old.scene.value.readsActionText { payloadReaders -= 1 }
+            if let scene, !scene.value.readsActionText { payloadReaders += 1 }
+            boxes[id] = scene.map(Box.init)
+        }
+
+        func removeAll() {
+            boxes.removeAll()
+            payloadReaders = 0
         }
     }
 
@@ -22,14 +35,14 @@ public struct SceneTable: Sendable {
     public init() {}
 
     public init(_ scenes: [Int64: RuntimeState.OpenScene]) {
-        for (id, scene) in scenes { storage.boxes[id] = Box(scene) }
+        for (id, scene) in scenes { storage.set(id, scene) }
     }
 
     public subscript(id: Int64) -> RuntimeState.OpenScene? {
         get { storage.boxes[id]?.scene }
         set {
             unique()
-            storage.boxes[id] = newValue.map(Box.init)
+            storage.set(id, newValue)
         }
     }
 
@@ -39,6 +52,9 @@ public struct SceneTable: Sendable {
     public var values: [RuntimeState.OpenScene] { storage.boxes.values.map(\.scene).sorted { $0.id < $1.id } }
 
     public func contains(_ id: Int64) -> Bool { storage.boxes[id] != nil }
+
+    /// True when every scene reads actions as text (`LiveScene.readsActionText`).
+    public var allReadActionText: Bool { storage.payloadReaders == 0 }
 
     /// Runs `body` on scene `id` in place; nil when there is none.
     mutating func modify<R>(_ id: Int64, _ body: (inout RuntimeState.OpenScene) throws(YaiaError) -> R) throws(YaiaError) -> R? {
@@ -55,7 +71,7 @@ public struct SceneTable: Sendable {
 
     mutating func removeAll() {
         unique()
-        storage.boxes.removeAll()
+        storage.removeAll()
     }
 
     private mutating func unique() {

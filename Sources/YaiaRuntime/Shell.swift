@@ -26,6 +26,10 @@ extension Runtime {
             var steps: [RuntimeState.Step] = []
             // An outcome ends its effect and queues an update: room for both at once.
             if offThread { steps.reserveCapacity(4) }
+            defer {
+                let textOnly = state.scenes.allReadActionText
+                if scenesReadActionText.load(ordering: .relaxed) != textOnly { scenesReadActionText.store(textOnly, ordering: .relaxed) }
+            }
             let result = try body(&state, ShellEnvironment(runtime: self), &steps)
             absorb(steps, into: &work)
             return result
