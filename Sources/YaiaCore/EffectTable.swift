@@ -173,6 +173,14 @@ public struct EffectTable: Sendable, Equatable {
         return (record, unqueue(after: record, served: served, now: now))
     }
 
+    /// `end`, for an effect that was started: nil, and nothing changes, when
+    /// it waits in its queue.
+    public mutating func endStarted(_ id: Int64, served: (String) -> Bool, now: @autoclosure () -> Double) -> (Record, [Step])? {
+        guard let i = records.index(forKey: id), records.values[i].status != .queued else { return nil }
+        let record = records.remove(at: i).value
+        return (record, unqueue(after: record, served: served, now: now))
+    }
+
     /// Scenes closed: their effects end without an outcome.
     public mutating func close(scenes: Set<Int64>) -> [Step] {
         let ending = records.values.filter { scenes.contains($0.scene) }.sorted { $0.id < $1.id }

@@ -208,6 +208,8 @@ public struct JSONWriter: ~Copyable {
 
     @inlinable
     public mutating func writeUnsigned(_ value: UInt64) {
+        // Ids and seqs are mostly small.
+        if value < 10 { return append(UInt8(truncatingIfNeeded: value) &+ 48) }
         var digits = 1
         var v = value
         while v >= 10 {

@@ -179,6 +179,27 @@ public struct RuntimeState: Sendable {
                           depth: 0, closed: &closed, text: text, viewModelLater: true)
     }
 
+    /// `reduce` of a request whose response goes into `writer`. Without a
+    /// route, it is written straight from the reduction, with no tree built,
+    /// the scene's view model as the scene writes it: the answer is nil, and
+    /// `lastMember` the offset at which its last member (the view model)
+    /// begins. Otherwise nothing is written, and the answer is the response
+    /// as `reduce(_:_:text:env:steps:stacked:closed:)` gives it.
+    public mutating func reduce<E: RuntimeEnvironment>(
+        _ id: Int64, _ action: Action, text: UnsafeBufferPointer<UInt8>?, env: E, steps: inout [Step], stacked: inout Bool,
+        closed: inout OpenScene?, writingInto writer: inout JSONWriter, lastMember: inout Int
+    ) throws(YaiaError) -> JSON? {
+        var results: [JSON] = []
+        let response = try withUnsafeMutablePointer(to: &writer) { (out) throws(YaiaError) -> JSON in
+            try withUnsafeMutablePointer(to: &lastMember) { (last) throws(YaiaError) -> JSON in
+                try reduce(id, action, cause: .request, env: env, steps: &steps, stacked: &stacked, results: &results,
+                           depth: 0, closed: &closed, text: text, viewModelLater: true, respondInto: out, lastMember: last)
+            }
+        }
+        if case .null = response { return nil }
+        return response
+    }
+
     /// Writes a response whose view model was left null, with scene `id`'s
     /// (or `closed`'s) view model in its place, as the scene writes it.
     public func write(_ response: JSON, viewModelOf id: Int64, closed: OpenScene?, into writer: inout JSONWriter) {
@@ -195,7 +216,8 @@ public struct RuntimeState: Sendable {
 
     private mutating func reduce<E: RuntimeEnvironment>(
         _ id: Int64, _ action: Action, cause: Cause, env: E, steps: inout [Step], stacked: inout Bool, results: inout [JSON],
-        depth: Int, closed: inout OpenScene?, text: UnsafeBufferPointer<UInt8>? = nil, viewModelLater: Bool = false
+        depth: Int, closed: inout OpenScene?, text: UnsafeBufferPointer<UInt8>? = nil, viewModelLater: Bool = false,
+        respondInto direct: UnsafeMutablePointer<JSONWriter>? = nil, lastMember: UnsafeMutablePointer<Int>? = nil
     ) throws(YaiaError) -> JSON {
         if effects.exhausted { throw scenes.contains(id) ? idsExhausted("effect") : RuntimeState.noSuchScene(id) }
         // In place: the scene's value is not copied.
@@ -218,6 +240,14 @@ public struct RuntimeState: Sendable {
             case .cancel(let key):
                 for s in effects.cancel(key: key, scene: id) { steps.append(.effect(s)) }
             }
+        }
+        if let direct, !inspecting, routes.isEmpty, cause == .request {
+            // A request's response without routes, written without building its tree.
+            let last = RuntimeState.writeUpdate(id, seq: seq, effects: emitted, cause: cause, into: &direct.pointee) { (w: inout JSONWriter) in
+                writeViewModel(of: id, into: &w)
+            }
+            lastMember?.pointee = last
+            return .null
         }
         if viewModelLater, !inspecting, routes.isEmpty, case .effect = cause {
             // An outcome's update, queued as text without building its tree:
@@ -321,8 +351,10 @@ public struct RuntimeState: Sendable {
 
     /// Writes the text of `update(...)` for an update without routes, its
     /// view model written by `viewModel`: the same bytes, with no tree built.
+    /// Answers the offset at which its last member, the view model, begins.
+    @discardableResult
     static func writeUpdate(_ id: Int64, seq: Int64, effects records: [EffectTable.Record], cause: Cause,
-                            into w: inout JSONWriter, viewModel: (inout JSONWriter) -> Void) {
+                            into w: inout JSONWriter, viewModel: (inout JSONWriter) -> Void) -> Int {
         w.raw("{")
         if case .effect(let effect) = cause {
             w.raw("\"effect\":")
@@ -345,9 +377,12 @@ public struct RuntimeState: Sendable {
         w.writeInteger(id)
         w.raw(",\"seq\":")
         w.writeInteger(seq)
-        w.raw(",\"viewModel\":")
+        w.raw(",")
+        let last = w.byteCount
+        w.raw("\"viewModel\":")
         viewModel(&w)
         w.raw("}")
+        return last
     }
 
     // MARK: outcomes
@@ -385,8 +420,7 @@ public struct RuntimeState: Sendable {
     /// leaves its view model null (for a caller that only needs to know).
     public mutating func complete<E: RuntimeEnvironment>(effect id: Int64, outcome: Outcome, env: E,
                                                          steps: inout [Step], stacked: inout Bool, textEvents: Bool = false) -> JSON? {
-        guard let live = effects[id], live.status != .queued,
-              let (record, ended) = effects.end(id, served: env.serves, now: env.now) else { return nil }
+        guard let (record, ended) = effects.endStarted(id, served: env.serves, now: env.now) else { return nil }
         if record.scene == 0 {
             steps.append(.answer(id, outcome))
             return nil

@@ -54,7 +54,13 @@ extension Runtime {
         try apply(&work) { (state, env, steps) throws(YaiaError) in
             var stacked = false
             var closed: RuntimeState.OpenScene?
-            var response = try state.reduce(id, action, text: actionText, env: env, steps: &steps, stacked: &stacked, closed: &closed)
+            var lastMember = 0
+            guard var response = try state.reduce(id, action, text: actionText, env: env, steps: &steps, stacked: &stacked,
+                                                  closed: &closed, writingInto: &writer, lastMember: &lastMember) else {
+                // Written as it was reduced; with no stack, the digest covers the view model.
+                journal?.recordSend(scene: id, action: action, actionText: actionText, digest: writer.digestOfObject(from: lastMember), time: time)
+                return
+            }
             guard let journal else {
                 state.write(response, viewModelOf: id, closed: closed, into: &writer)
                 return

@@ -107,6 +107,12 @@ final class Journal: @unchecked Sendable {
             w.write(response)
             digest = Journal.digestValue(of: response, scratch: &scratch)
         }
+        recordSend(scene: scene, action: action, actionText: actionText, digest: digest, time: time)
+    }
+
+    /// Records a send whose response the caller wrote, with its digest.
+    /// Caller holds the input lock.
+    func recordSend(scene: Int64, action: Action, actionText: UnsafeBufferPointer<UInt8>?, digest: UInt64?, time: Int64) {
         if let actionText {
             appendSend(.scene(scene), action: UnsafeRawBufferPointer(actionText), digest: digest, time: time)
         } else {

@@ -34,6 +34,8 @@ public final class Runtime: @unchecked Sendable {
     var state: RuntimeState
     /// The calls of running effects (and their direct callers), by effect id.
     var liveEffects: [Int64: LiveCall] = [:]
+    /// The steps of the last input, emptied: `apply` reuses the list.
+    var stepList: [RuntimeState.Step] = []
     var services = ServiceHolder()
     var plugins: [PluginInfo] = []
     private var isShutDown = false

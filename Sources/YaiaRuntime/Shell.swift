@@ -23,12 +23,17 @@ extension Runtime {
                   _ body: (inout RuntimeState, ShellEnvironment, inout [RuntimeState.Step]) throws(YaiaError) -> T) throws(YaiaError) -> T {
         if offThread { work.offThread = true }
         return try lock.withLock { () throws(YaiaError) -> T in
+            // The steps go into a list kept from the last input: an input that
+            // starts or ends an effect allocates none.
             var steps: [RuntimeState.Step] = []
-            // An outcome ends its effect and queues an update: room for both at once.
-            if offThread { steps.reserveCapacity(4) }
+            swap(&steps, &stepList)
             defer {
                 let textOnly = state.scenes.allReadActionText
                 if scenesReadActionText.load(ordering: .relaxed) != textOnly { scenesReadActionText.store(textOnly, ordering: .relaxed) }
+                if steps.capacity > 0 && steps.capacity <= 64 {
+                    if !steps.isEmpty { steps.removeAll(keepingCapacity: true) }
+                    swap(&steps, &stepList)
+                }
             }
             let result = try body(&state, ShellEnvironment(runtime: self), &steps)
             absorb(steps, into: &work)
@@ -44,6 +49,9 @@ extension Runtime {
             case .effect(.start(let id)):
                 guard let record = state.effects[id], let service = services[record.effect.service] else { continue }
                 let call = LiveCall(runtime: self, effectID: id, service: service, request: record.effect)
+                // Given its handle now, a call withdrawn before it starts is
+                // cancelled (`cancelCalls`), and `launch` need not look again.
+                call.handle = calls.insert(call)
                 liveEffects[id] = call
                 work.launch(call)
             case .effect(.cancel(let id)):
@@ -269,19 +277,12 @@ extension Runtime {
     fileprivate func launch(_ call: LiveCall, offThread: Bool) {
         let id = call.effectID
         let service = call.service
-        guard let handle = calls.insert(call) else {
+        // Set under the lock on this thread, before this runs.
+        guard let handle = call.handle else {
             finish(effectID: id, outcome: .failure(["code": "internal", "message": "too many calls are in flight"]))
             return
         }
-        let live = lock.withLock { () -> Bool? in
-            guard liveEffects[id] === call else { return nil }
-            call.handle = handle
-            return call.waiter != nil
-        }
-        guard let waiting = live else {
-            calls.remove(handle)
-            return
-        }
+        let waiting = call.waiter != nil
         let reentry = limits.reentry
         guard service.blocking || offThread else {
             Runtime.perform(call, handle, waiting: waiting, reentry: reentry, runtime: self)

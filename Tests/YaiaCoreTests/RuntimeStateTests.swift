@@ -286,4 +286,45 @@ import YaiaExamples
         #expect(events(inspected).first?["action"] == ["payload": [3], "type": "t"])
         #expect(try state.state(scene: reader)["state"] == ["payload": .null, "skipped": true])
     }
+
+    @Test func aResponseWrittenAsReducedIsTheTreesText() throws {
+        var tree = RuntimeState()
+        let world = World()
+        let home = try tree.startFlow(name: "main", scene: "example/home", value: try world.openScene("example/home", args: [:]))
+        let scene = try #require(home["scene"]?.int64Value)
+        var direct = tree
+        let sends = [#"{"type":"loaded","payload":{"items":[{"key":"item/1","value":{"title":"One"}}]}}"#,
+                     #"{"type":"select","payload":"item/1"}"#, #"{"type":"load"}"#]
+        var wroteDirectly = 0, withEffects = 0
+        for text in sends {
+            try Array(text.utf8).withUnsafeBufferPointer { buffer in
+                let action = try Action(parsing: buffer)
+                var treeSteps: [Step] = [], directSteps: [Step] = []
+                var stacked = false, directStacked = false
+                var closed: RuntimeState.OpenScene?, directClosed: RuntimeState.OpenScene?
+                let response = try tree.reduce(scene, action, text: buffer, env: world, steps: &treeSteps, stacked: &stacked, closed: &closed)
+                var expected = JSONWriter()
+                guard case .object(let o) = response else { Issue.record("not an object"); return }
+                let treeLast = expected.writeObject(o)
+                expected.replaceNullAtEnd { tree.writeViewModel(of: scene, into: &$0) }
+
+                var written = JSONWriter()
+                var last = -1
+                if let fallback = try direct.reduce(scene, action, text: buffer, env: world, steps: &directSteps, stacked: &directStacked,
+                                                    closed: &directClosed, writingInto: &written, lastMember: &last) {
+                    // With a route the tree is answered, and nothing written.
+                    #expect(written.byteCount == 0 && last == -1)
+                    #expect(fallback == response && directStacked == stacked)
+                    return
+                }
+                wroteDirectly += 1
+                let (mine, theirs) = (written.takeText(), expected.takeText())
+                #expect(mine != nil && mine == theirs, "\(text)")
+                if response["effects"]?.arrayValue?.isEmpty == false { withEffects += 1 }
+                #expect(last == treeLast)
+                #expect(directSteps == treeSteps)
+            }
+        }
+        #expect(wroteDirectly == 2 && withEffects == 1)
+    }
 }
