@@ -25,24 +25,14 @@ extension UnsafeBufferPointer<UInt8> {
     }
 }
 
-/// Any failure is a bare `Stop`: the caller falls back to the full parse anyway.
+/// Any failure is a `Stop` whose message nobody reads: the caller falls back
+/// to the full parse, which names the problem.
 extension JSONParser {
 
     private mutating func expect(_ c: UInt8) throws(Stop) {
         skipSpace()
         guard index < bytes.count, bytes[index] == c else { throw Stop() }
         index += 1
-    }
-
-    /// "," (true) or `close` (false) after an item.
-    private mutating func more(_ close: UInt8) throws(Stop) -> Bool {
-        skipSpace()
-        guard index < bytes.count else { throw Stop() }
-        let c = bytes[index]
-        index += 1
-        if c == UInt8(ascii: ",") { return true }
-        if c == close { return false }
-        throw Stop()
     }
 
     /// A key without escapes, as a byte span, and its ":".
@@ -58,8 +48,7 @@ extension JSONParser {
         guard index < bytes.count else { throw Stop() }
         let span = UnsafeBufferPointer(rebasing: bytes[start..<index])
         index += 1
-        try expect(UInt8(ascii: ":"))
-        skipSpace()
+        try colon()
         return span
     }
 
@@ -84,7 +73,7 @@ extension JSONParser {
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
             index += 1
         } else {
-            repeat { commands.append(try command()) } while try more(UInt8(ascii: "]"))
+            repeat { commands.append(try command()) } while try moreItems(close: UInt8(ascii: "]"))
         }
         skipSpace()
         guard index == bytes.count else { throw Stop() }
@@ -105,7 +94,7 @@ extension JSONParser {
             throw Stop()
         }
         // One member only: `Command(json:)` refuses more.
-        guard try !more(UInt8(ascii: "}")) else { throw Stop() }
+        guard try !moreItems(close: UInt8(ascii: "}")) else { throw Stop() }
         return command
     }
 
@@ -137,7 +126,7 @@ extension JSONParser {
             default:
                 _ = try value(depth: 3)
             }
-        } while try more(UInt8(ascii: "}"))
+        } while try moreItems(close: UInt8(ascii: "}"))
         guard let service, let op else { throw Stop() }
         return Effect(service: service, op: op, args: args, then: then, catch: catchName, id: id, timeout: timeout,
                       policy: policy, restore: restore)

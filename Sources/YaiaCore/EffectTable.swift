@@ -168,15 +168,10 @@ public struct EffectTable: Sendable, Equatable {
     /// Effect `id` ended with an outcome (a service's, the host's or a
     /// time-out): it is removed and returned, and the next queued effect
     /// with its key may start. Nil when it is no longer live.
-    public mutating func end(_ id: Int64, served: (String) -> Bool, now: @autoclosure () -> Double) -> (Record, [Step])? {
-        guard let record = records.removeValue(forKey: id) else { return nil }
-        return (record, unqueue(after: record, served: served, now: now))
-    }
-
-    /// `end`, for an effect that was started: nil, and nothing changes, when
-    /// it waits in its queue.
-    public mutating func endStarted(_ id: Int64, served: (String) -> Bool, now: @autoclosure () -> Double) -> (Record, [Step])? {
-        guard let i = records.index(forKey: id), records.values[i].status != .queued else { return nil }
+    /// `startedOnly`: an effect still waiting in its queue is left as it is (nil).
+    public mutating func end(_ id: Int64, startedOnly: Bool = false, served: (String) -> Bool,
+                             now: @autoclosure () -> Double) -> (Record, [Step])? {
+        guard let i = records.index(forKey: id), !(startedOnly && records.values[i].status == .queued) else { return nil }
         let record = records.remove(at: i).value
         return (record, unqueue(after: record, served: served, now: now))
     }

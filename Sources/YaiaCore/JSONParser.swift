@@ -177,10 +177,7 @@ public struct JSONParser {
         // when they do not.
         var ordered = true
         while true {
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw unexpected(expecting: "a string key")
-            }
+            try keyQuote()
             let keyStart = index + 1
             let key = try parseString()
             // Every escape is longer than the bytes it stands for.
@@ -192,34 +189,61 @@ public struct JSONParser {
                     : compareKeys(pendingMembers[previous].key, key)
                 ordered = order < 0
             }
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw unexpected(expecting: "':'")
-            }
-            index += 1
-            skipSpace()
+            try colon()
             let value = try parseValue(depth: depth)
             pendingMembers.append(JSONObject.Member(key: key, value: value))
             keySpans.append(span)
-            skipSpace()
-            guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or '}'") }
-            let c = bytes[index]
-            index += 1
-            if c == UInt8(ascii: ",") { continue }
-            if c == UInt8(ascii: "}") {
-                if ordered {
-                    keySpans.removeLast(to: base)
-                    return .object(JSONObject(orderedMembers: pendingMembers.take(from: base)))
-                }
-                if pendingMembers.count - base > 32 {
-                    keySpans.removeLast(to: base)
-                    return .object(JSONObject(members: pendingMembers.take(from: base)))
-                }
-                return .object(JSONObject(orderedMembers: takeSortedMembers(from: base)))
+            if try moreItems(close: UInt8(ascii: "}")) { continue }
+            if ordered {
+                keySpans.removeLast(to: base)
+                return .object(JSONObject(orderedMembers: pendingMembers.take(from: base)))
             }
-            index -= 1
-            throw unexpected(expecting: "',' or '}'")
+            if pendingMembers.count - base > 32 {
+                keySpans.removeLast(to: base)
+                return .object(JSONObject(members: pendingMembers.take(from: base)))
+            }
+            return .object(JSONObject(orderedMembers: takeSortedMembers(from: base)))
         }
+    }
+
+    /// Before a member: the space, then the opening quote of its key.
+    @inline(__always)
+    mutating func keyQuote() throws(Stop) {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw unexpected(expecting: "a string key") }
+    }
+
+    /// After a member's key: its ":" and the space around it.
+    @inline(__always)
+    mutating func colon() throws(Stop) {
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw unexpected(expecting: "':'") }
+        index += 1
+        skipSpace()
+    }
+
+    /// After an item of an object or array: true at ",", false at `close`
+    /// (both passed), otherwise the failure.
+    @inline(__always)
+    mutating func moreItems(close: UInt8) throws(Stop) -> Bool {
+        skipSpace()
+        guard index < bytes.count else { throw missingSeparator(close: close) }
+        let c = bytes[index]
+        index += 1
+        if c == UInt8(ascii: ",") { return true }
+        if c == close { return false }
+        index -= 1
+        throw badSeparator(close: close)
+    }
+
+    @inline(never)
+    mutating func missingSeparator(close: UInt8) -> Stop {
+        fail(close == UInt8(ascii: "}") ? "unexpected end of text, expected ',' or '}'" : "unexpected end of text, expected ',' or ']'")
+    }
+
+    @inline(never)
+    mutating func badSeparator(close: UInt8) -> Stop {
+        unexpected(expecting: close == UInt8(ascii: "}") ? "',' or '}'" : "',' or ']'")
     }
 
     /// Reads a value as parseValue does, failing exactly where and as it
@@ -248,26 +272,11 @@ public struct JSONParser {
             return
         }
         while true {
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                throw unexpected(expecting: "a string key")
-            }
+            try keyQuote()
             try skipString()
-            skipSpace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw unexpected(expecting: "':'")
-            }
-            index += 1
-            skipSpace()
+            try colon()
             try skipValue(depth: depth)
-            skipSpace()
-            guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or '}'") }
-            let c = bytes[index]
-            index += 1
-            if c == UInt8(ascii: ",") { continue }
-            if c == UInt8(ascii: "}") { return }
-            index -= 1
-            throw unexpected(expecting: "',' or '}'")
+            guard try moreItems(close: UInt8(ascii: "}")) else { return }
         }
     }
 
@@ -282,14 +291,7 @@ public struct JSONParser {
         while true {
             skipSpace()
             try skipValue(depth: depth)
-            skipSpace()
-            guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or ']'") }
-            let c = bytes[index]
-            index += 1
-            if c == UInt8(ascii: ",") { continue }
-            if c == UInt8(ascii: "]") { return }
-            index -= 1
-            throw unexpected(expecting: "',' or ']'")
+            guard try moreItems(close: UInt8(ascii: "]")) else { return }
         }
     }
 
@@ -350,14 +352,8 @@ public struct JSONParser {
             skipSpace()
             let value = try parseValue(depth: depth)
             pendingElements.append(value)
-            skipSpace()
-            guard index < bytes.count else { throw fail("unexpected end of text, expected ',' or ']'") }
-            let c = bytes[index]
-            index += 1
-            if c == UInt8(ascii: ",") { continue }
-            if c == UInt8(ascii: "]") { return .array(pendingElements.take(from: base)) }
-            index -= 1
-            throw unexpected(expecting: "',' or ']'")
+            if try moreItems(close: UInt8(ascii: "]")) { continue }
+            return .array(pendingElements.take(from: base))
         }
     }
 
@@ -656,11 +652,8 @@ extension Action {
             if parser.index < bytes.count && bytes[parser.index] == UInt8(ascii: "}") {
                 parser.index += 1
             } else {
-                members: while true {
-                    parser.skipSpace()
-                    guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "\"") else {
-                        throw parser.unexpected(expecting: "a string key")
-                    }
+                while true {
+                    try parser.keyQuote()
                     let member: ActionMember
                     let open = parser.index
                     if let text = parser.plainString() {
@@ -669,12 +662,7 @@ extension Action {
                         var key = try parser.parseStringRest(open: open)
                         member = key.withUTF8 { ActionMember($0) }
                     }
-                    parser.skipSpace()
-                    guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: ":") else {
-                        throw parser.unexpected(expecting: "':'")
-                    }
-                    parser.index += 1
-                    parser.skipSpace()
+                    try parser.colon()
                     if case .other = member {
                         try parser.skipValue(depth: 1)
                     } else if skippingPayload, case .payload = member {
@@ -692,14 +680,7 @@ extension Action {
                         case .other: break
                         }
                     }
-                    parser.skipSpace()
-                    guard parser.index < bytes.count else { throw parser.fail("unexpected end of text, expected ',' or '}'") }
-                    let c = bytes[parser.index]
-                    parser.index += 1
-                    if c == UInt8(ascii: ",") { continue }
-                    if c == UInt8(ascii: "}") { break members }
-                    parser.index -= 1
-                    throw parser.unexpected(expecting: "',' or '}'")
+                    guard try parser.moreItems(close: UInt8(ascii: "}")) else { break }
                 }
             }
             parser.skipSpace()

@@ -167,24 +167,14 @@ public struct RuntimeState: Sendable {
                           depth: 0, closed: &closed, viewModelLater: textEvents && cause != .request)
     }
 
-    /// `reduce` of a request whose response the caller writes itself: its
-    /// view model is left null (the last member), for `writeViewModel`.
-    /// `closed` receives the scene as reduced if its own route closed it.
-    public mutating func reduce<E: RuntimeEnvironment>(
-        _ id: Int64, _ action: Action, text: UnsafeBufferPointer<UInt8>?, env: E, steps: inout [Step], stacked: inout Bool,
-        closed: inout OpenScene?
-    ) throws(YaiaError) -> JSON {
-        var results: [JSON] = []
-        return try reduce(id, action, cause: .request, env: env, steps: &steps, stacked: &stacked, results: &results,
-                          depth: 0, closed: &closed, text: text, viewModelLater: true)
-    }
-
     /// `reduce` of a request whose response goes into `writer`. Without a
     /// route, it is written straight from the reduction, with no tree built,
     /// the scene's view model as the scene writes it: the answer is nil, and
     /// `lastMember` the offset at which its last member (the view model)
-    /// begins. Otherwise nothing is written, and the answer is the response
-    /// as `reduce(_:_:text:env:steps:stacked:closed:)` gives it.
+    /// begins. Otherwise nothing is written, and the answer is the response,
+    /// its view model left null (its last member) for `write(_:viewModelOf:closed:into:)`;
+    /// `closed` receives the scene as reduced if its own route closed it, and
+    /// `stacked` is set when the response carries a flow's stack.
     public mutating func reduce<E: RuntimeEnvironment>(
         _ id: Int64, _ action: Action, text: UnsafeBufferPointer<UInt8>?, env: E, steps: inout [Step], stacked: inout Bool,
         closed: inout OpenScene?, writingInto writer: inout JSONWriter, lastMember: inout Int
@@ -241,23 +231,23 @@ public struct RuntimeState: Sendable {
                 for s in effects.cancel(key: key, scene: id) { steps.append(.effect(s)) }
             }
         }
-        if let direct, !inspecting, routes.isEmpty, cause == .request {
-            // A request's response without routes, written without building its tree.
-            let last = RuntimeState.writeUpdate(id, seq: seq, effects: emitted, cause: cause, into: &direct.pointee) { (w: inout JSONWriter) in
-                writeViewModel(of: id, into: &w)
+        if !inspecting, routes.isEmpty {
+            // Without routes, an update's text is written as it was reduced,
+            // with no tree: a request's into the caller's buffer, an outcome's
+            // as its event (the caller only needs to know that something was reduced).
+            func write(into w: inout JSONWriter) -> Int {
+                RuntimeState.writeUpdate(id, seq: seq, effects: emitted, cause: cause, into: &w) { writeViewModel(of: id, into: &$0) }
             }
-            lastMember?.pointee = last
-            return .null
-        }
-        if viewModelLater, !inspecting, routes.isEmpty, case .effect = cause {
-            // An outcome's update, queued as text without building its tree:
-            // the caller only needs to know that something was reduced.
-            var w = JSONWriter()
-            RuntimeState.writeUpdate(id, seq: seq, effects: emitted, cause: cause, into: &w) { (w: inout JSONWriter) in
-                writeViewModel(of: id, into: &w)
+            if let direct, cause == .request {
+                lastMember?.pointee = write(into: &direct.pointee)
+                return .null
             }
-            appendEvent(w, to: &steps)
-            return .object([:])
+            if viewModelLater, case .effect = cause {
+                var w = JSONWriter()
+                _ = write(into: &w)
+                appendEvent(w, to: &steps)
+                return .object([:])
+            }
         }
         var navigationErrors: [JSON] = []
         let version = flowID.flatMap { flows[$0]?.flow.version }
@@ -420,7 +410,7 @@ public struct RuntimeState: Sendable {
     /// leaves its view model null (for a caller that only needs to know).
     public mutating func complete<E: RuntimeEnvironment>(effect id: Int64, outcome: Outcome, env: E,
                                                          steps: inout [Step], stacked: inout Bool, textEvents: Bool = false) -> JSON? {
-        guard let (record, ended) = effects.endStarted(id, served: env.serves, now: env.now) else { return nil }
+        guard let (record, ended) = effects.end(id, startedOnly: true, served: env.serves, now: env.now) else { return nil }
         if record.scene == 0 {
             steps.append(.answer(id, outcome))
             return nil
