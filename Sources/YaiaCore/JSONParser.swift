@@ -165,13 +165,7 @@ public struct JSONParser {
     }
 
     mutating func parseObject(depth: Int) throws(Stop) -> JSON {
-        guard depth <= maxDepth else { throw tooDeep() }
-        index += 1
-        skipSpace()
-        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return .object(JSONObject())
-        }
+        if try opensEmpty(close: UInt8(ascii: "}"), depth: depth) { return .object(JSONObject()) }
         let base = pendingMembers.count
         // Keys usually arrive in order: check as they come, and sort only
         // when they do not.
@@ -204,6 +198,18 @@ public struct JSONParser {
             }
             return .object(JSONObject(orderedMembers: takeSortedMembers(from: base)))
         }
+    }
+
+    /// At the "{" or "[" of a container `depth` deep: passes it, and its
+    /// "}" or "]" too (true) when it is empty.
+    @inline(__always)
+    mutating func opensEmpty(close: UInt8, depth: Int) throws(Stop) -> Bool {
+        guard depth <= maxDepth else { throw tooDeep() }
+        index += 1
+        skipSpace()
+        guard index < bytes.count && bytes[index] == close else { return false }
+        index += 1
+        return true
     }
 
     /// Before a member: the space, then the opening quote of its key.
@@ -264,13 +270,7 @@ public struct JSONParser {
     }
 
     private mutating func skipObject(depth: Int) throws(Stop) {
-        guard depth <= maxDepth else { throw tooDeep() }
-        index += 1
-        skipSpace()
-        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return
-        }
+        if try opensEmpty(close: UInt8(ascii: "}"), depth: depth) { return }
         while true {
             try keyQuote()
             try skipString()
@@ -281,13 +281,7 @@ public struct JSONParser {
     }
 
     private mutating func skipArray(depth: Int) throws(Stop) {
-        guard depth <= maxDepth else { throw tooDeep() }
-        index += 1
-        skipSpace()
-        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return
-        }
+        if try opensEmpty(close: UInt8(ascii: "]"), depth: depth) { return }
         while true {
             skipSpace()
             try skipValue(depth: depth)
@@ -340,13 +334,7 @@ public struct JSONParser {
     }
 
     mutating func parseArray(depth: Int) throws(Stop) -> JSON {
-        guard depth <= maxDepth else { throw tooDeep() }
-        index += 1
-        skipSpace()
-        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return .array([])
-        }
+        if try opensEmpty(close: UInt8(ascii: "]"), depth: depth) { return .array([]) }
         let base = pendingElements.count
         while true {
             skipSpace()
