@@ -34,21 +34,7 @@ public struct EffectTable: Sendable, Equatable {
 
         /// Writes `json`'s text without building it.
         func write(into w: inout JSONWriter) {
-            w.raw("{\"args\":")
-            w.write(effect.args)
-            w.raw(",\"id\":")
-            w.writeInteger(id)
-            if let key = effect.id {
-                w.raw(",\"key\":")
-                w.writeString(key)
-            }
-            w.raw(",\"op\":")
-            w.writeString(effect.op)
-            w.raw(",\"service\":")
-            w.writeString(effect.service)
-            w.raw(",\"status\":")
-            w.writeString(status.rawValue)
-            w.raw("}")
+            effect.writeRecord(id: id, status: status.rawValue, into: &w)
         }
 
         /// As listed in scene updates.
@@ -82,7 +68,7 @@ public struct EffectTable: Sendable, Equatable {
         let key: String
     }
 
-    public private(set) var records: [Int64: Record] = [:]
+    public private(set) var records = IDMap<Record>()
     /// Live effects by scene and key, in the order they were emitted.
     private var keyed: [Key: [Int64]] = [:]
     /// The next scene effect's id; journals and snapshots carry it.
@@ -171,8 +157,7 @@ public struct EffectTable: Sendable, Equatable {
     /// `startedOnly`: an effect still waiting in its queue is left as it is (nil).
     public mutating func end(_ id: Int64, startedOnly: Bool = false, served: (String) -> Bool,
                              now: @autoclosure () -> Double) -> (Record, [Step])? {
-        guard let i = records.index(forKey: id), !(startedOnly && records.values[i].status == .queued) else { return nil }
-        let record = records.remove(at: i).value
+        guard let found = records[id], !(startedOnly && found.status == .queued), let record = records.removeValue(forKey: id) else { return nil }
         return (record, unqueue(after: record, served: served, now: now))
     }
 

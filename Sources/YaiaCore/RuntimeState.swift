@@ -41,13 +41,13 @@ public struct RuntimeState: Sendable {
         /// Reduces in place; on error nothing changes. Returns the commands
         /// and the view model (unless `viewModelLater`).
         mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON,
-                             viewModelLater: Bool) throws(YaiaError) -> (commands: [Command], seq: Int64, flow: Int64?, viewModel: JSON) {
+                             viewModelLater: Bool) throws(YaiaError) -> (commands: [Command], seq: Int64, flow: Int64?, viewModel: JSON, value: any LiveScene) {
             // An action read without its payload, for scenes that read its text.
             let commands = action.payloadSkipped && !value.readsActionText
                 ? try value.reduce(try action.parsingPayload(from: text), text: text, env: env)
                 : try value.reduce(action, text: text, env: env)
             seq &+= 1
-            return (commands, seq, flow, viewModelLater ? .null : value.viewModel)
+            return (commands, seq, flow, viewModelLater ? .null : value.viewModel, value)
         }
     }
 
@@ -211,7 +211,7 @@ public struct RuntimeState: Sendable {
     ) throws(YaiaError) -> JSON {
         if effects.exhausted { throw scenes.contains(id) ? idsExhausted("effect") : RuntimeState.noSuchScene(id) }
         // In place: the scene's value is not copied.
-        guard let (commands, seq, flowID, viewModel) = try scenes.modify(id, { (scene) throws(YaiaError) in
+        guard let (commands, seq, flowID, viewModel, reduced) = try scenes.modify(id, { (scene) throws(YaiaError) in
             try scene.reduce(action, text: text, env: { env.sceneValues }, viewModelLater: viewModelLater)
         }) else {
             throw RuntimeState.noSuchScene(id)
@@ -236,7 +236,9 @@ public struct RuntimeState: Sendable {
             // with no tree: a request's into the caller's buffer, an outcome's
             // as its event (the caller only needs to know that something was reduced).
             func write(into w: inout JSONWriter) -> Int {
-                RuntimeState.writeUpdate(id, seq: seq, effects: emitted, cause: cause, into: &w) { writeViewModel(of: id, into: &$0) }
+                // The scene as reduced writes its view model: a closure over
+                // the state would copy it.
+                RuntimeState.writeUpdate(id, seq: seq, effects: emitted, cause: cause, into: &w) { reduced.writeViewModel(into: &$0) }
             }
             if let direct, cause == .request {
                 lastMember?.pointee = write(into: &direct.pointee)
@@ -393,7 +395,7 @@ public struct RuntimeState: Sendable {
         guard let scene = scenes[record.scene] else { throw RuntimeState.noSuchScene(record.scene) }
         let action = record.effect.outcomeAction(outcome)
         if let action { try scene.value.check(action) }
-        if let (_, ended) = effects.end(id, served: env.serves, now: env.now) {
+        if let (_, ended) = effects.end(id, served: { env.serves($0) }, now: env.now) {
             steps.append(.ended(id))
             for s in ended { steps.append(.effect(s)) }
         }
@@ -410,7 +412,7 @@ public struct RuntimeState: Sendable {
     /// leaves its view model null (for a caller that only needs to know).
     public mutating func complete<E: RuntimeEnvironment>(effect id: Int64, outcome: Outcome, env: E,
                                                          steps: inout [Step], stacked: inout Bool, textEvents: Bool = false) -> JSON? {
-        guard let (record, ended) = effects.end(id, startedOnly: true, served: env.serves, now: env.now) else { return nil }
+        guard let (record, ended) = effects.end(id, startedOnly: true, served: { env.serves($0) }, now: env.now) else { return nil }
         if record.scene == 0 {
             steps.append(.answer(id, outcome))
             return nil
@@ -447,7 +449,7 @@ public struct RuntimeState: Sendable {
                                                         stacked: inout Bool, textEvents: Bool = false) -> JSON? {
         guard isDue(id, at: env.now), let record = effects[id] else { return nil }
         if record.scene == 0 {
-            _ = effects.end(id, served: env.serves, now: env.now)
+            _ = effects.end(id, served: { env.serves($0) }, now: env.now)
             steps.append(.answer(id, nil))
             return nil
         }

@@ -8,7 +8,7 @@ public struct SceneTable: Sendable {
     }
 
     final class Storage: @unchecked Sendable {
-        private(set) var boxes: [Int64: Box] = [:]
+        private(set) var boxes = IDMap<Box>()
         /// Scenes that need an action's payload built (`LiveScene.readsActionText` false).
         private(set) var payloadReaders = 0
 

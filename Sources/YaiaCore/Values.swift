@@ -96,6 +96,42 @@ public struct Effect: Sendable, Equatable {
         var timeout: Double?
         var policy: Policy
         var restore: RestorePolicy
+
+        // Mutating, though they change nothing: so they read the fields in
+        // the box, where a plain method would first copy them out of it.
+        mutating func write(into w: inout JSONWriter) {
+            w.raw("{\"args\":")
+            w.write(args)
+            if let `catch` { w.raw(",\"catch\":"); w.writeString(`catch`) }
+            if let id { w.raw(",\"id\":"); w.writeString(id) }
+            w.raw(",\"op\":")
+            w.writeString(op)
+            if policy != .concurrent { w.raw(",\"policy\":"); w.writeString(policy.rawValue) }
+            if restore != .cancel { w.raw(",\"restore\":"); w.writeString(restore.rawValue) }
+            w.raw(",\"service\":")
+            w.writeString(service)
+            if let then { w.raw(",\"then\":"); w.writeString(then) }
+            if let timeout { w.raw(",\"timeout\":"); w.write(JSON(timeout)) }
+            w.raw("}")
+        }
+
+        mutating func writeRecord(id record: Int64, status: String, into w: inout JSONWriter) {
+            w.raw("{\"args\":")
+            w.write(args)
+            w.raw(",\"id\":")
+            w.writeInteger(record)
+            if let id {
+                w.raw(",\"key\":")
+                w.writeString(id)
+            }
+            w.raw(",\"op\":")
+            w.writeString(op)
+            w.raw(",\"service\":")
+            w.writeString(service)
+            w.raw(",\"status\":")
+            w.writeString(status)
+            w.raw("}")
+        }
     }
 
     private final class Box: @unchecked Sendable {
@@ -213,20 +249,11 @@ public struct Effect: Sendable, Equatable {
     }
 
     /// Writes `json`'s text without building it (the same bytes).
-    public func write(into w: inout JSONWriter) {
-        w.raw("{\"args\":")
-        w.write(args)
-        if let `catch` { w.raw(",\"catch\":"); w.writeString(`catch`) }
-        if let id { w.raw(",\"id\":"); w.writeString(id) }
-        w.raw(",\"op\":")
-        w.writeString(op)
-        if policy != .concurrent { w.raw(",\"policy\":"); w.writeString(policy.rawValue) }
-        if restore != .cancel { w.raw(",\"restore\":"); w.writeString(restore.rawValue) }
-        w.raw(",\"service\":")
-        w.writeString(service)
-        if let then { w.raw(",\"then\":"); w.writeString(then) }
-        if let timeout { w.raw(",\"timeout\":"); w.write(JSON(timeout)) }
-        w.raw("}")
+    public func write(into w: inout JSONWriter) { box.fields.write(into: &w) }
+
+    /// Writes a record's text for this effect (`EffectTable.Record.json`).
+    func writeRecord(id: Int64, status: String, into w: inout JSONWriter) {
+        box.fields.writeRecord(id: id, status: status, into: &w)
     }
 
     public var json: JSON {

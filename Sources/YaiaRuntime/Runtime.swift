@@ -33,7 +33,7 @@ public final class Runtime: @unchecked Sendable {
     /// Scenes, flows, effects and ids, as a value. Guarded by `lock`.
     var state: RuntimeState
     /// The calls of running effects (and their direct callers), by effect id.
-    var liveEffects: [Int64: LiveCall] = [:]
+    var liveEffects = IDMap<LiveCall>()
     /// The steps of the last input, emptied: `apply` reuses the list.
     var stepList: [RuntimeState.Step] = []
     var services = ServiceHolder()

@@ -41,7 +41,7 @@ extension Runtime {
         }
 
         /// How a scenario names effect `id` of a track: the oldest in flight of its name by name, any other by number.
-        func reference(_ id: Int64, in track: Track, live: [Int64: EffectTable.Record]) -> Scenario.EffectReference? {
+        func reference(_ id: Int64, in track: Track, live: IDMap<EffectTable.Record>) -> Scenario.EffectReference? {
             guard let n = track.effects.firstIndex(of: id), let record = live[id] else { return nil }
             let first = track.effects.first { live[$0].map { $0.effect.service == record.effect.service && $0.effect.op == record.effect.op } ?? false }
             return first == id && !record.effect.service.contains(".") ? .named(service: record.effect.service, op: record.effect.op) : .number(n + 1)
