@@ -23,6 +23,13 @@ int cyaia_reentry_depth(void)
 
 static _Thread_local void *deferred;
 
+int cyaia_reentry_leave_deferred(void)
+{
+    if (reentry_depth > 0)
+        reentry_depth--;
+    return reentry_depth == 0 && deferred != NULL;
+}
+
 void *cyaia_deferred_swap(void *next)
 {
     void *previous = deferred;

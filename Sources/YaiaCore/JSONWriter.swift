@@ -133,9 +133,22 @@ public struct JSONWriter: ~Copyable {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
         if count + bytes.count > capacity { reserve(bytes.count) }
         guard let base, !failed else { return }
-        if bytes.count <= 16 {
-            // Short runs (keys, punctuation) copy faster by hand than through memcpy.
-            for i in 0..<bytes.count { base[count + i] = source[i] }
+        let n = bytes.count
+        if n <= 16 {
+            // Short runs (keys, punctuation) copy faster by hand than through
+            // memcpy: as two words that may overlap, or byte by byte.
+            let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(base + count)
+            if n >= 8 {
+                let head = from.loadUnaligned(as: UInt64.self), tail = from.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+                to.storeBytes(of: head, as: UInt64.self)
+                to.storeBytes(of: tail, toByteOffset: n - 8, as: UInt64.self)
+            } else if n >= 4 {
+                let head = from.loadUnaligned(as: UInt32.self), tail = from.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+                to.storeBytes(of: head, as: UInt32.self)
+                to.storeBytes(of: tail, toByteOffset: n - 4, as: UInt32.self)
+            } else {
+                for i in 0..<n { base[count + i] = source[i] }
+            }
         } else {
             (base + count).update(from: source, count: bytes.count)
         }

@@ -163,7 +163,8 @@ protocol NativeService: Sendable {
 /// A running effect's call: which runtime and effect its completion
 /// belongs to, the service performing it, the handle it was given and the
 /// thread waiting for a direct call. `waiter` and `handle` are guarded by
-/// the runtime's lock; the rest by the call's own.
+/// the runtime's lock; whether it started or was cancelled is atomic, and
+/// its data for the host API has a lock of its own.
 final class LiveCall: @unchecked Sendable {
     let runtime: Runtime
     let effectID: Int64
@@ -173,13 +174,12 @@ final class LiveCall: @unchecked Sendable {
     var waiter: Waiter?
     /// The call handle, once the service was asked to perform it.
     var handle: UInt?
-    private let state = Mutex(State())
-
-    private struct State {
-        var started = false
-        var cancelled = false
-        var data: CallData?
-    }
+    /// Bit 1: started (perform() may be called); bit 2: cancelled. Atomic:
+    /// every call starts, and a lock would cost more than the rest of it.
+    private let flags = Atomic<UInt8>(0)
+    private static let startedFlag: UInt8 = 1, cancelledFlag: UInt8 = 2
+    /// What the host API reads of the call, made when first needed.
+    private let data = Mutex<CallData?>(nil)
 
     init(runtime: Runtime, effectID: Int64, service: LiveService, request: Effect) {
         self.runtime = runtime
@@ -190,19 +190,18 @@ final class LiveCall: @unchecked Sendable {
 
     /// Before perform(): false when the call was cancelled first.
     func start() -> Bool {
-        state.withLock { s in
-            guard !s.cancelled else { return false }
-            s.started = true
-            return true
+        var seen = flags.load(ordering: .acquiring)
+        while seen & LiveCall.cancelledFlag == 0 {
+            let (done, found) = flags.compareExchange(expected: seen, desired: seen | LiveCall.startedFlag, ordering: .acquiringAndReleasing)
+            if done { return true }
+            seen = found
         }
+        return false
     }
 
     /// Whether the service has seen the call, so that it should hear of the cancel.
     func cancel() -> Bool {
-        state.withLock { s in
-            s.cancelled = true
-            return s.started
-        }
+        flags.bitwiseOr(LiveCall.cancelledFlag, ordering: .acquiringAndReleasing).oldValue & LiveCall.startedFlag != 0
     }
 
     /// What the host API reads of the call, made before a perform() that
@@ -210,15 +209,15 @@ final class LiveCall: @unchecked Sendable {
     /// since most services only complete.
     func attachBlocking() -> CallData {
         let made = CallData(op: request.op, args: request.args, mayBlock: true, limits: runtime.limits)
-        state.withLock { $0.data = made }
+        data.withLock { $0 = made }
         return made
     }
 
     var callData: CallData? {
-        state.withLock { s in
-            if let data = s.data { return data }
+        data.withLock { data in
+            if let data { return data }
             let made = CallData(op: request.op, args: request.args, mayBlock: false, limits: runtime.limits)
-            s.data = made
+            data = made
             return made
         }
     }

@@ -310,8 +310,7 @@ extension Runtime {
             return
         }
         defer {
-            cyaia_reentry_leave()
-            if cyaia_reentry_depth() == 0 { DeferredLaunches.run() }
+            if cyaia_reentry_leave_deferred() != 0 { DeferredLaunches.run() }
         }
         if !target.service.perform(handle, target, waiting: waiting) {
             calls.remove(handle)

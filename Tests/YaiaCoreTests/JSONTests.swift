@@ -113,6 +113,23 @@ struct JSONCanonicalTests {
         #expect(back == .double(value))
     }
 
+    @Test("text appended is copied exactly, at every length and offset")
+    func appendCopiesExactly() {
+        // Short runs are copied as words that may overlap: every length
+        // around the word sizes, after every offset into a small buffer.
+        let source = (0..<40).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        for offset in 0..<9 {
+            let padding = [UInt8](repeating: UInt8(ascii: "-"), count: offset)
+            for length in 0...source.count {
+                var w = JSONWriter(capacity: 1)
+                padding.withUnsafeBytes { w.append($0) }
+                source.withUnsafeBytes { w.append(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+                padding.withUnsafeBytes { w.append($0) }
+                #expect(w.takeBytes() == padding + source[0..<length] + padding, "offset \(offset), length \(length)")
+            }
+        }
+    }
+
     @Test("the same number prints the same whatever its kind")
     func numberKindsPrintAlike() {
         #expect(JSON.double(7).serialized() == JSON.int(7).serialized())

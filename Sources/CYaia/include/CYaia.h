@@ -29,6 +29,9 @@ static inline void cyaia_prefetch_for_write(const void *p) { __builtin_prefetch(
 ** none). enter returns 0, and counts nothing, when `limit` are in progress. */
 int cyaia_reentry_enter(int limit);
 void cyaia_reentry_leave(void);
+/* leave, in the same visit to the thread-local state: returns 1 when this
+** ended the thread's last service call and launches were deferred meanwhile. */
+int cyaia_reentry_leave_deferred(void);
 /* Service calls under way on this thread. */
 int cyaia_reentry_depth(void);
 /* This thread's list of launches deferred until its service call returns:
