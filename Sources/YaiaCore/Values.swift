@@ -98,7 +98,9 @@ public struct Effect: Sendable, Equatable {
         var restore: RestorePolicy
 
         // Mutating, though they change nothing: so they read the fields in
-        // the box, where a plain method would first copy them out of it.
+        // the box, where a plain method would first copy them out of it
+        // (retaining each string). Only the thread that made the effect, or
+        // the one holding the runtime's lock, writes it, while no call has it.
         mutating func write(into w: inout JSONWriter) {
             w.raw("{\"args\":")
             w.write(args)
