@@ -38,8 +38,8 @@ public struct RuntimeState: Sendable {
             self.flow = flow
         }
 
-        /// Reduces in place; on error nothing changes. Returns the commands
-        /// and the view model (unless `viewModelLater`).
+        /// Reduces in place; on error nothing changes. Returns the commands,
+        /// the view model (unless `viewModelLater`) and the scene as reduced.
         mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON,
                              viewModelLater: Bool) throws(YaiaError) -> (commands: [Command], seq: Int64, flow: Int64?, viewModel: JSON, value: any LiveScene) {
             // An action read without its payload, for scenes that read its text.

@@ -174,8 +174,8 @@ final class LiveCall: @unchecked Sendable {
     var waiter: Waiter?
     /// The call handle, once the service was asked to perform it.
     var handle: UInt?
-    /// Bit 1: started (perform() may be called); bit 2: cancelled. Atomic:
-    /// every call starts, and a lock would cost more than the rest of it.
+    /// 1: started (perform() may be called), 2: cancelled. Atomic: every
+    /// call starts, and a lock would cost more than the rest of it.
     private let flags = Atomic<UInt8>(0)
     private static let startedFlag: UInt8 = 1, cancelledFlag: UInt8 = 2
     /// What the host API reads of the call, made when first needed.
@@ -214,10 +214,10 @@ final class LiveCall: @unchecked Sendable {
     }
 
     var callData: CallData? {
-        data.withLock { data in
-            if let data { return data }
+        data.withLock { slot in
+            if let made = slot { return made }
             let made = CallData(op: request.op, args: request.args, mayBlock: false, limits: runtime.limits)
-            data = made
+            slot = made
             return made
         }
     }
