@@ -157,7 +157,8 @@ public struct EffectTable: Sendable, Equatable {
     /// `startedOnly`: an effect still waiting in its queue is left as it is (nil).
     public mutating func end(_ id: Int64, startedOnly: Bool = false, served: (String) -> Bool,
                              now: @autoclosure () -> Double) -> (Record, [Step])? {
-        guard let found = records[id], !(startedOnly && found.status == .queued), let record = records.removeValue(forKey: id) else { return nil }
+        if startedOnly, records[id]?.status == .queued { return nil }
+        guard let record = records.removeValue(forKey: id) else { return nil }
         return (record, unqueue(after: record, served: served, now: now))
     }
 

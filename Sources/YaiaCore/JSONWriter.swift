@@ -130,10 +130,10 @@ public struct JSONWriter: ~Copyable {
 
     @inlinable @inline(__always)
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
-        if count + bytes.count > capacity { reserve(bytes.count) }
-        guard let base, !failed else { return }
         let n = bytes.count
+        guard let source = bytes.baseAddress, n > 0 else { return }
+        if count + n > capacity { reserve(n) }
+        guard let base, !failed else { return }
         if n <= 16 {
             // Short runs (keys, punctuation) copy faster by hand than through
             // memcpy: as two words that may overlap, or byte by byte.
@@ -150,9 +150,9 @@ public struct JSONWriter: ~Copyable {
                 for i in 0..<n { base[count + i] = source[i] }
             }
         } else {
-            (base + count).update(from: source, count: bytes.count)
+            (base + count).update(from: source, count: n)
         }
-        count += bytes.count
+        count += n
     }
 
     @inlinable @inline(__always)

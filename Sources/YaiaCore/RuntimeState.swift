@@ -191,17 +191,11 @@ public struct RuntimeState: Sendable {
     }
 
     /// Writes a response whose view model was left null, with scene `id`'s
-    /// (or `closed`'s) view model in its place, as the scene writes it.
+    /// (or `closed`'s) view model in its place, as the scene writes it (a
+    /// pack's text as is).
     public func write(_ response: JSON, viewModelOf id: Int64, closed: OpenScene?, into writer: inout JSONWriter) {
         writer.write(response)
-        writer.replaceNullAtEnd { (w: inout JSONWriter) in
-            if let closed { closed.value.writeViewModel(into: &w) } else { scenes.writeViewModel(of: id, into: &w) }
-        }
-    }
-
-    /// Writes scene `id`'s view model as the scene writes it (a pack's text as is).
-    public func writeViewModel(of id: Int64, into writer: inout JSONWriter) {
-        scenes.writeViewModel(of: id, into: &writer)
+        writer.replaceNullAtEnd { scenes.writeViewModel(of: id, closed: closed, into: &$0) }
     }
 
     private mutating func reduce<E: RuntimeEnvironment>(
@@ -292,10 +286,7 @@ public struct RuntimeState: Sendable {
         } else if cause != .request {
             if viewModelLater {
                 var w = JSONWriter()
-                w.write(response)
-                w.replaceNullAtEnd { (w: inout JSONWriter) in
-                    if let closed { closed.value.writeViewModel(into: &w) } else { writeViewModel(of: id, into: &w) }
-                }
+                write(response, viewModelOf: id, closed: closed, into: &w)
                 appendEvent(w, to: &steps)
             } else {
                 steps.append(.event(response))

@@ -63,8 +63,10 @@ public struct SceneTable: Sendable {
         return try body(&box.scene)
     }
 
-    /// Writes scene `id`'s view model as the scene writes it; null when there is none.
-    public func writeViewModel(of id: Int64, into writer: inout JSONWriter) {
+    /// Writes scene `id`'s view model as the scene writes it, or `closed`'s
+    /// (the scene as reduced, when its own route closed it); null when there is none.
+    public func writeViewModel(of id: Int64, closed: RuntimeState.OpenScene?, into writer: inout JSONWriter) {
+        if let closed { return closed.value.writeViewModel(into: &writer) }
         guard let box = storage.boxes[id] else { return writer.write(.null) }
         box.scene.value.writeViewModel(into: &writer)
     }

@@ -73,9 +73,7 @@ extension Runtime {
             // The scenes, not the whole state, go into the closure: a state captured there would be copied.
             let scenes = state.scenes
             journal.recordSend(scene: id, action: action, actionText: actionText, response: response, stacked: stacked,
-                               time: time, into: &writer, viewModel: { (w: inout JSONWriter) in
-                                   if let closed { closed.value.writeViewModel(into: &w) } else { scenes.writeViewModel(of: id, into: &w) }
-                               })
+                               time: time, into: &writer, viewModel: { scenes.writeViewModel(of: id, closed: closed, into: &$0) })
         }
     }
 
