@@ -77,9 +77,15 @@ deps: $(BUILD)/.deps
 # (YaiaTesting, which imports Swift Testing, builds only for tests). Exclusivity checks are off for the whole build (the runtime
 # guards its state with locks; the checks cost a call per class-property
 # access on the hot paths): the manifest cannot say so for the products scene
-# authors depend on. The version scripts are no dependency SwiftPM tracks:
-# relink when they change.
-SWIFT_RELEASE := $(SWIFT) build -c release -Xswiftc -static-stdlib -Xswiftc -enforce-exclusivity=unchecked -Xswiftc -warnings-as-errors
+# authors depend on. Every function starts on a 64-byte line: otherwise where
+# hot code happens to land moves a round trip by up to 4% from one change to
+# the next, even one far from that code; aligned, sends measure a few percent
+# faster and the timings steadier. The version scripts are no dependency SwiftPM
+# tracks: relink when they change. Nor are these flags: when they change,
+# the project's modules are compiled again.
+SWIFT_RELEASE_FLAGS := -Xswiftc -static-stdlib -Xswiftc -enforce-exclusivity=unchecked -Xswiftc -warnings-as-errors \
+                       -Xswiftc -Xllvm -Xswiftc -align-all-functions=6
+SWIFT_RELEASE := $(SWIFT) build -c release $(SWIFT_RELEASE_FLAGS)
 EXAMPLES_PACK := $(REL)/libyaia-examples.so
 export YAIA_EXAMPLES_PACK := $(abspath $(EXAMPLES_PACK))
 # The `yaia` command. Its SwiftPM product is yaia-command ("yaia" names the
@@ -90,6 +96,9 @@ export YAIA_CLI := $(abspath $(CLI))
 $(BUILD)/.release: $(BUILD)/.deps $(SWIFT_SOURCES)
 	@for m in Sources/YaiaABI/yaia.map:$(LIB) Sources/YaiaExamplesPack/pack.map:$(EXAMPLES_PACK); do \
 	  if [ -f $${m#*:} ] && [ $${m%%:*} -nt $${m#*:} ]; then rm -f $${m#*:}; fi; done
+	@if [ "$$(cat $(BUILD)/.release-flags 2>/dev/null)" != '$(SWIFT_RELEASE_FLAGS)' ]; then \
+	  rm -rf $(REL)/Yaia*.build $(REL)/CYaia*.build $(REL)/yaia*.build $(LIB) $(EXAMPLES_PACK); \
+	  echo '$(SWIFT_RELEASE_FLAGS)' > $(BUILD)/.release-flags; fi
 	$(SWIFT_RELEASE) --product yaia
 	$(SWIFT_RELEASE) --product yaia-examples
 	$(SWIFT_RELEASE) --product yaia-command

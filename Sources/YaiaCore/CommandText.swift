@@ -98,6 +98,59 @@ extension JSONParser {
         return command
     }
 
+    private enum EffectMember { case op, id, args, then, catchName, service, timeout, policy, restore, other }
+
+    /// Passes `"key":` when the text at `index` is exactly that: word
+    /// compares, as `JSONWriter.append` copies.
+    @inline(__always)
+    private mutating func pass(_ key: StaticString) -> Bool {
+        let n = key.utf8CodeUnitCount
+        guard n >= 4, index + n <= bytes.count, let base = bytes.baseAddress else { return false }
+        let text = UnsafeRawPointer(base + index), literal = UnsafeRawPointer(key.utf8Start)
+        let same = n >= 8
+            ? text.loadUnaligned(as: UInt64.self) == literal.loadUnaligned(as: UInt64.self)
+                && text.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == literal.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
+            : text.loadUnaligned(as: UInt32.self) == literal.loadUnaligned(as: UInt32.self)
+                && text.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == literal.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        guard same else { return false }
+        index += n
+        skipSpace()
+        return true
+    }
+
+    /// The next member's key and its ":". A pack writes effects as YaiaKit
+    /// does, each key as it is spelled here: recognized by its first letter
+    /// and one compare, not scanned first.
+    private mutating func effectMember() throws(Stop) -> EffectMember {
+        skipSpace()
+        if index + 1 < bytes.count {
+            switch bytes[index + 1] {
+            case UInt8(ascii: "a"): if pass("\"args\":") { return .args }
+            case UInt8(ascii: "c"): if pass("\"catch\":") { return .catchName }
+            case UInt8(ascii: "i"): if pass("\"id\":") { return .id }
+            case UInt8(ascii: "o"): if pass("\"op\":") { return .op }
+            case UInt8(ascii: "p"): if pass("\"policy\":") { return .policy }
+            case UInt8(ascii: "r"): if pass("\"restore\":") { return .restore }
+            case UInt8(ascii: "s"): if pass("\"service\":") { return .service }
+            case UInt8(ascii: "t"): if pass("\"then\":") { return .then } else if pass("\"timeout\":") { return .timeout }
+            default: break
+            }
+        }
+        let k = try key()
+        switch k.count {
+        case 2 where k.is("op"): return .op
+        case 2 where k.is("id"): return .id
+        case 4 where k.is("args"): return .args
+        case 4 where k.is("then"): return .then
+        case 5 where k.is("catch"): return .catchName
+        case 6 where k.is("policy"): return .policy
+        case 7 where k.is("service"): return .service
+        case 7 where k.is("timeout"): return .timeout
+        case 7 where k.is("restore"): return .restore
+        default: return .other
+        }
+    }
+
     private mutating func effect() throws(Stop) -> Effect {
         try expect(UInt8(ascii: "{"))
         var service: String?, op: String?, args = JSON.null, then: String?, catchName: String?, id: String?
@@ -105,25 +158,24 @@ extension JSONParser {
         skipSpace()
         guard index < bytes.count, bytes[index] != UInt8(ascii: "}") else { throw Stop() }
         repeat {
-            let k = try key()
             // Later duplicates win, as in JSONObject.
-            switch k.count {
-            case 2 where k.is("op"): op = try name()
-            case 2 where k.is("id"): id = try name()
-            case 4 where k.is("args"): args = try value(depth: 3)
-            case 4 where k.is("then"): then = try name()
-            case 5 where k.is("catch"): catchName = try name()
-            case 7 where k.is("service"): service = try name()
-            case 7 where k.is("timeout"):
+            switch try effectMember() {
+            case .op: op = try name()
+            case .id: id = try name()
+            case .args: args = try value(depth: 3)
+            case .then: then = try name()
+            case .catchName: catchName = try name()
+            case .service: service = try name()
+            case .timeout:
                 guard let seconds = try value(depth: 3).doubleValue, seconds > 0 else { throw Stop() }
                 timeout = seconds
-            case 6 where k.is("policy"):
+            case .policy:
                 guard case .string(let p) = try value(depth: 3), let known = Effect.Policy(rawValue: p) else { throw Stop() }
                 policy = known
-            case 7 where k.is("restore"):
+            case .restore:
                 guard case .string(let r) = try value(depth: 3), let known = Effect.RestorePolicy(rawValue: r) else { throw Stop() }
                 restore = known
-            default:
+            case .other:
                 _ = try value(depth: 3)
             }
         } while try moreItems(close: UInt8(ascii: "}"))

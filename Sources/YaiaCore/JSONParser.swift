@@ -307,21 +307,30 @@ public struct JSONParser {
         let n = pendingMembers.count - base
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: n) { order in
             for k in 0..<n { order[k] = base + k }
+            var equalKeys = false
             for k in 1..<n {
                 var j = k
-                while j > 0 && compareMembers(order[j - 1], order[j]) > 0 {
+                while j > 0 {
+                    // A member stops right after an equal key if there is
+                    // one, so equal keys, if any, show here.
+                    let c = compareMembers(order[j - 1], order[j])
+                    if c == 0 { equalKeys = true }
+                    if c <= 0 { break }
                     order.swapAt(j - 1, j)
                     j -= 1
                 }
             }
             // Of equal keys, now side by side in the order given, the last wins.
-            var kept = 0
-            for k in 0..<n {
-                if k + 1 < n && compareMembers(order[k], order[k + 1]) == 0 {
-                    pendingMembers.destroy(at: order[k])
-                } else {
-                    order[kept] = order[k]
-                    kept += 1
+            var kept = n
+            if equalKeys {
+                kept = 0
+                for k in 0..<n {
+                    if k + 1 < n && compareMembers(order[k], order[k + 1]) == 0 {
+                        pendingMembers.destroy(at: order[k])
+                    } else {
+                        order[kept] = order[k]
+                        kept += 1
+                    }
                 }
             }
             var members: [JSONObject.Member] = []

@@ -203,51 +203,53 @@ public struct Effect: Sendable, Equatable {
         guard case .object(let o) = json else {
             throw YaiaError(.notAnObject, "an effect must be an object, not \(json.kindName)", at: pointer())
         }
-        // One pass over the members: effects are read on every emission.
-        var service: JSON?, op: JSON?, args: JSON?, then: JSON?, catchName: JSON?, id: JSON?, t: JSON?, p: JSON?, r: JSON?
-        for member in o.members {
+        // One pass over the members, noting where each is: effects are read
+        // on every emission, and their values are then read in place.
+        let members = o.members
+        var service = -1, op = -1, args = -1, then = -1, catchName = -1, id = -1, t = -1, p = -1, r = -1
+        for i in members.indices {
             // By length first: a string comparison that fails costs a call.
-            let key = member.key
+            let key = members[i].key
             switch key.utf8.count {
-            case 2 where key == "op": op = member.value
-            case 2 where key == "id": id = member.value
-            case 4 where key == "args": args = member.value
-            case 4 where key == "then": then = member.value
-            case 5 where key == "catch": catchName = member.value
-            case 6 where key == "policy": p = member.value
-            case 7 where key == "service": service = member.value
-            case 7 where key == "timeout": t = member.value
-            case 7 where key == "restore": r = member.value
+            case 2 where key == "op": op = i
+            case 2 where key == "id": id = i
+            case 4 where key == "args": args = i
+            case 4 where key == "then": then = i
+            case 5 where key == "catch": catchName = i
+            case 6 where key == "policy": p = i
+            case 7 where key == "service": service = i
+            case 7 where key == "timeout": t = i
+            case 7 where key == "restore": r = i
             default: break
             }
         }
-        func text(_ value: JSON?, _ key: String) throws(YaiaError) -> String {
-            try MemberReading.string(value, key, at: JSONPointer.appending(pointer(), key), code: .badRequest, nonEmpty: true)
+        func text(_ i: Int, _ key: String) throws(YaiaError) -> String {
+            try MemberReading.string(i < 0 ? nil : members[i].value, key, at: JSONPointer.appending(pointer(), key), code: .badRequest, nonEmpty: true)
         }
         var timeout: Double?
-        if let t {
-            guard let seconds = t.doubleValue, seconds > 0 else {
+        if t >= 0 {
+            guard let seconds = members[t].value.doubleValue, seconds > 0 else {
                 throw YaiaError(.badRequest, "the effect's \"timeout\" must be a positive number of seconds", at: JSONPointer.appending(pointer(), "timeout"))
             }
             timeout = seconds
         }
         var policy = Policy.concurrent
-        if let p {
-            guard case .string(let name) = p, let known = Policy(rawValue: name) else {
+        if p >= 0 {
+            guard case .string(let name) = members[p].value, let known = Policy(rawValue: name) else {
                 throw YaiaError(.badRequest, "the effect's \"policy\" must be one of concurrent, latest, queue", at: JSONPointer.appending(pointer(), "policy"))
             }
             policy = known
         }
         var restore = RestorePolicy.cancel
-        if let r {
-            guard case .string(let name) = r, let known = RestorePolicy(rawValue: name) else {
+        if r >= 0 {
+            guard case .string(let name) = members[r].value, let known = RestorePolicy(rawValue: name) else {
                 throw YaiaError(.badRequest, "the effect's \"restore\" must be one of reissue, cancel, await", at: JSONPointer.appending(pointer(), "restore"))
             }
             restore = known
         }
-        self.init(service: try text(service, "service"), op: try text(op, "op"), args: args ?? .null,
-                  then: then == nil ? nil : try text(then, "then"), catch: catchName == nil ? nil : try text(catchName, "catch"),
-                  id: id == nil ? nil : try text(id, "id"), timeout: timeout, policy: policy, restore: restore)
+        self.init(service: try text(service, "service"), op: try text(op, "op"), args: args < 0 ? .null : members[args].value,
+                  then: then < 0 ? nil : try text(then, "then"), catch: catchName < 0 ? nil : try text(catchName, "catch"),
+                  id: id < 0 ? nil : try text(id, "id"), timeout: timeout, policy: policy, restore: restore)
     }
 
     /// Writes `json`'s text without building it (the same bytes).

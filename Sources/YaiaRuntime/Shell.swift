@@ -31,7 +31,9 @@ extension Runtime {
                 let textOnly = state.scenes.allReadActionText
                 if scenesReadActionText.load(ordering: .relaxed) != textOnly { scenesReadActionText.store(textOnly, ordering: .relaxed) }
                 if steps.capacity > 0 && steps.capacity <= 64 {
-                    if !steps.isEmpty { steps.removeAll(keepingCapacity: true) }
+                    // An input leaves a step or two: popped, they cost less
+                    // than removeAll's general replacement of a range.
+                    while steps.popLast() != nil {}
                     swap(&steps, &stepList)
                 }
             }
