@@ -20,6 +20,8 @@ public struct JSONWriter: ~Copyable {
     @usableFromInline var capacity = 0
     /// Set when memory ran out; the output is then unusable and `take` gives nil.
     @usableFromInline var failed = false
+    /// Whether `base` is the caller's memory (`init(borrowing:)`), not malloc's.
+    @usableFromInline var borrowed = false
 
     public init(capacity: Int = 256) {
         base = malloc(capacity)?.assumingMemoryBound(to: UInt8.self)
@@ -27,7 +29,16 @@ public struct JSONWriter: ~Copyable {
         failed = base == nil
     }
 
-    deinit { free(base) }
+    /// Writes into `buffer` until the text outgrows it, then moves to memory
+    /// of its own: a short text needs no heap. `buffer` must outlive the
+    /// writer (stack memory of the caller's, typically).
+    public init(borrowing buffer: UnsafeMutableRawBufferPointer) {
+        base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        capacity = base == nil ? 0 : buffer.count
+        borrowed = base != nil
+    }
+
+    deinit { if !borrowed { free(base) } }
 
     /// Forgets the text so far, keeping the memory.
     public mutating func reset() { count = 0 }
@@ -49,6 +60,7 @@ public struct JSONWriter: ~Copyable {
 
     /// The text as a NUL-terminated malloc'd string, owned by the caller (free()).
     public consuming func takeCString() -> UnsafeMutablePointer<CChar>? {
+        if borrowed { moveToHeap(capacity: count + 1) }
         reserve(1)
         guard let buffer = base, !failed else { return nil }
         buffer[count] = 0
@@ -81,12 +93,26 @@ public struct JSONWriter: ~Copyable {
         guard count + extra > capacity, !failed else { return }
         var newCapacity = Swift.max(capacity * 2, 64)
         while newCapacity < count + extra { newCapacity *= 2 }
+        if borrowed { return moveToHeap(capacity: newCapacity) }
         guard let grown = realloc(base, newCapacity) else {
             failed = true
             return
         }
         base = grown.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
+    }
+
+    /// From borrowed memory to malloc's, the text so far copied.
+    @usableFromInline
+    mutating func moveToHeap(capacity newCapacity: Int) {
+        guard let own = malloc(newCapacity)?.assumingMemoryBound(to: UInt8.self) else {
+            failed = true
+            return
+        }
+        if let base { own.update(from: base, count: count) }
+        base = own
+        capacity = newCapacity
+        borrowed = false
     }
 
     @inlinable
@@ -103,6 +129,7 @@ public struct JSONWriter: ~Copyable {
         swap(&count, &other.count)
         swap(&capacity, &other.capacity)
         swap(&failed, &other.failed)
+        swap(&borrowed, &other.borrowed)
     }
 
     /// Lets `body` write at most `maxCount` bytes directly into the buffer;

@@ -215,7 +215,7 @@ public struct RuntimeState: Sendable {
             steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(seq), "action": shown.json]))
         }
         var routes: [Route] = []
-        var emitted: [EffectTable.Record] = []
+        var emitted = EmittedRecords()
         for command in commands {
             switch command {
             case .route(let r): routes.append(r)
@@ -259,10 +259,10 @@ public struct RuntimeState: Sendable {
             }
             if !scenes.contains(id) { closed = before }
         }
-        var response = RuntimeState.update(id, seq: seq, viewModel: viewModel, effects: emitted, routes: routes.map(\.json), cause: cause)
+        var response = RuntimeState.update(id, seq: seq, viewModel: viewModel, effects: emitted.all, routes: routes.map(\.json), cause: cause)
         let flowChanged = flowID.map { flows[$0]?.flow.version != version } ?? false
         if inspecting {
-            for record in emitted {
+            for record in emitted.all {
                 steps.append(.event(["ok": true, "event": "effect", "scene": .int(id), "effect": record.json, "request": record.effect.json]))
             }
             for route in routes { steps.append(.event(["ok": true, "event": "route", "scene": .int(id), "route": route.json])) }
@@ -336,7 +336,7 @@ public struct RuntimeState: Sendable {
     /// view model written by `viewModel`: the same bytes, with no tree built.
     /// Answers the offset at which its last member, the view model, begins.
     @discardableResult
-    static func writeUpdate(_ id: Int64, seq: Int64, effects records: [EffectTable.Record], cause: Cause,
+    static func writeUpdate(_ id: Int64, seq: Int64, effects records: borrowing EmittedRecords, cause: Cause,
                             into w: inout JSONWriter, viewModel: (inout JSONWriter) -> Void) -> Int {
         w.raw("{")
         if case .effect(let effect) = cause {
@@ -345,9 +345,12 @@ public struct RuntimeState: Sendable {
             w.raw(",")
         }
         w.raw("\"effects\":[")
-        for (i, record) in records.enumerated() {
-            if i > 0 { w.raw(",") }
-            record.write(into: &w)
+        if let first = records.first {
+            first.write(into: &w)
+            for record in records.rest {
+                w.raw(",")
+                record.write(into: &w)
+            }
         }
         w.raw("],")
         if cause != .request { w.raw("\"event\":\"update\",") }
@@ -366,6 +369,19 @@ public struct RuntimeState: Sendable {
         viewModel(&w)
         w.raw("}")
         return last
+    }
+
+    /// The records of the effects one reduction emits, in order. The first,
+    /// most often the only one, is kept inline: emitting it allocates nothing.
+    struct EmittedRecords {
+        var first: EffectTable.Record?
+        var rest: [EffectTable.Record] = []
+
+        mutating func append(_ record: EffectTable.Record) {
+            if first == nil { first = record } else { rest.append(record) }
+        }
+
+        var all: [EffectTable.Record] { first.map { [$0] + rest } ?? [] }
     }
 
     // MARK: outcomes

@@ -85,9 +85,13 @@ public final class LiveService: @unchecked Sendable {
         let mayBlock = blocking || waiting
         let data = mayBlock ? target.attachBlocking() : nil
         data?.setPerformer(pthread_self())
-        var text = JSONWriter(capacity: 64)
-        text.write(args)
-        op.withCString { op in performFunction(ctx, callPointer(call), op, text.cStringView()) }
+        // Args are written on the stack unless they outgrow it: the usual
+        // few fields need no heap.
+        withUnsafeTemporaryAllocation(byteCount: 256, alignment: 1) { stack in
+            var text = JSONWriter(borrowing: stack)
+            text.write(args)
+            op.withCString { op in performFunction(ctx, callPointer(call), op, text.cStringView()) }
+        }
         data?.setPerformer(0)
         withExtendedLifetime(target) {}
         return true

@@ -44,8 +44,11 @@ struct DirectWritingTests {
         let vm: JSON = ["log": [["ok": true, "result": 1]], "title": "é \"x\""]
         for cause in [RuntimeState.Cause.request, .effect(12), .result(from: 4)] {
             for emitted in [[], Array(records.prefix(1)), records] {
+                var inline = RuntimeState.EmittedRecords()
+                for record in emitted { inline.append(record) }
+                #expect(inline.all == emitted)
                 let tree = RuntimeState.update(9, seq: 5, viewModel: vm, effects: emitted, routes: [], cause: cause)
-                let direct = Self.text { w in RuntimeState.writeUpdate(9, seq: 5, effects: emitted, cause: cause, into: &w) { $0.write(vm) } }
+                let direct = Self.text { w in RuntimeState.writeUpdate(9, seq: 5, effects: inline, cause: cause, into: &w) { $0.write(vm) } }
                 #expect(direct == tree.serialized())
             }
         }
@@ -59,6 +62,8 @@ struct DirectWritingTests {
         #"[ {"route": {"push": "example/home", "args": {"user": 1}}} , {"cancel" : "k"} ]"#,
         // Later duplicates win, as in an object.
         #"[{"effect":{"service":"a","op":"o","service":"b","timeout":1,"timeout":2}}]"#,
+        // Keys read by their spelling: space, keys that begin like known ones, unknown ones.
+        #"[{"effect":{ "args" : [1] ,"opx":1,"op" :"o","thenx":"x","then": "t","catch":"c","s":0,"service":"s","ca":1}}]"#,
     ]
 
     @Test("a list of commands reads as its items do one by one", arguments: lists)

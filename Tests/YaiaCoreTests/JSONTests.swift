@@ -130,6 +130,40 @@ struct JSONCanonicalTests {
         }
     }
 
+    @Test("a writer on borrowed memory moves to its own when it outgrows it, the text intact")
+    func borrowedMemory() {
+        let text = #"{"args":{"key":"a","value":[1,2,3]},"op":"put"}"#
+        withUnsafeTemporaryAllocation(byteCount: 16, alignment: 1) { stack in
+            var w = JSONWriter(borrowing: stack)
+            w.raw("{\"a\":1}")
+            // Still in the caller's memory.
+            #expect(w.withBytes { $0.baseAddress } == UnsafeRawPointer(stack.baseAddress))
+            w.reset()
+            w.append(Array(text.utf8).withUnsafeBytes { UnsafeRawBufferPointer($0) })
+            #expect(w.withBytes { $0.baseAddress } != UnsafeRawPointer(stack.baseAddress))
+            #expect(String(decoding: w.takeBytes(), as: UTF8.self) == text)
+        }
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { stack in
+            var w = JSONWriter(borrowing: stack)
+            w.write(["ok": true])
+            // Taken, the text is a copy of the writer's own, which C may free.
+            let c = w.takeCString()
+            #expect(c.map { UnsafeRawPointer($0) } != UnsafeRawPointer(stack.baseAddress))
+            #expect(c.map { String(cString: $0) } == #"{"ok":true}"#)
+            free(c)
+        }
+        withUnsafeTemporaryAllocation(byteCount: 64, alignment: 1) { stack in
+            var w = JSONWriter(borrowing: stack)
+            w.raw("[1]")
+            var other = JSONWriter(capacity: 8)
+            other.raw("[2]")
+            w.exchange(with: &other)
+            #expect(other.withBytes { $0.baseAddress } == UnsafeRawPointer(stack.baseAddress))
+            #expect(String(decoding: w.takeBytes(), as: UTF8.self) == "[2]")
+            #expect(other.takeText().map { String(decoding: $0.bytes, as: UTF8.self) } == "[1]")
+        }
+    }
+
     @Test("the same number prints the same whatever its kind")
     func numberKindsPrintAlike() {
         #expect(JSON.double(7).serialized() == JSON.int(7).serialized())
@@ -333,6 +367,18 @@ struct JSONObjectTests {
         let value = try JSONParser.parse("{\"a\":1,\"b\":2,\"a\":3,\"a\":4}")
         #expect(value == ["a": 4, "b": 2])
         #expect(value.serialized() == "{\"a\":4,\"b\":2}")
+    }
+
+    @Test("members out of order are sorted, the last of a repeated key kept", arguments: [
+        (#"{"service":"echo","op":"echo","args":1}"#, #"{"args":1,"op":"echo","service":"echo"}"#),
+        (#"{"b":1,"a":2,"b":3}"#, #"{"a":2,"b":3}"#),
+        (#"{"c":1,"b":2,"a":3,"c":4,"a":5}"#, #"{"a":5,"b":2,"c":4}"#),
+        (#"{"z":1,"y":{"q":1,"p":2},"x":[{"n":1,"m":2}]}"#, #"{"x":[{"m":2,"n":1}],"y":{"p":2,"q":1},"z":1}"#),
+    ])
+    func unorderedText(text: String, sorted: String) throws {
+        let read = try JSONParser.parse(text)
+        #expect(read.serialized() == sorted)
+        #expect(read == (try JSONParser.parse(sorted)))
     }
 
     @Test("duplicate keys in initializers: the last one wins, small and large objects", arguments: [3, 40])
