@@ -56,6 +56,8 @@
 #define KEYS 1000
 #define TURN 1000        /* round trips a row takes in each turn */
 #define TURN_WARMUP 100  /* and untimed, before them */
+#define EFFECT_TARGET 3.0 /* echo round trip / plain send, at most */
+#define STORE_TARGET 2.0  /* store put + get on a file / SQLite direct, at most */
 
 typedef struct {
     double median, p90;
@@ -497,6 +499,8 @@ int main(int argc, char **argv)
     printf("\n  a completion on another thread costs two thread wake-ups, as the C-only\n"
            "  hand-off does: Yaia adds %.1f us (own thread) and %.1f us (pool) to it\n",
            (other.median - ping.median) / 1000, (pooled.median - ping.median) / 1000);
+    printf("  target: an effect a plugin completes inline at most %.0fx a send: %s (%.2fx)\n", EFFECT_TARGET,
+           echo.median <= EFFECT_TARGET * plain.median ? "met" : "NOT met", echo.median / plain.median);
     printf("\n(b) store: put + get of one key (%d keys), through {\"op\":\"perform\"} vs SQLite from C\n\n", KEYS);
     printf("  %-44s %11s %11s %9s\n", "", "median", "p90", "x direct");
     row("SQLite direct, :memory:", dm, dm.median);
@@ -506,5 +510,7 @@ int main(int argc, char **argv)
     printf("\n  overhead of Yaia per put+get: %.1f us (:memory:), %.1f us (file); a direct call runs the\n"
            "  store's job on the thread that waits for it, with no hand-off (a pair would cost %.1f us here)\n",
            (ym.median - dm.median) / 1000, (yf.median - df.median) / 1000, 2 * ping.median / 1000);
+    printf("  target: put + get through perform, on a file, at most %.0fx SQLite direct: %s (%.2fx)\n", STORE_TARGET,
+           yf.median <= STORE_TARGET * df.median ? "met" : "NOT met", yf.median / df.median);
     return 0;
 }
