@@ -97,7 +97,7 @@ $(BUILD)/.release: $(BUILD)/.deps $(SWIFT_SOURCES)
 	@for m in Sources/YaiaABI/yaia.map:$(LIB) Sources/YaiaExamplesPack/pack.map:$(EXAMPLES_PACK); do \
 	  if [ -f $${m#*:} ] && [ $${m%%:*} -nt $${m#*:} ]; then rm -f $${m#*:}; fi; done
 	@if [ "$$(cat $(BUILD)/.release-flags 2>/dev/null)" != '$(SWIFT_RELEASE_FLAGS)' ]; then \
-	  rm -rf $(REL)/Yaia*.build $(REL)/CYaia*.build $(REL)/yaia*.build $(LIB) $(EXAMPLES_PACK); \
+	  rm -rf $(REL)/Yaia*.build $(REL)/CYaia*.build $(LIB) $(EXAMPLES_PACK); \
 	  echo '$(SWIFT_RELEASE_FLAGS)' > $(BUILD)/.release-flags; fi
 	$(SWIFT_RELEASE) --product yaia
 	$(SWIFT_RELEASE) --product yaia-examples
