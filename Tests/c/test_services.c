@@ -1298,6 +1298,22 @@ static void test_perform(void)
     r = perform(rt, "echo", "echo", NULL, NULL);
     check(r && strcmp(r, "{\"ok\":true,\"result\":null}") == 0, "perform: args default to null -- got %s", r);
     yaia_free(r);
+    /* Args text is written on the stack up to 256 bytes and moves to the
+    ** heap past that: every length around the edge arrives whole. */
+    for (int n = 240; n <= 600; n += (n < 270 ? 1 : 55)) {
+        char *text = malloc((size_t)n + 1);
+        if (!text)
+            break;
+        memset(text, 'a' + n % 26, (size_t)n);
+        text[n] = '\0';
+        char *args = fmt("{\"s\":\"%s\"}", text), *want = fmt("{\"ok\":true,\"result\":%s}", args);
+        r = perform(rt, "echo", "echo", args, NULL);
+        check(r && strcmp(r, want) == 0, "perform: args of %d bytes arrive whole -- got %.80s", (int)strlen(args), r);
+        yaia_free(r);
+        free(text);
+        free(args);
+        free(want);
+    }
     r = perform(rt, "echo", "later", "\"x\"", NULL);
     check(r && strcmp(r, "{\"ok\":true,\"result\":\"x\"}") == 0,
           "perform: a completion from the service's own thread -- got %s", r);
