@@ -100,8 +100,8 @@ extension JSONParser {
 
     private enum EffectMember { case op, id, args, then, catchName, service, timeout, policy, restore, other }
 
-    /// Passes `"key":` when the text at `index` is exactly that: word
-    /// compares, as `JSONWriter.append` copies.
+    /// Passes the quoted key `key` when the text at `index` is exactly that:
+    /// word compares, as `JSONWriter.append` copies.
     @inline(__always)
     private mutating func pass(_ key: StaticString) -> Bool {
         let n = key.utf8CodeUnitCount
@@ -114,41 +114,43 @@ extension JSONParser {
                 && text.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == literal.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
         guard same else { return false }
         index += n
-        skipSpace()
         return true
     }
 
-    /// The next member's key and its ":". A pack writes effects as YaiaKit
-    /// does, each key as it is spelled here: recognized by its first letter
-    /// and one compare, not scanned first.
+    /// The next member's key and its ":". A known key is recognized by its
+    /// first letter and one compare, not scanned first; any other is
+    /// `.other` (one with an escape stops the reading, for the full parse).
     private mutating func effectMember() throws(Stop) -> EffectMember {
         skipSpace()
         if index + 1 < bytes.count {
             switch bytes[index + 1] {
-            case UInt8(ascii: "a"): if pass("\"args\":") { return .args }
-            case UInt8(ascii: "c"): if pass("\"catch\":") { return .catchName }
-            case UInt8(ascii: "i"): if pass("\"id\":") { return .id }
-            case UInt8(ascii: "o"): if pass("\"op\":") { return .op }
-            case UInt8(ascii: "p"): if pass("\"policy\":") { return .policy }
-            case UInt8(ascii: "r"): if pass("\"restore\":") { return .restore }
-            case UInt8(ascii: "s"): if pass("\"service\":") { return .service }
-            case UInt8(ascii: "t"): if pass("\"then\":") { return .then } else if pass("\"timeout\":") { return .timeout }
+            case UInt8(ascii: "a"): if pass("\"args\"") { return try colon(after: .args) }
+            case UInt8(ascii: "c"): if pass("\"catch\"") { return try colon(after: .catchName) }
+            case UInt8(ascii: "i"): if pass("\"id\"") { return try colon(after: .id) }
+            case UInt8(ascii: "o"): if pass("\"op\"") { return try colon(after: .op) }
+            case UInt8(ascii: "p"): if pass("\"policy\"") { return try colon(after: .policy) }
+            case UInt8(ascii: "r"): if pass("\"restore\"") { return try colon(after: .restore) }
+            case UInt8(ascii: "s"): if pass("\"service\"") { return try colon(after: .service) }
+            case UInt8(ascii: "t"):
+                if pass("\"then\"") { return try colon(after: .then) }
+                if pass("\"timeout\"") { return try colon(after: .timeout) }
             default: break
             }
         }
-        let k = try key()
-        switch k.count {
-        case 2 where k.is("op"): return .op
-        case 2 where k.is("id"): return .id
-        case 4 where k.is("args"): return .args
-        case 4 where k.is("then"): return .then
-        case 5 where k.is("catch"): return .catchName
-        case 6 where k.is("policy"): return .policy
-        case 7 where k.is("service"): return .service
-        case 7 where k.is("timeout"): return .timeout
-        case 7 where k.is("restore"): return .restore
-        default: return .other
+        _ = try key()
+        return .other
+    }
+
+    /// Passes the ":" after a known key: as canonical text has it, at once.
+    @inline(__always)
+    private mutating func colon(after member: EffectMember) throws(Stop) -> EffectMember {
+        if index < bytes.count && bytes[index] == UInt8(ascii: ":") {
+            index += 1
+            skipSpace()
+        } else {
+            try colon()
         }
+        return member
     }
 
     private mutating func effect() throws(Stop) -> Effect {

@@ -259,10 +259,11 @@ public struct RuntimeState: Sendable {
             }
             if !scenes.contains(id) { closed = before }
         }
-        var response = RuntimeState.update(id, seq: seq, viewModel: viewModel, effects: emitted.all, routes: routes.map(\.json), cause: cause)
+        let records = emitted.all
+        var response = RuntimeState.update(id, seq: seq, viewModel: viewModel, effects: records, routes: routes.map(\.json), cause: cause)
         let flowChanged = flowID.map { flows[$0]?.flow.version != version } ?? false
         if inspecting {
-            for record in emitted.all {
+            for record in records {
                 steps.append(.event(["ok": true, "event": "effect", "scene": .int(id), "effect": record.json, "request": record.effect.json]))
             }
             for route in routes { steps.append(.event(["ok": true, "event": "route", "scene": .int(id), "route": route.json])) }
