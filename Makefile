@@ -247,8 +247,8 @@ NOTES_PACK := $(NOTES)/.build/release/libnotes.so
 # The same app as scene documents: a folder the runtime reads, nothing to build.
 NOTES_DOCS := Examples/notes-documents
 export YAIA_NOTES_PACK := $(abspath $(NOTES_PACK))
-# Its sources, and those of the YaiaKit and YaiaActions products it is built with.
-NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaCore Sources/YaiaKit Sources/YaiaActions Sources/YaiaMacros Sources/CYaiaScene -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') \
+# Its sources, and those of the YaiaKit product it is built with.
+NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaCore Sources/YaiaKit Sources/CYaiaScene -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') \
                  $(NOTES)/Package.swift Package.swift Include/yaia_scene.h
 
 .PHONY: notes test-notes
@@ -263,7 +263,7 @@ NOTES_SWIFT := --package-path $(NOTES) --disable-build-manifest-caching
 $(NOTES_PACK): $(BUILD)/.deps $(NOTES_SOURCES)
 	@if [ -f $@ ] && [ $(NOTES)/Sources/NotesPack/notes.map -nt $@ ]; then rm -f $@; fi
 	@if [ -f $@ ] && [ -n "$$(find Sources/YaiaCore Sources/YaiaKit Include/yaia_scene.h -newer $@ -print -quit)" ]; then \
-	  rm -rf $(foreach m,Notes NotesPack NotesTests YaiaKit YaiaActions YaiaTesting,$(NOTES)/.build/*/release/$(m).build $(NOTES)/.build/*/debug/$(m).build); fi
+	  rm -rf $(foreach m,Notes NotesPack NotesTests YaiaKit YaiaTesting,$(NOTES)/.build/*/release/$(m).build $(NOTES)/.build/*/debug/$(m).build); fi
 	$(SWIFT) build -c release -Xswiftc -static-stdlib $(NOTES_SWIFT)
 	@touch $@
 

@@ -1,5 +1,4 @@
 // swift-tools-version:6.0
-import CompilerPluginSupport
 import PackageDescription
 
 // libyaia.so exports only yaia_* (version script), carries a SONAME and is
@@ -32,9 +31,6 @@ let package = Package(
         .library(name: "YaiaKit", targets: ["YaiaKit"]),
         // For scene authors' tests: SceneTest, an exhaustive test store.
         .library(name: "YaiaTesting", targets: ["YaiaTesting"]),
-        // Opt-in: @FluxActions, a macro that writes an Action enum's reader.
-        // Only this product builds swift-syntax.
-        .library(name: "YaiaActions", targets: ["YaiaActions"]),
         // libyaia.so: the runtime behind the C ABI of Include/yaia.h.
         .library(name: "yaia", type: .dynamic, targets: ["YaiaABI"]),
         // The example scenes as a scene pack (libyaia-examples.so).
@@ -44,7 +40,6 @@ let package = Package(
         .executable(name: "yaia-command", targets: ["YaiaCLI"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
@@ -55,17 +50,6 @@ let package = Package(
         .target(name: "YaiaCore"),
         .target(name: "YaiaKit", dependencies: ["YaiaCore", "CYaiaScene"]),
         .target(name: "YaiaTesting", dependencies: ["YaiaKit"]),
-        .macro(
-            name: "YaiaMacros",
-            dependencies: [
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
-                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-            ]
-        ),
-        .target(name: "YaiaActions", dependencies: ["YaiaKit", "YaiaMacros"]),
         // YaiaCore directly too: seen only through YaiaKit's re-export, a change to
         // its layouts would not rebuild this module (an incremental-build gap of SwiftPM).
         .target(name: "YaiaExamples", dependencies: ["YaiaKit", "YaiaCore"]),
@@ -92,14 +76,5 @@ let package = Package(
         .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaExamples"]),
         .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit", "CYaiaScene"]),
         .testTarget(name: "YaiaTestingTests", dependencies: ["YaiaTesting", "YaiaExamples"]),
-        .testTarget(name: "YaiaActionsTests", dependencies: ["YaiaActions"]),
-        .testTarget(
-            name: "YaiaMacrosTests",
-            dependencies: [
-                "YaiaMacros",
-                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
-            ]
-        ),
     ]
 )

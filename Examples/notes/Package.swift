@@ -12,8 +12,7 @@ let package = Package(
         .package(name: "Yaia", path: "../.."),
     ],
     targets: [
-        // YaiaActions: YaiaKit and @FluxActions, which writes the Action enums' readers.
-        .target(name: "Notes", dependencies: [.product(name: "YaiaActions", package: "Yaia")]),
+        .target(name: "Notes", dependencies: [.product(name: "YaiaKit", package: "Yaia")]),
         // The pack exports yaia_scene_pack_init and nothing else; its own
         // copy of the Swift runtime stays local to it.
         .target(

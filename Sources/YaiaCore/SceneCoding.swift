@@ -55,10 +55,8 @@ extension SceneAction where Self: Decodable {
     /// Cost: most of it is Swift's own for a synthesized enum (boxed
     /// containers, generic metadata, an `allKeys` array converted twice),
     /// several times that of a hand-written switch on `action.type`. An
-    /// Action type can write its own `init(_:)` and keep the rest Codable,
-    /// or have `@FluxActions` (product YaiaActions, built with swift-syntax)
-    /// write it: the same mapping and errors, through the readers of
-    /// FluxReading.swift. This default stays the one without dependencies.
+    /// Action type can write its own `init(_:)` (a switch on `action.type`)
+    /// and keep the rest Codable.
     public init(_ action: Action) throws(YaiaError) {
         self = try FluxDecoder.decode(Self.self, from: action)
     }

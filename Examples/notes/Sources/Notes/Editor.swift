@@ -1,4 +1,4 @@
-import YaiaActions
+import YaiaKit
 
 /// Edits one note. Saving writes it to the store and pops with
 /// `{"saved": NOTE}`; deleting removes it and pops with `{"deleted": ID}`;
@@ -37,8 +37,7 @@ public struct EditorState: SceneState, Codable {
         self.init(note: args.note, isNew: args.isNew ?? false)
     }
 
-    @FluxActions
-    public enum Action: SceneAction, Equatable {
+    public enum Action: SceneAction, Equatable, Decodable {
         case titleChanged(String)
         case bodyChanged(String)
         case save

@@ -1,4 +1,4 @@
-import YaiaActions
+import YaiaKit
 
 /// The user's notes, loaded from the `store` service. Opening one, or
 /// starting a new one, pushes notes/editor; what the editor saved or deleted
@@ -49,8 +49,7 @@ public struct ListState: SceneState, Codable {
         }
     }
 
-    @FluxActions
-    public enum Action: SceneAction, Equatable {
+    public enum Action: SceneAction, Equatable, Decodable {
         /// Sent by the UI when the list appears, and to refresh it.
         case load
         /// `store.list`'s result: `{"items": [{"key", "value"}, ...]}`.

@@ -1,4 +1,4 @@
-import YaiaActions
+import YaiaKit
 
 /// The login form: email and password, checked before anything is sent; one
 /// `auth.login` effect; on success the user's notes are pushed.
@@ -22,8 +22,7 @@ public struct LoginState: SceneState, Codable {
         email = try args.decode(Args.self, code: .badArgs).email ?? ""
     }
 
-    @FluxActions
-    public enum Action: SceneAction, Equatable {
+    public enum Action: SceneAction, Equatable, Decodable {
         case emailChanged(String)
         case passwordChanged(String)
         case submit
