@@ -308,11 +308,18 @@ demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
 
 # ---------------------------------------------------------------- tests
 
-test: test-swift test-c test-python test-notes fuzz-short
+# The runtime is compiled twice: as users get it (release: the C and Python
+# suites, the scenario files, the notes app) and once with the address
+# sanitizer and fuzzing coverage (debug: the Swift suites and the fuzzing
+# pass). The suites share nothing else, so they run two at a time; each
+# one's output is printed whole when it ends.
+test: $(BUILD)/.deps
+	$(MAKE) -j2 --output-sync=target test-swift test-c test-python test-notes fuzz-short
 
-test-swift: $(BUILD)/.deps
-	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
-	$(SWIFT) test --skip-build
+# Swift Testing only: XCTest would report its zero tests first. Leaks are not
+# checked here: test hosts and pack descriptors live for the process by design.
+test-swift: $(FUZZ_SCRATCH)/.built
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --scratch-path $(FUZZ_SCRATCH) --disable-xctest
 
 test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/test_security $(CBIN)/stress
 	$(CBIN)/test_abi
@@ -400,23 +407,23 @@ tsan: $(TSAN_BIN)/stress $(EXAMPLES_PACK) test-packs
 
 # ---------------------------------------------------------------- fuzzing and the address sanitizer
 
-# One address-sanitized release build of libyaia.so and the examples pack, in
-# a scratch path of its own (the release build is untouched), serves both
-# the fuzzer and `make asan`: its Swift code also carries the coverage
+# One address-sanitized debug build of the package and its tests, in a
+# scratch path of its own (the release build is untouched), serves the Swift
+# suites, the fuzzer and `make asan`: its Swift code also carries the coverage
 # counters libFuzzer steers by, which cost little where no fuzzer reads them.
 # Programs are built with the Swift toolchain's clang, whose ASan and
 # libFuzzer runtimes match the library's. docs/fuzzing.md.
 FUZZ_SCRATCH := .build-fuzz
-FUZZ_REL     := $(FUZZ_SCRATCH)/release
+FUZZ_REL     := $(FUZZ_SCRATCH)/debug
 ASAN_LIB     := $(FUZZ_REL)/libyaia.so
 ASAN_PACK    := $(FUZZ_REL)/libyaia-examples.so
 ASAN_CC      ?= /opt/swift/usr/bin/clang
 ASAN_RT      := $(shell $(ASAN_CC) -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null)
 ASAN_BIN     := $(OUT)/asan
 ASAN_CLINK   := -fuse-ld=lld -L$(FUZZ_REL) -lyaia -Wl,-rpath,$(abspath $(FUZZ_REL)) -lpthread
-SWIFT_ASAN   := $(SWIFT) build -c release --scratch-path $(FUZZ_SCRATCH) --sanitize=address \
-                -Xswiftc -static-stdlib -Xswiftc -enforce-exclusivity=unchecked -Xswiftc -warnings-as-errors \
+SWIFT_ASAN   := $(SWIFT) build --build-tests --scratch-path $(FUZZ_SCRATCH) --sanitize=address -Xswiftc -warnings-as-errors \
                 -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
+SWIFT_TEST_SOURCES := $(shell find Tests -name '*.swift')
 
 FUZZ_SECONDS ?= 600
 FUZZ_SHORT   ?= 45
@@ -440,10 +447,9 @@ FUZZ_QUIET   := grep --line-buffered -v -E '^(\#[0-9]+[[:space:]]+(NEW|REDUCE) |
 # change to YaiaCore leaves YaiaKit's interface as it was, SwiftPM does not
 # recompile them, and they keep YaiaCore's old layouts (a stack overflow
 # under ASan). Their modules are small: always build them afresh.
-$(FUZZ_SCRATCH)/.built: $(BUILD)/.deps $(SWIFT_SOURCES)
-	$(SWIFT_ASAN) --product yaia
+$(FUZZ_SCRATCH)/.built: $(BUILD)/.deps $(SWIFT_SOURCES) $(SWIFT_TEST_SOURCES)
 	rm -f $(FUZZ_REL)/YaiaExamples.build/*.o $(FUZZ_REL)/YaiaExamplesPack.build/*.o
-	$(SWIFT_ASAN) --product yaia-examples
+	$(SWIFT_ASAN)
 	@ln -sf libyaia.so $(FUZZ_REL)/libyaia.so.$(ABI_MAJOR)
 	@touch $@
 

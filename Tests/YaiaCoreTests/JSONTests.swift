@@ -139,7 +139,7 @@ struct JSONCanonicalTests {
             // Still in the caller's memory.
             #expect(w.withBytes { $0.baseAddress } == UnsafeRawPointer(stack.baseAddress))
             w.reset()
-            w.append(Array(text.utf8).withUnsafeBytes { UnsafeRawBufferPointer($0) })
+            Array(text.utf8).withUnsafeBytes { w.append($0) }
             #expect(w.withBytes { $0.baseAddress } != UnsafeRawPointer(stack.baseAddress))
             #expect(String(decoding: w.takeBytes(), as: UTF8.self) == text)
         }
