@@ -321,10 +321,11 @@ test: $(BUILD)/.deps
 test-swift: $(FUZZ_SCRATCH)/.built
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --skip-build --scratch-path $(FUZZ_SCRATCH) --disable-xctest
 
-test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/test_security $(CBIN)/stress
+test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/test_security $(CBIN)/test_grants $(CBIN)/stress
 	$(CBIN)/test_abi
 	$(CBIN)/test_services
 	$(CBIN)/test_security
+	$(CBIN)/test_grants
 	$(CBIN)/stress
 	STRESS_JOURNAL=$(abspath $(OUT))/stress.jsonl $(CBIN)/stress
 	$(CBIN)/test_ffi
@@ -486,7 +487,7 @@ fuzz-short: $(FUZZ_TARGET) $(FUZZ_SEEDS)/.done
 # preloaded runtime and refuse it (swift-build dlopens with RTLD_DEEPBIND):
 # they find a swift first on PATH that drops it.
 ASAN_SHIM  := $(FUZZ_SCRATCH)/shim
-ASAN_TESTS := test_abi test_services test_security stress test_ffi test_flows
+ASAN_TESTS := test_abi test_services test_security test_grants stress test_ffi test_flows
 ASAN_ENV   := YAIA_LIBRARY=$(abspath $(ASAN_LIB)) YAIA_EXAMPLES_PACK=$(abspath $(ASAN_PACK))
 
 $(ASAN_BIN)/%: Tests/c/%.c Tests/c/harness.h Include/yaia.h Include/yaia_plugin.h $(FUZZ_SCRATCH)/.built
@@ -502,6 +503,7 @@ asan: $(addprefix $(ASAN_BIN)/,$(ASAN_TESTS)) $(ASAN_SHIM)/swift plugins $(TEST_
 	$(ASAN_ENV) $(ASAN_BIN)/test_abi
 	$(ASAN_ENV) $(ASAN_BIN)/test_services
 	$(ASAN_ENV) ASAN_OPTIONS=quarantine_size_mb=8 $(ASAN_BIN)/test_security
+	$(ASAN_ENV) $(ASAN_BIN)/test_grants
 	$(ASAN_ENV) $(ASAN_BIN)/stress
 	$(ASAN_ENV) STRESS_JOURNAL=$(abspath $(ASAN_BIN))/stress.jsonl $(ASAN_BIN)/stress
 	$(ASAN_ENV) $(ASAN_BIN)/test_ffi

@@ -188,8 +188,10 @@
 **   bad_service         a service struct is NULL, too small, unnamed or has no perform
 **   duplicate_service   a service with that name is already registered
 **   plugin_not_found    no file at the plugin path
-**   plugin_not_loadable dlopen refused the file (not a shared object, wrong
-**                       architecture, missing dependencies)
+**   plugin_not_loadable the file is no shared object for this machine (its
+**                       ELF headers are checked first: a truncated or
+**                       malformed file), or dlopen refused it (missing
+**                       dependencies)
 **   plugin_no_entry     the file does not export yaia_plugin_init
 **   plugin_abi_mismatch the plugin supports none of the offered ABI versions,
 **                       or answered with a malformed descriptor
@@ -198,7 +200,8 @@
 **   service_failed      a service failed a direct perform ("detail" holds its error)
 **   bad_result          a service completed with text that is not JSON
 **   timeout             the effect's deadline passed before its outcome
-**   library_not_found   bind: dlopen refused the library
+**   library_not_found   bind: dlopen refused the library, or a library given
+**                       by its path is no shared object for this machine
 **   symbol_not_found    bind: the library has no such symbol
 **   bad_signature       bind or a typed plugin op: the C signature does not parse
 **   bad_binding         bind: the binding itself is malformed
@@ -221,8 +224,9 @@
 **   ids_exhausted       the runtime has handed out its last scene, flow or
 **                       effect id (2^53)
 **   scene_pack_not_found     no file at a scene pack's path
-**   scene_pack_not_loadable  dlopen refused the file (not a shared object, not
-**                       a regular file, missing dependencies)
+**   scene_pack_not_loadable  the file is not a regular file, or no shared
+**                       object for this machine (ELF headers checked first),
+**                       or dlopen refused it (missing dependencies)
 **   scene_pack_no_entry the file does not export yaia_scene_pack_init: no pack
 **   scene_pack_abi_mismatch  the pack was built for another scene-pack ABI
 **                       version, or refused this host

@@ -50,9 +50,9 @@ enum SceneSource {
 }
 
 /// Reads a document file as JSON: a regular file of at most `maxDocumentBytes`.
-func readDocument(path: String) throws(YaiaError) -> JSON {
-    guard fileType(path) != nil else { throw YaiaError(.documentNotFound, "no scene document at \(path)") }
-    let fd = try openRegularFile(path, flags: O_RDONLY, followSymlink: true, code: .documentNotFound)
+func readDocument(path: String, files: FileAccess = .host) throws(YaiaError) -> JSON {
+    if case .host = files, fileType(path) == nil { throw YaiaError(.documentNotFound, "no scene document at \(path)") }
+    let fd = try files.open(path, code: .documentNotFound).fd
     defer { Glibc.close(fd) }
     let bytes = try readAll(fd, path: path, limit: maxDocumentBytes, code: .documentNotFound) { _ in
         YaiaError(.badDocument, "\(path) is larger than \(maxDocumentBytes) bytes: it is no scene document")
@@ -65,9 +65,12 @@ func readDocument(path: String) throws(YaiaError) -> JSON {
 }
 
 /// The `*.json` files of `folder`, sorted by name; hidden files are skipped.
-func documentFiles(in folder: String) throws(YaiaError) -> [String] {
-    guard let dir = opendir(folder) else {
-        throw YaiaError(.documentNotFound, "cannot read the folder \(folder): \(String(cString: strerror(errno)))")
+func documentFiles(in folder: String, files: FileAccess = .host) throws(YaiaError) -> [String] {
+    let fd = try files.open(folder, flags: O_RDONLY | O_DIRECTORY, code: .documentNotFound, type: S_IFDIR).fd
+    guard let dir = fdopendir(fd) else {
+        let reason = String(cString: strerror(errno))
+        Glibc.close(fd)
+        throw YaiaError(.documentNotFound, "cannot read the folder \(folder): \(reason)")
     }
     defer { closedir(dir) }
     var names: [String] = []
@@ -88,7 +91,8 @@ extension Catalog {
     /// document files, folders of documents). Documents are checked once
     /// every entry is read, so their routes may name scenes of any entry.
     /// Errors are at the entry's pointer (`/scenes/I`).
-    mutating func load(_ list: JSON, at pointer: String) throws(YaiaError) {
+    /// A request's (`files` granted) are opened beneath its grant.
+    mutating func load(_ list: JSON, at pointer: String, files: FileAccess = .host) throws(YaiaError) {
         guard case .array(let items) = list else {
             throw YaiaError(.badConfig, "\"scenes\" must be an array of paths: scene packs, scene documents (.json) or folders of them", at: pointer)
         }
@@ -101,7 +105,7 @@ extension Catalog {
             do throws(YaiaError) {
                 switch SceneSource(path) {
                 case .pack(let path):
-                    let pack = try loadScenePack(path: path)
+                    let pack = try loadScenePack(path: path, files: files)
                     try add(pack)
                     for (j, text) in pack.documents.enumerated() {
                         let json: JSON
@@ -113,9 +117,11 @@ extension Catalog {
                         documents.append((json, .pack(name: pack.info.name, path: pack.info.path), JSONPointer.appending(at + "/documents", j)))
                     }
                 case .document(let path):
-                    documents.append((try readDocument(path: path), .file(path), at))
+                    documents.append((try readDocument(path: path, files: files), .file(path), at))
                 case .folder(let folder):
-                    for path in try documentFiles(in: folder) { documents.append((try readDocument(path: path), .file(path), at)) }
+                    for path in try documentFiles(in: folder, files: files) {
+                        documents.append((try readDocument(path: path, files: files), .file(path), at))
+                    }
                 }
             } catch {
                 throw error.located(at)

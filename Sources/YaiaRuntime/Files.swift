@@ -11,25 +11,40 @@ import YaiaCore
 /// Failures throw `code`, with the reason.
 func openRegularFile(_ path: String, flags: Int32, mode: mode_t = 0o644, followSymlink: Bool,
                      code: ErrorCode) throws(YaiaError) -> Int32 {
-    let fd = Glibc.open(path, flags | O_NONBLOCK | O_CLOEXEC | (followSymlink ? 0 : O_NOFOLLOW), mode)
+    try openFile(path, flags: flags | (followSymlink ? 0 : O_NOFOLLOW), mode: mode, code: code)
+}
+
+/// `openRegularFile`, links followed unless `flags` has `O_NOFOLLOW`, for a
+/// file of `type` (`S_IFREG` or `S_IFDIR`); when there is no file the error
+/// is `missing`.
+func openFile(_ path: String, flags: Int32, mode: mode_t = 0o644, code: ErrorCode, missing: ErrorCode? = nil,
+              type: mode_t = S_IFREG) throws(YaiaError) -> Int32 {
+    let fd = Glibc.open(path, flags | O_NONBLOCK | O_CLOEXEC, mode)
     guard fd >= 0 else {
-        let reason = errno == ELOOP && !followSymlink ? "it is a symbolic link" : String(cString: strerror(errno))
-        throw YaiaError(code, "cannot open \(path): \(reason)")
+        let failure = errno
+        let reason = failure == ELOOP && flags & O_NOFOLLOW != 0 ? "it is a symbolic link" : String(cString: strerror(failure))
+        throw YaiaError(failure == ENOENT ? missing ?? code : code, "cannot open \(path): \(reason)")
     }
+    try checkOpened(fd, path: path, code: code, type: type)
+    return fd
+}
+
+/// Refuses (closing `fd`) a descriptor that is not of `type`, then makes it
+/// blocking: it was opened with `O_NONBLOCK` so that no FIFO could hang the open.
+func checkOpened(_ fd: Int32, path: String, code: ErrorCode, type wanted: mode_t, at pointer: String? = nil) throws(YaiaError) {
     var info = stat()
     guard fstat(fd, &info) == 0 else {
         let reason = String(cString: strerror(errno))
         Glibc.close(fd)
-        throw YaiaError(code, "cannot open \(path): \(reason)")
+        throw YaiaError(code, "cannot open \(path): \(reason)", at: pointer)
     }
     let type = info.st_mode & S_IFMT
-    guard type == S_IFREG else {
+    guard type == wanted else {
         Glibc.close(fd)
-        throw YaiaError(code, "cannot open \(path): it is \(kindName(type)), not a regular file")
+        throw YaiaError(code, "cannot open \(path): it is \(kindName(type)), not \(kindName(wanted))", at: pointer)
     }
     let status = fcntl(fd, F_GETFL)
     if status >= 0 { _ = fcntl(fd, F_SETFL, status & ~O_NONBLOCK) }
-    return fd
 }
 
 /// The type bits (`S_IFREG`, `S_IFDIR`, ...) of what `path` names, links

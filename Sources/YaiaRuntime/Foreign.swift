@@ -403,7 +403,7 @@ final class ForeignService: NativeService, @unchecked Sendable {
 
 /// Binds a service to symbols of a shared library:
 /// `{"service", "library", "ops": {OP: SIGNATURE | {"symbol", "signature", "free"}}, "free", "blocking"}`.
-func bindLibrary(_ request: JSONObject, at pointer: String) throws(YaiaError) -> LiveService {
+func bindLibrary(_ request: JSONObject, at pointer: String, files: FileAccess = .host) throws(YaiaError) -> LiveService {
     for (key, _) in request where !["op", "tag", "service", "library", "ops", "free", "blocking"].contains(key) {
         throw YaiaError(.badBinding, "unknown binding key \"\(key)\"", at: JSONPointer.appending(pointer, key))
     }
@@ -427,12 +427,16 @@ func bindLibrary(_ request: JSONObject, at pointer: String) throws(YaiaError) ->
         guard case .string(let s) = v else { throw YaiaError(.badBinding, "\"free\" must be a symbol name", at: pointer + "/free") }
         return s
     }
-    // A path (a soname has no slash) must be a regular file.
-    if library.contains("/"), let type = fileType(library), type != S_IFREG {
-        throw YaiaError(.libraryNotFound, "cannot load library \(library): it is \(kindName(type))", at: pointer + "/library")
-    }
     // Never dlclose: bound functions stay callable for the life of the process.
-    guard let handle = dlopen(library, RTLD_NOW | RTLD_LOCAL) else {
+    // A path (a soname has no slash) is a file, opened and checked as any shared object.
+    let handle: UnsafeMutableRawPointer
+    if library.contains("/") {
+        let file: OpenedFile
+        do throws(YaiaError) { file = try files.open(library, code: .libraryNotFound) } catch { throw error.at == nil ? error.located(pointer + "/library") : error }
+        handle = try loadSharedObject(file, code: .libraryNotFound, what: "library", at: pointer + "/library")
+    } else if let h = dlopen(library, RTLD_NOW | RTLD_LOCAL) {
+        handle = h
+    } else {
         let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
         throw YaiaError(.libraryNotFound, "cannot load library \(library): \(reason)", at: pointer + "/library")
     }

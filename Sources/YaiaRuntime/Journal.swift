@@ -39,9 +39,9 @@ final class Journal: @unchecked Sendable {
     /// input may be recorded in between with a later time.)
     private var lastTime: Int64 = 0
 
-    init(path: String) throws(YaiaError) {
-        file = try JournalFile(path: path)
-        self.path = path
+    init(path: String, files: FileAccess = .host) throws(YaiaError) {
+        file = try JournalFile(path: path, files: files)
+        self.path = file.path
         inputLock = .allocate(capacity: 1)
         inputLock.initialize(to: pthread_mutex_t())
         var attr = pthread_mutexattr_t()

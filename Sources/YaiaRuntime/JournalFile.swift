@@ -58,18 +58,18 @@ final class JournalFile: @unchecked Sendable {
     private var threaded = false
     private var failed: String?
 
-    init(path: String) throws(YaiaError) {
-        fd = try JournalFile.create(path)
-        self.path = path
+    init(path: String, files: FileAccess = .host) throws(YaiaError) {
+        let file = try files.open(path, flags: O_RDWR | O_CREAT, code: .badJournal)
+        fd = try JournalFile.prepare(file.fd, path: file.path)
+        self.path = file.path
         spare = (1..<JournalFile.buffers).map { _ in Buffer() }
         let started = startThread { [self] in run() }
         monitor.lock.withLock { threaded = started }
     }
 
-    /// Opens `path` for a new journal, emptied. A file that is not empty
-    /// and does not begin as a journal does is refused, not truncated.
-    private static func create(_ path: String) throws(YaiaError) -> Int32 {
-        let fd = try openRegularFile(path, flags: O_RDWR | O_CREAT, followSymlink: true, code: .badJournal)
+    /// Empties the file open at `fd` for a new journal. A file that is not
+    /// empty and does not begin as a journal does is refused (and closed), not truncated.
+    private static func prepare(_ fd: Int32, path: String) throws(YaiaError) -> Int32 {
         let header = Array("{\"format\":\"\(Journal.format)\",".utf8)
         var head = [UInt8](repeating: 0, count: header.count)
         var got = 0

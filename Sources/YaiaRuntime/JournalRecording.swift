@@ -20,7 +20,12 @@ extension Runtime {
 
     /// Starts journaling to `path` (truncated), beginning with a snapshot.
     public func startJournal(path: String) throws(YaiaError) -> JSON {
-        let journal = try Journal(path: path)
+        try startJournal(path: path, files: .host)
+    }
+
+    /// `files` says how the journal's file is opened: as the host's, or beneath a request's grant.
+    func startJournal(path: String, files: FileAccess) throws(YaiaError) -> JSON {
+        let journal = try Journal(path: path, files: files)
         // The snapshot and the switch happen under the new journal's lock, so
         // no input falls between them.
         journal.lockInput()
@@ -38,7 +43,7 @@ extension Runtime {
             old.unlockInput()
         }
         journal.begin(snapshot: snapshot())
-        return ["ok": true, "journal": .string(path)]
+        return ["ok": true, "journal": .string(journal.path)]
     }
 
     /// Stops journaling; pending lines are written.

@@ -201,19 +201,18 @@ func searchedPlaces(_ path: String, directories: [String] = pluginSearchPath()) 
 }
 
 /// Loads a plugin: dlopen, negotiate, setup. The services it registers are
-/// returned, not yet added: the caller commits them atomically.
-func loadPlugin(path named: String, config: JSON, taken: Set<String>) throws(YaiaError) -> (PluginInfo, [LiveService]) {
-    guard let path = resolveLibraryPath(named) else {
+/// returned, not yet added: the caller commits them atomically. A request's
+/// plugin (`files` granted) is found as the host's are, then opened beneath its grant.
+func loadPlugin(path named: String, config: JSON, taken: Set<String>,
+                files: FileAccess = .host) throws(YaiaError) -> (PluginInfo, [LiveService]) {
+    let found = resolveLibraryPath(named)
+    if found == nil, case .host = files {
         throw YaiaError(.pluginNotFound, "no plugin file at \(searchedPlaces(named))")
     }
-    if let type = fileType(path), type != S_IFREG {
-        throw YaiaError(.pluginNotLoadable, "\(path) is \(kindName(type)), not a plugin")
-    }
+    let file = try files.open(found ?? named, code: .pluginNotLoadable, missing: .pluginNotFound)
+    let path = file.path
     // Never dlclose: the image may hold threads and code still referenced.
-    guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-        let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
-        throw YaiaError(.pluginNotLoadable, "cannot load plugin \(path): \(reason)")
-    }
+    let handle = try loadSharedObject(file, code: .pluginNotLoadable, what: "plugin")
     guard let symbol = dlsym(handle, YAIA_PLUGIN_ENTRY) else {
         throw YaiaError(.pluginNoEntry, "plugin \(path) does not export \(YAIA_PLUGIN_ENTRY)")
     }

@@ -42,7 +42,13 @@ extension Runtime {
 
     public static func replay(path: String, catalog: Catalog, upTo: Int64? = nil,
                               maxLine: Int = Limits().requestBytes) throws(YaiaError) -> JSON {
-        var lines = try JournalLines(path: path, maxLine: maxLine)
+        try replay(path: path, catalog: catalog, upTo: upTo, maxLine: maxLine, files: .host)
+    }
+
+    /// `files` says how the journal's file is opened: as the host's, or beneath a request's grant.
+    static func replay(path: String, catalog: Catalog, upTo: Int64?, maxLine: Int, files: FileAccess) throws(YaiaError) -> JSON {
+        var lines = try JournalLines(path: path, maxLine: maxLine, files: files)
+        let path = lines.path
         let scratch = Runtime(catalog: catalog, workers: 1)
         scratch.replaying = true
         scratch.events.close()
@@ -193,10 +199,11 @@ struct JournalLines: ~Copyable {
     /// The line last returned, from 1.
     private(set) var number = 0
 
-    init(path: String, maxLine: Int) throws(YaiaError) {
-        self.path = path
+    init(path: String, maxLine: Int, files: FileAccess = .host) throws(YaiaError) {
+        let file = try files.open(path, code: .badJournal)
+        self.path = file.path
         self.maxLine = maxLine
-        fd = try openRegularFile(path, flags: O_RDONLY, followSymlink: true, code: .badJournal)
+        fd = file.fd
     }
 
     deinit { Glibc.close(fd) }

@@ -145,9 +145,9 @@ extension Runtime {
         case "load_plugin":
             let config = o["config"] ?? [:]
             guard case .object = config else { throw YaiaError(.notAnObject, "\"config\" must be an object", at: "/config") }
-            // Found as the config's plugins are, then confined where it was found.
+            // Found as the config's plugins are, then opened beneath the grant where it was found.
             let path = try o.string("path", code: .badRequest)
-            let info = try loadPlugin(path: try grants.confine(resolveLibraryPath(path) ?? path, at: "/path"), config: config)
+            let info = try loadPlugin(path: path, config: config, files: .granted(grants, at: "/path"))
             return ["ok": true, "plugin": info.json]
         case "snapshot":
             return ["ok": true, "snapshot": snapshot()]
@@ -161,15 +161,16 @@ extension Runtime {
         case "journal":
             if let start = o["start"] {
                 guard case .string(let path) = start else { throw YaiaError(.badRequest, "\"start\" takes a file path", at: "/start") }
-                return try startJournal(path: try grants.confine(path, at: "/start"))
+                return try startJournal(path: path, files: .granted(grants, at: "/start"))
             }
             if o["stop"] == .bool(true) { return stopJournal() }
             if o["flush"] == .bool(true) { return flushJournal() }
             throw YaiaError(.badRequest, "journal takes {\"start\": PATH}, {\"stop\": true} or {\"flush\": true}")
         case "replay":
-            let path = try grants.confine(try o.string("journal", code: .badRequest), at: "/journal")
+            let path = try o.string("journal", code: .badRequest)
             let upTo = try o["to"].map { (_) throws(YaiaError) -> Int64 in try o.integer("to", code: .badRequest) }
-            return try Runtime.replay(path: path, catalog: catalog, upTo: upTo, maxLine: limits.requestBytes)
+            return try Runtime.replay(path: path, catalog: catalog, upTo: upTo, maxLine: limits.requestBytes,
+                                      files: .granted(grants, at: "/journal"))
         case "rewind":
             return try rewind(to: try o.integer("to", code: .badRequest))
         case "inspect":
@@ -178,15 +179,11 @@ extension Runtime {
             return ["ok": true, "inspect": .bool(on)]
         case "bind":
             // A library named by its path is a file like any other; a soname is the system's.
-            var binding = o
-            if case .string(let library)? = o["library"], library.contains("/") {
-                binding["library"] = .string(try grants.confine(library, at: "/library"))
-            }
-            return try bind(binding)
+            return try bind(o, at: "", files: .granted(grants, at: "/library"))
         case "scenario":
             return try scenarioRequest(o)
         case "scenario_from_journal":
-            return try scenariosFromJournal(path: try grants.confine(try o.string("path", code: .badRequest), at: "/path"))
+            return try scenariosFromJournal(path: try o.string("path", code: .badRequest), files: .granted(grants, at: "/path"))
         case "perform":
             guard let value = o["effect"] else { throw YaiaError(.badRequest, "perform needs an \"effect\"", at: "/effect") }
             return try perform(try Effect(json: value, at: "/effect"))

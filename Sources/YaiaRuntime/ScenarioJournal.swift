@@ -17,8 +17,9 @@ extension Runtime {
     /// `scenario_from_journal`: the journal re-run in a scratch runtime with
     /// no services (as `replay` does), each reduction watched, then one
     /// scenario per scene, its expectations recorded by running it.
-    func scenariosFromJournal(path: String) throws(YaiaError) -> JSON {
-        var lines = try JournalLines(path: path, maxLine: limits.requestBytes)
+    func scenariosFromJournal(path: String, files: FileAccess = .host) throws(YaiaError) -> JSON {
+        var lines = try JournalLines(path: path, maxLine: limits.requestBytes, files: files)
+        let path = lines.path
         let scratch = Runtime(catalog: catalog, workers: 1, limits: limits)
         scratch.replaying = true
         scratch.setInspecting(true)

@@ -14,10 +14,10 @@ extension Runtime {
         case (let s?, nil):
             json = s
         case (nil, .string(let path)?):
-            let file = try grants.confine(path, at: "/path")
+            let file = try grants.openBeneath(path, at: "/path", flags: O_RDONLY, code: .badRequest, missing: .badRequest, type: S_IFREG)
             json = try readScenarioFile(file)
-            base = parentFolder(of: file)
-            fileName = String(file.split(separator: "/").last ?? "")
+            base = parentFolder(of: file.path)
+            fileName = String(file.path.split(separator: "/").last ?? "")
         case (nil, let p?):
             throw YaiaError(.badRequest, "\"path\" names a scenario file: a string, not \(p.kindName)", at: "/path")
         default:
@@ -52,14 +52,9 @@ extension Runtime {
         return file
     }
 
-    /// A scenario file as JSON, within the request limits.
-    func readScenarioFile(_ path: String) throws(YaiaError) -> JSON {
-        let fd: Int32
-        do throws(YaiaError) {
-            fd = try openRegularFile(path, flags: O_RDONLY, followSymlink: true, code: .badRequest)
-        } catch {
-            throw YaiaError(error.code, error.message, at: "/path")
-        }
+    /// A scenario file as JSON, within the request limits; the file is closed.
+    func readScenarioFile(_ file: OpenedFile) throws(YaiaError) -> JSON {
+        let (fd, path) = (file.fd, file.path)
         defer { Glibc.close(fd) }
         let bytes = try readAll(fd, path: path, limit: limits.requestBytes, code: .badRequest, at: "/path") { count in
             YaiaError.limit("request_bytes", limits.requestBytes, "a JSON text of \(count) bytes")
@@ -119,7 +114,7 @@ extension Runtime {
                 guard grants.directories.contains(where: { real == $0 || beneath(real, $0) }) else {
                     throw YaiaError(.notPermitted, "\(path): the folder lies outside the directories the config grants requests", at: at)
                 }
-                (files, isPack) = (try documentFiles(in: real).filter { !isLoaded($0) }, false)
+                (files, isPack) = (try documentFiles(in: real, files: .granted(grants, at: at)).filter { !isLoaded($0) }, false)
             case .document(let file): (files, isPack) = ([try grants.confine(file, at: at)], false)
             case .pack(let file): (files, isPack) = ([try grants.confine(file, at: at)], true)
             }
@@ -136,7 +131,7 @@ extension Runtime {
         }
         guard !wanted.isEmpty else { return }
         do throws(YaiaError) {
-            try catalog.load(.array(wanted), at: "/scenes")
+            try catalog.load(.array(wanted), at: "/scenes", files: .granted(grants, at: "/scenes"))
         } catch {
             // Point at the scenario's own entry, not at the list loaded.
             var moved = error

@@ -322,33 +322,35 @@ nonisolated(unsafe) private var packsByPath: [String: LoadedScenePack] = [:]
 /// Loads the scene pack at `path` (or finds it loaded), checking everything
 /// yaia_scene.h asks of it. Nothing is kept from a pack that fails.
 public func loadScenePack(path named: String) throws(YaiaError) -> LoadedScenePack {
-    guard let path = resolveLibraryPath(named) else {
+    try loadScenePack(path: named, files: .host)
+}
+
+/// `files` says how the pack's file is opened: as the host's, or beneath a request's grant.
+func loadScenePack(path named: String, files: FileAccess) throws(YaiaError) -> LoadedScenePack {
+    let found = resolveLibraryPath(named)
+    if found == nil, case .host = files {
         throw YaiaError(.scenePackNotFound, "no scene pack at \(searchedPlaces(named))")
     }
-    guard let type = fileType(path) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
-    guard type == S_IFREG else { throw YaiaError(.scenePackNotLoadable, "\(path) is \(kindName(type)), not a scene pack") }
-    guard let resolved = realpath(path, nil) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
-    let real = String(cString: resolved)
-    free(resolved)
+    let path = found ?? named
+    guard let real = try files.resolve(path) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
     return try loadedPacks.withLock { () throws(YaiaError) -> LoadedScenePack in
         if let pack = packsByPath[real] { return pack }
-        let pack = try openPack(real, shownAs: path)
+        let file = try files.open(real, code: .scenePackNotLoadable, missing: .scenePackNotFound)
+        let pack = try openPack(OpenedFile(fd: file.fd, path: path), real: real)
         packsByPath[real] = pack
         return pack
     }
 }
 
-private func openPack(_ path: String, shownAs shown: String) throws(YaiaError) -> LoadedScenePack {
+private func openPack(_ file: OpenedFile, real: String) throws(YaiaError) -> LoadedScenePack {
+    let shown = file.path
     // Never dlclose: states and code of the pack may be in use anywhere.
-    guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
-        let reason = dlerror().map { String(cString: $0) } ?? "unknown reason"
-        throw YaiaError(.scenePackNotLoadable, "cannot load scene pack \(shown): \(reason)")
-    }
+    let handle = try loadSharedObject(file, code: .scenePackNotLoadable, what: "scene pack")
     guard let symbol = dlsym(handle, YAIA_SCENE_PACK_ENTRY) else {
         throw YaiaError(.scenePackNoEntry, "\(shown) does not export \(YAIA_SCENE_PACK_ENTRY): it is not a scene pack")
     }
     let entry = unsafeBitCast(symbol, to: yaia_scene_pack_init_fn.self)
-    return try checkPack(entry(hostTable), path: path, shownAs: shown)
+    return try checkPack(entry(hostTable), path: real, shownAs: shown)
 }
 
 /// Checks what a pack's entry point answered, as yaia_scene.h asks.

@@ -51,8 +51,14 @@ extension Runtime {
 
     @discardableResult
     public func loadPlugin(path: String, config: JSON) throws(YaiaError) -> PluginInfo {
+        try loadPlugin(path: path, config: config, files: .host)
+    }
+
+    /// `files` says how the plugin's file is opened: as the host's, or beneath a request's grant.
+    @discardableResult
+    func loadPlugin(path: String, config: JSON, files: FileAccess) throws(YaiaError) -> PluginInfo {
         let taken = lock.withLock { services.names }
-        let (info, entries) = try YaiaRuntime.loadPlugin(path: path, config: config, taken: taken)
+        let (info, entries) = try YaiaRuntime.loadPlugin(path: path, config: config, taken: taken, files: files)
         do throws(YaiaError) {
             try lock.withLock { () throws(YaiaError) in
                 try checkRunning()
@@ -70,7 +76,12 @@ extension Runtime {
     /// Binds a service to a shared library's functions (see docs/ffi.md).
     @discardableResult
     public func bind(_ binding: JSONObject, at pointer: String = "") throws(YaiaError) -> JSON {
-        let entry = try bindLibrary(binding, at: pointer)
+        try bind(binding, at: pointer, files: .host)
+    }
+
+    /// `files` says how a library named by its path is opened.
+    func bind(_ binding: JSONObject, at pointer: String, files: FileAccess) throws(YaiaError) -> JSON {
+        let entry = try bindLibrary(binding, at: pointer, files: files)
         try addService(entry)
         let ops = (entry.native as? ForeignService)?.functions.keys.sorted() ?? []
         return ["ok": true, "service": .string(entry.name), "ops": .array(ops.map(JSON.string))]

@@ -1,3 +1,4 @@
+import CYaia
 import Foundation
 import Glibc
 import Testing
@@ -47,6 +48,31 @@ import YaiaExamples
         defer { Glibc.close(fd) }
         #expect(fcntl(fd, F_GETFD) & FD_CLOEXEC != 0)
         #expect(fcntl(fd, F_GETFL) & O_NONBLOCK == 0)
+    }
+
+    /// Both ways of opening beneath a directory: the kernel's openat2, and
+    /// the walk component by component that kernels without it get.
+    @Test(arguments: [Int32(1), 0]) func openingBeneathFollowsNoLink(kernel: Int32) throws {
+        let dir = temporaryPath("beneath"), out = temporaryPath("out")
+        #expect(mkdir(dir, 0o700) == 0 && mkdir(dir + "/sub", 0o700) == 0 && mkdir(out, 0o700) == 0)
+        defer { _ = try? FileManager.default.removeItem(atPath: dir); _ = try? FileManager.default.removeItem(atPath: out) }
+        #expect(FileManager.default.createFile(atPath: dir + "/sub/file", contents: Data("in".utf8)))
+        #expect(FileManager.default.createFile(atPath: out + "/file", contents: Data("out".utf8)))
+        #expect(symlink(out + "/file", dir + "/link") == 0 && symlink(out, dir + "/dirlink") == 0)
+        #expect(symlink(out + "/new", dir + "/dangling") == 0)
+        func open(_ path: String, _ flags: Int32 = O_RDONLY) -> (fd: Int32, error: Int32) {
+            let fd = cyaia_open_beneath(dir, path, flags | O_CLOEXEC, 0o600, kernel)
+            return (fd, fd < 0 ? errno : 0)
+        }
+        let good = open("sub/file")
+        #expect(good.fd >= 0)
+        if good.fd >= 0 { close(good.fd) }
+        #expect(open("link").error == ELOOP)
+        #expect(open("dirlink/file").error == ELOOP)
+        #expect(open("dangling", O_RDWR | O_CREAT).error == ELOOP)
+        #expect(access(out + "/new", F_OK) != 0)
+        #expect(open("../" + (out as NSString).lastPathComponent + "/file").error == EXDEV)
+        #expect(open("sub/absent").error == ENOENT)
     }
 
     @Test func aJournalReplacesOnlyAJournalOrAnEmptyFile() throws {

@@ -199,7 +199,8 @@ struct RequestErrorTests {
         BadRequest("{\"op\":\"load_plugin\"}", "bad_request", at: "/path"),
         BadRequest("{\"op\":\"load_plugin\",\"path\":7}", "bad_request", at: "/path"),
         BadRequest("{\"op\":\"load_plugin\",\"path\":\"x.so\",\"config\":[]}", "not_an_object", at: "/config"),
-        BadRequest("{\"op\":\"load_plugin\",\"path\":\"/nonexistent/yaia-test-plugin.so\"}", "plugin_not_found"),
+        // A file a request names is opened as the request's: its faults point at the path.
+        BadRequest("{\"op\":\"load_plugin\",\"path\":\"/nonexistent/yaia-test-plugin.so\"}", "plugin_not_found", at: "/path"),
     ]
 
     @Test("each bad request gets its code and location; the runtime stays usable", arguments: cases)

@@ -37,4 +37,13 @@ int cyaia_reentry_depth(void);
 /* This thread's list of launches deferred until its service call returns:
 ** stores next, returns what was there. */
 void *cyaia_deferred_swap(void *next);
+
+/* Opens `path`, relative, beneath the directory `dir`, following no
+** symbolic link on the way (flags and mode as openat's): the kernel resolves
+** it, so what was checked is what is opened. With `kernel` nonzero openat2
+** (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS) is tried
+** first; without it, or where the kernel lacks openat2, each component is
+** opened with O_NOFOLLOW from the one before. A symbolic link met is ELOOP,
+** ".." is EXDEV. Returns the descriptor, or -1 with errno. */
+int cyaia_open_beneath(const char *dir, const char *path, int flags, unsigned mode, int kernel);
 #endif
