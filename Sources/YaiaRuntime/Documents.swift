@@ -51,7 +51,7 @@ enum SceneSource {
 
 /// Reads a document file as JSON: a regular file of at most `maxDocumentBytes`.
 func readDocument(path: String) throws(YaiaError) -> JSON {
-    guard fileType(path) != nil else { throw YaiaError(.documentNotFound, "no scene document at \(path)") }
+    guard fileType(path) != nil else { throw YaiaError(.documentNotFound, "no scene document at \(placeOf(path))") }
     let fd = try openRegularFile(path, flags: O_RDONLY, followSymlink: true, code: .documentNotFound)
     defer { Glibc.close(fd) }
     let bytes = try readAll(fd, path: path, limit: maxDocumentBytes, code: .documentNotFound) { _ in
@@ -67,7 +67,7 @@ func readDocument(path: String) throws(YaiaError) -> JSON {
 /// The `*.json` files of `folder`, sorted by name; hidden files are skipped.
 func documentFiles(in folder: String) throws(YaiaError) -> [String] {
     guard let dir = opendir(folder) else {
-        throw YaiaError(.documentNotFound, "cannot read the folder \(folder): \(String(cString: strerror(errno)))")
+        throw YaiaError(.documentNotFound, "cannot read the folder \(placeOf(folder)): \(String(cString: strerror(errno)))")
     }
     defer { closedir(dir) }
     var names: [String] = []

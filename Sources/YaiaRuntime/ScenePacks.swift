@@ -325,9 +325,9 @@ public func loadScenePack(path named: String) throws(YaiaError) -> LoadedScenePa
     guard let path = resolveLibraryPath(named) else {
         throw YaiaError(.scenePackNotFound, "no scene pack at \(searchedPlaces(named))")
     }
-    guard let type = fileType(path) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
+    guard let type = fileType(path) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(placeOf(path))") }
     guard type == S_IFREG else { throw YaiaError(.scenePackNotLoadable, "\(path) is \(kindName(type)), not a scene pack") }
-    guard let resolved = realpath(path, nil) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
+    guard let resolved = realpath(path, nil) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(placeOf(path))") }
     let real = String(cString: resolved)
     free(resolved)
     return try loadedPacks.withLock { () throws(YaiaError) -> LoadedScenePack in
@@ -369,7 +369,7 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
     let name = String(cString: rawName)
     try LiveService.validate(name: name, what: "scene pack", code: .scenePackInvalid)
     guard pack.scene_count <= 10_000, pack.scene_count == 0 || pack.scenes != nil else {
-        throw YaiaError(.scenePackInvalid, "scene pack \(name) lists \(pack.scene_count) scenes without a valid list")
+        throw YaiaError(.scenePackInvalid, "scene pack \(name) lists \(counted(pack.scene_count, "scene")) without a valid list")
     }
     var types: [PackSceneType] = []
     var seen: Set<String> = []
@@ -398,7 +398,7 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
     var documents: [String] = []
     if descriptor.pointee.size >= MemoryLayout<yaia_scene_pack>.size && pack.document_count > 0 {
         guard pack.document_count <= 10_000, let list = pack.documents else {
-            throw YaiaError(.scenePackInvalid, "scene pack \(name) lists \(pack.document_count) documents without a valid list")
+            throw YaiaError(.scenePackInvalid, "scene pack \(name) lists \(counted(pack.document_count, "document")) without a valid list")
         }
         for i in 0..<pack.document_count {
             guard let text = list[i] else { throw YaiaError(.scenePackInvalid, "scene pack \(name): document \(i) is NULL") }
