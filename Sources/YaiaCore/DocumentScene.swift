@@ -254,6 +254,10 @@ extension Template {
 }
 
 extension DeclaredType {
-    /// What a value must be, for a missing one.
-    var expected: String { kinds.map(DeclaredType.describe) ?? "any value" }
+    /// What a value must be, for a missing one: the values an enum lists,
+    /// else the types.
+    var expected: String {
+        if let enumeration { return "one of " + enumeration.map(\.description).joined(separator: ", ") }
+        return kinds.map(DeclaredType.describe) ?? "any value"
+    }
 }

@@ -54,8 +54,9 @@ public final class DeclaredType: Sendable {
         }
     }
 
-    /// Whether null (and so an absent payload or member) is accepted.
-    var acceptsNull: Bool { kinds.map { $0.contains(.null) } ?? true }
+    /// Whether null (and so an absent payload or member) is accepted: by
+    /// every keyword, so that an enum without null makes its value required.
+    var acceptsNull: Bool { mismatch(.null) == nil }
 
     // MARK: reading
 
@@ -198,8 +199,8 @@ public final class DeclaredType: Sendable {
         switch value {
         case .string(let s):
             let length = s.unicodeScalars.count
-            if let minLength, length < minLength { return Mismatch(at: pointer, problem: "must be at least \(minLength) characters long") }
-            if let maxLength, length > maxLength { return Mismatch(at: pointer, problem: "must be at most \(maxLength) characters long") }
+            if let minLength, length < minLength { return Mismatch(at: pointer, problem: "must be at least \(counted(minLength, "character")) long") }
+            if let maxLength, length > maxLength { return Mismatch(at: pointer, problem: "must be at most \(counted(maxLength, "character")) long") }
         case .int, .uint, .double:
             let d = value.doubleValue ?? 0
             if let minimum, let m = minimum.doubleValue, d < m { return Mismatch(at: pointer, problem: "must be at least \(minimum)") }

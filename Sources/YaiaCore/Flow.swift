@@ -125,7 +125,7 @@ public struct Flow: Sendable, Equatable {
     /// A depth that no longer exists is refused, so a report cannot apply twice.
     public mutating func popped(toDepth depth: Int) throws(YaiaError) -> [Step] {
         guard depth >= 1, depth < entries.count else {
-            throw YaiaError(.staleNavigation, "the flow has \(entries.count) scenes at version \(version); it cannot be popped to depth \(depth)")
+            throw YaiaError(.staleNavigation, "the flow has \(counted(entries.count, "scene")) at version \(version); it cannot be popped to depth \(depth)")
         }
         return cut(to: depth, result: nil)
     }

@@ -112,7 +112,7 @@ public struct JSONParser {
     /// Nesting beyond `maxDepth`: a limit, not a syntax error.
     @inline(never)
     mutating func tooDeep() -> Stop {
-        var error = YaiaError(.limitExceeded, "nesting deeper than \(maxDepth) levels \(position(index)): the \"depth\" limit is \(maxDepth)")
+        var error = YaiaError(.limitExceeded, "nesting deeper than \(counted(maxDepth, "level")) \(position(index)): the \"depth\" limit is \(maxDepth)")
         error.limit = "depth"
         failure = error
         return Stop()

@@ -7,7 +7,7 @@ enum LogicStop: Error {
     func yaiaError(budget: Int) -> YaiaError {
         switch self {
         case .budget:
-            return YaiaError(.logicBudgetExceeded, "the rule took more than its budget of \(budget) steps")
+            return YaiaError(.logicBudgetExceeded, "the rule took more than its budget of \(counted(budget, "step"))")
         case .nestedTooDeep:
             return YaiaError(.logicBudgetExceeded, "a value built in reduce nests deeper than \(LogicRule.maxValueDepth) levels")
         case .failure(let message, let at):

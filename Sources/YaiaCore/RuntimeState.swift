@@ -672,7 +672,7 @@ public struct RuntimeState: Sendable {
         next: (scene: Int64, effect: Int64, flow: Int64), replaying: Bool, env: E, steps: inout [Step]
     ) throws(YaiaError) -> JSON {
         guard newScenes.count <= sceneLimit else {
-            throw YaiaError.limit("scenes", sceneLimit, "the snapshot has \(newScenes.count) scenes", at: "/scenes")
+            throw YaiaError.limit("scenes", sceneLimit, "the snapshot has \(counted(newScenes.count, "scene"))", at: "/scenes")
         }
         var byID: [Int64: OpenScene] = [:]
         for s in newScenes { byID[s.id] = s }
@@ -754,7 +754,7 @@ public struct RuntimeState: Sendable {
     /// `limit_exceeded` when more scenes would pass the "scenes" limit.
     func checkSceneRoom(adding count: Int = 1) throws(YaiaError) {
         guard scenes.count + count <= sceneLimit else {
-            throw YaiaError.limit("scenes", sceneLimit, "\(scenes.count) scenes are open")
+            throw YaiaError.limit("scenes", sceneLimit, "\(counted(scenes.count, "scene")) \(scenes.count == 1 ? "is" : "are") open")
         }
     }
 

@@ -152,6 +152,7 @@ public struct Scenario: Sendable {
 /// Reads a scenario, collecting every problem rather than stopping at the first.
 struct ScenarioReader: ProblemReader {
     var problems: [DocumentProblem] = []
+    var renamed: [(read: String, written: String)] = []
 
     mutating func problem(_ code: DocumentProblem.Code, _ message: String, at pointer: String) {
         // A hostile file with a problem in every step must not make a list without end.

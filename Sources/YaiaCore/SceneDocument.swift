@@ -179,6 +179,7 @@ extension SceneDocument {
 /// the way instead of stopping at the first.
 struct DocumentReader: ProblemReader {
     var problems: [DocumentProblem] = []
+    var renamed: [(read: String, written: String)] = []
     let catalog: Set<String>?
     /// The declared state fields, once `state` is read.
     var fields: [String] = []
@@ -223,8 +224,9 @@ struct DocumentReader: ProblemReader {
     // MARK: document
 
     mutating func document(_ json: JSON) -> SceneDocument.Storage? {
-        guard let o = object(json, "a scene document", at: "") else { return nil }
-        members(of: o, "a scene document", known: Self.documentMembers, required: ["yaia", "scene", "state", "actions"], at: "")
+        guard let given = object(json, "a scene document", at: "") else { return nil }
+        defer { restorePointers() }
+        let o = members(of: given, "a scene document", known: Self.documentMembers, required: ["yaia", "scene", "state", "actions"], at: "")
         describe(o, at: "")
         switch o["yaia"] {
         case nil: break
@@ -275,8 +277,8 @@ struct DocumentReader: ProblemReader {
         var list: [(key: String, argument: DocumentArgument)] = []
         for (key, value) in o {
             let at = JSONPointer.appending("/args", key)
-            guard let d = object(value, "an argument's declaration", at: at) else { continue }
-            members(of: d, "an argument's declaration", known: Self.argumentMembers, at: at)
+            guard let given = object(value, "an argument's declaration", at: at) else { continue }
+            let d = members(of: given, "an argument's declaration", known: Self.argumentMembers, at: at)
             describe(d, at: at)
             var type = d["default"].map(DeclaredType.of) ?? .any
             if let t = d["type"] { type = DeclaredType.read(t, at: JSONPointer.appending(at, "type"), problems: &problems) }
@@ -294,8 +296,9 @@ struct DocumentReader: ProblemReader {
         switch json {
         case .array(let list):
             return DocumentAction(payload: nil, branches: branches(list, at: pointer))
-        case .object(let o) where o["branches"] != nil:
-            members(of: o, "an action with \"branches\"", known: Self.actionMembers, at: pointer)
+        // A misspelled "branches" is read as "branches", not as a branch's member.
+        case .object(let given) where given.keys.contains { Suggestion.nearest($0, among: Self.actionMembers + Self.branchMembers) == "branches" }:
+            let o = members(of: given, "an action with \"branches\"", known: Self.actionMembers, at: pointer)
             describe(o, at: pointer)
             let payload = o["payload"].map { DeclaredType.read($0, at: JSONPointer.appending(pointer, "payload"), problems: &problems) }
             let at = JSONPointer.appending(pointer, "branches")
@@ -304,11 +307,12 @@ struct DocumentReader: ProblemReader {
                 return nil
             }
             return DocumentAction(payload: payload, branches: branches(list, at: at))
-        case .object(let o):
+        case .object(let given):
+            let o = members(of: given, "a branch", known: Self.branchMembers + ["payload"], at: pointer)
             let payload = o["payload"].map { DeclaredType.read($0, at: JSONPointer.appending(pointer, "payload"), problems: &problems) }
             var rest = o
             rest["payload"] = nil
-            return DocumentAction(payload: payload, branches: [branch(rest, at: pointer)])
+            return DocumentAction(payload: payload, branches: [branch(rest, at: pointer, checked: true)])
         default:
             problem(.wrongType, "an action is a branch (an object) or a list of branches, not \(json.kindName)", at: pointer)
             return nil
@@ -337,8 +341,8 @@ struct DocumentReader: ProblemReader {
         return out
     }
 
-    mutating func branch(_ o: JSONObject, at pointer: String) -> DocumentBranch {
-        members(of: o, "a branch", known: Self.branchMembers, at: pointer)
+    mutating func branch(_ given: JSONObject, at pointer: String, checked: Bool = false) -> DocumentBranch {
+        let o = checked ? given : members(of: given, "a branch", known: Self.branchMembers, at: pointer)
         describe(o, at: pointer)
         var result = DocumentBranch(when: nil, assignments: [], cancel: nil, effects: [], route: nil)
         if let w = o["when"] { result.when = condition(w, at: JSONPointer.appending(pointer, "when")) }
@@ -410,8 +414,8 @@ struct DocumentReader: ProblemReader {
     }
 
     mutating func effect(_ json: JSON, at pointer: String) -> DocumentEffect? {
-        guard let o = object(json, "an effect", at: pointer) else { return nil }
-        members(of: o, "an effect", known: Self.effectMembers, required: ["service", "op"], at: pointer)
+        guard let given = object(json, "an effect", at: pointer) else { return nil }
+        let o = members(of: given, "an effect", known: Self.effectMembers, required: ["service", "op"], at: pointer)
         describe(o, at: pointer)
         func at(_ key: String) -> String { JSONPointer.appending(pointer, key) }
         let service = o["service"].flatMap { name($0, "\"service\"", at: at("service")) }
@@ -450,11 +454,14 @@ struct DocumentReader: ProblemReader {
     }
 
     mutating func route(_ json: JSON, at pointer: String) -> DocumentRoute? {
-        guard let o = object(json, "a route", at: pointer) else { return nil }
+        guard var o = object(json, "a route", at: pointer) else { return nil }
         func at(_ key: String) -> String { JSONPointer.appending(pointer, key) }
+        // No kind: a misspelled one is read as the kind it misspells.
+        let checked = !Self.routeKinds.contains { o[$0] != nil }
+        if checked { o = members(of: o, "a route", known: Self.routeMembers, at: pointer) }
         let kinds = Self.routeKinds.filter { o[$0] != nil }
         guard kinds.count == 1, let kind = kinds.first else {
-            members(of: o, "a route", known: Self.routeMembers, at: pointer)
+            if !checked { members(of: o, "a route", known: Self.routeMembers, at: pointer) }
             problem(.badValue, kinds.isEmpty ? "a route needs one of \(Self.routeKinds.joined(separator: ", "))"
                                              : "a route has one kind, not \(kinds.joined(separator: " and "))", at: pointer)
             return nil
@@ -466,7 +473,7 @@ struct DocumentReader: ProblemReader {
         case "pop", "dismiss": allowed = ["result"]
         default: allowed = []
         }
-        members(of: o, "a \"\(kind)\" route", known: [kind] + allowed, at: pointer)
+        if !checked { members(of: o, "a \"\(kind)\" route", known: [kind] + allowed, at: pointer) }
         let args = o["args"].map { template($0, at: at("args"), roots: Self.actionRoots) }
         let result = o["result"].map { template($0, at: at("result"), roots: Self.actionRoots) }
         let onResult = o["onResult"].flatMap { actionName($0, "\"onResult\"", at: at("onResult")) }

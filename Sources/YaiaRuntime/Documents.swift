@@ -51,7 +51,7 @@ enum SceneSource {
 
 /// Reads a document file as JSON: a regular file of at most `maxDocumentBytes`.
 func readDocument(path: String, files: FileAccess = .host) throws(YaiaError) -> JSON {
-    if case .host = files, fileType(path) == nil { throw YaiaError(.documentNotFound, "no scene document at \(path)") }
+    if case .host = files, fileType(path) == nil { throw YaiaError(.documentNotFound, "no scene document at \(placeOf(path))") }
     let fd = try files.open(path, code: .documentNotFound).fd
     defer { Glibc.close(fd) }
     let bytes = try readAll(fd, path: path, limit: maxDocumentBytes, code: .documentNotFound) { _ in
@@ -70,7 +70,7 @@ func documentFiles(in folder: String, files: FileAccess = .host) throws(YaiaErro
     guard let dir = fdopendir(fd) else {
         let reason = String(cString: strerror(errno))
         Glibc.close(fd)
-        throw YaiaError(.documentNotFound, "cannot read the folder \(folder): \(reason)")
+        throw YaiaError(.documentNotFound, "cannot read the folder \(placeOf(folder)): \(reason)")
     }
     defer { closedir(dir) }
     var names: [String] = []

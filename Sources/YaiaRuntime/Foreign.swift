@@ -66,10 +66,10 @@ final class ForeignFunction: @unchecked Sendable {
         case .array(let a): list = a
         case .null where signature.argumentCount == 0: list = []
         default:
-            return ForeignFunction.badArgument(nil, "\(op) takes an array of \(signature.argumentCount) arguments, not \(args.kindName)")
+            return ForeignFunction.badArgument(nil, "\(op) takes an array of \(counted(signature.argumentCount, "argument")), not \(args.kindName)")
         }
         guard list.count == signature.argumentCount else {
-            return ForeignFunction.badArgument(nil, "\(op) takes \(signature.argumentCount) arguments (\(signature.description)), not \(list.count)")
+            return ForeignFunction.badArgument(nil, "\(op) takes \(counted(signature.argumentCount, "argument")) (\(signature.description)), not \(list.count)")
         }
 
         let count = signature.parameters.count

@@ -194,12 +194,6 @@ private func isAnchored(_ path: String) -> Bool {
     path.hasPrefix("/") || path.hasPrefix("./") || path.hasPrefix("../")
 }
 
-/// Where resolveLibraryPath looked for `path`, for a not-found message.
-func searchedPlaces(_ path: String, directories: [String] = pluginSearchPath()) -> String {
-    guard !isAnchored(path), !directories.isEmpty else { return path }
-    return "\(path) (in the working directory, then YAIA_PLUGIN_PATH: \(directories.joined(separator: ":")))"
-}
-
 /// Loads a plugin: dlopen, negotiate, setup. The services it registers are
 /// returned, not yet added: the caller commits them atomically. A request's
 /// plugin (`files` granted) is found as the host's are, then opened beneath its grant.

@@ -241,7 +241,7 @@ struct JournalLines: ~Copyable {
     }
 
     private func tooLong(_ line: Int) -> YaiaError {
-        YaiaError(.badJournal, "line \(line) of \(path) is longer than request_bytes, \(maxLine) bytes")
+        YaiaError(.badJournal, "line \(line) of \(path) is longer than request_bytes, \(counted(maxLine, "byte"))")
     }
 
     /// Drops the lines read and appends the next chunk.

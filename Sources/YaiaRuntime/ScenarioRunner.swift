@@ -57,7 +57,7 @@ extension Runtime {
         let (fd, path) = (file.fd, file.path)
         defer { Glibc.close(fd) }
         let bytes = try readAll(fd, path: path, limit: limits.requestBytes, code: .badRequest, at: "/path") { count in
-            YaiaError.limit("request_bytes", limits.requestBytes, "a JSON text of \(count) bytes")
+            YaiaError.limit("request_bytes", limits.requestBytes, "a JSON text of \(counted(count, "byte"))")
         }
         do throws(YaiaError) {
             return try bytes.withUnsafeBufferPointer { (b) throws(YaiaError) in try JSONParser.parse(b, maxDepth: limits.depth) }

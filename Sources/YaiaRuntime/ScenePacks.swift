@@ -332,7 +332,7 @@ func loadScenePack(path named: String, files: FileAccess) throws(YaiaError) -> L
         throw YaiaError(.scenePackNotFound, "no scene pack at \(searchedPlaces(named))")
     }
     let path = found ?? named
-    guard let real = try files.resolve(path) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(path)") }
+    guard let real = try files.resolve(path) else { throw YaiaError(.scenePackNotFound, "no scene pack at \(placeOf(path))") }
     return try loadedPacks.withLock { () throws(YaiaError) -> LoadedScenePack in
         if let pack = packsByPath[real] { return pack }
         let file = try files.open(real, code: .scenePackNotLoadable, missing: .scenePackNotFound)
@@ -371,7 +371,7 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
     let name = String(cString: rawName)
     try LiveService.validate(name: name, what: "scene pack", code: .scenePackInvalid)
     guard pack.scene_count <= 10_000, pack.scene_count == 0 || pack.scenes != nil else {
-        throw YaiaError(.scenePackInvalid, "scene pack \(name) lists \(pack.scene_count) scenes without a valid list")
+        throw YaiaError(.scenePackInvalid, "scene pack \(name) lists \(counted(pack.scene_count, "scene")) without a valid list")
     }
     var types: [PackSceneType] = []
     var seen: Set<String> = []
@@ -400,7 +400,7 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
     var documents: [String] = []
     if descriptor.pointee.size >= MemoryLayout<yaia_scene_pack>.size && pack.document_count > 0 {
         guard pack.document_count <= 10_000, let list = pack.documents else {
-            throw YaiaError(.scenePackInvalid, "scene pack \(name) lists \(pack.document_count) documents without a valid list")
+            throw YaiaError(.scenePackInvalid, "scene pack \(name) lists \(counted(pack.document_count, "document")) without a valid list")
         }
         for i in 0..<pack.document_count {
             guard let text = list[i] else { throw YaiaError(.scenePackInvalid, "scene pack \(name): document \(i) is NULL") }

@@ -194,7 +194,7 @@ public struct Limits: Sendable, Equatable {
     }
 
     public func checkSize(_ count: Int) throws(YaiaError) {
-        guard count <= requestBytes else { throw YaiaError.limit("request_bytes", requestBytes, "a JSON text of \(count) bytes") }
+        guard count <= requestBytes else { throw YaiaError.limit("request_bytes", requestBytes, "a JSON text of \(counted(count, "byte"))") }
     }
 
     /// Parses a JSON text given to the runtime, within the size and depth limits.

@@ -45,13 +45,17 @@ struct CheckCommand: ParsableCommand {
                 let answer = runtime.execute(["op": "register", "document": json])
                 if answer["ok"] != true { problems = Self.problems(answer, document: json, names: names) }
             }
+            // Warnings do not fail a document: it means what the runtime reads, maybe not what its author meant.
+            let warnings = json.map(SceneDocument.warnings) ?? []
+            let warned = warnings.isEmpty ? "" : ", \(counted(warnings.count, "warning"))"
             if problems.isEmpty {
-                Out.stdout("\(path): ok (\(json?["scene"]?.stringValue ?? "?"))\n")
+                Out.stdout("\(path): ok (\(json?["scene"]?.stringValue ?? "?"))\(warned)\n")
             } else {
                 failing += 1
-                Out.stdout("\(path): \(problems.count) problem\(problems.count == 1 ? "" : "s")\n")
+                Out.stdout("\(path): \(counted(problems.count, "problem"))\(warned)\n")
                 for problem in problems { Out.stdout("  \(problem)\n") }
             }
+            for w in warnings { Out.stdout("  warning: \(w.at): \(w.code): \(w.message)\n") }
         }
         Out.stdout("\(parsed.count) document\(parsed.count == 1 ? "" : "s") checked, \(failing) with problems\n")
         if failing > 0 { throw ExitCode(1) }

@@ -23,7 +23,8 @@ final class LineEditor {
         var saved = termios()
         guard tcgetattr(0, &saved) == 0 else { return Swift.readLine(strippingNewline: true) }
         var raw = saved
-        raw.c_lflag &= ~tcflag_t(ICANON | ECHO | IEXTEN)
+        // ISIG off: ctrl-c reaches the editor as a byte, which drops the line, and does not end the session.
+        raw.c_lflag &= ~tcflag_t(ICANON | ECHO | IEXTEN | ISIG)
         raw.c_iflag &= ~tcflag_t(IXON | ICRNL)
         withUnsafeMutableBytes(of: &raw.c_cc) { cc in
             cc[Int(VMIN)] = 1

@@ -97,7 +97,7 @@ enum NewPack {
             next:
               cd \(shellQuoted(shown))
               swift build -c release -Xswiftc -static-stdlib   # .build/release/\(names.library)
-              swift test
+              swift test --disable-xctest   # Swift Testing only: no XCTest run of zero tests
 
             """
         Out.stdout(report)

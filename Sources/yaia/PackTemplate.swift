@@ -350,7 +350,7 @@ func readme(_ n: PackNames) -> String {
 
     ```sh
     swift build -c release -Xswiftc -static-stdlib
-    swift test
+    swift test --disable-xctest
     ```
 
     Drive it from Python: save this as `drive.py` and run it with the binding of

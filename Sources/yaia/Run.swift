@@ -322,7 +322,8 @@ struct RunSession {
     /// An object's members, one a line.
     func fields(_ value: JSON) -> String {
         guard let object = value.objectValue, !object.isEmpty else { return "  " + value.text + "\n" }
-        return object.members.map { "  \($0.key): \($0.value.text)\n" }.joined()
+        let width = outputColumns()
+        return object.members.map { "  \($0.key): \($0.value.readable(indent: "  ", used: 4 + $0.key.count, width: width))\n" }.joined()
     }
 }
 

@@ -61,4 +61,26 @@ struct DocumentSchemaTests {
         #expect(s["properties"]?["payload"]?["properties"]?["title"] == ["type": "string", "minLength": 1, "maxLength": 3])
         #expect(s["properties"]?["payload"]?["additionalProperties"] == false)
     }
+
+    @Test("an enum payload without null is required, and a missing one is told the values it takes")
+    func enumPayload() throws {
+        let text = """
+        {"yaia": 1, "scene": "t/filter", "state": {"filter": "all"},
+         "actions": {"setFilter": {"payload": {"schema": {"enum": ["all", "active", "done"]}}, "set": {"filter": {"var": "payload"}}}}}
+        """
+        let actions = try #require(try SceneDocument(json(text)).schema["$defs"]?["action"]?["oneOf"]?.arrayValue)
+        #expect(actions.first?["required"] == ["type", "payload"])
+        let missing = try sendError(try document(text).open(), #"{"type": "setFilter"}"#)
+        #expect(missing?.code == .badPayload)
+        #expect(missing?.message == #"setFilter's payload is missing: it must be one of "all", "active", "done""#)
+    }
+
+    @Test("a count of one is in the singular: at least 1 character long")
+    func singular() throws {
+        let s = try document(DocumentActionTests.declarations).open()
+        let error = try sendError(s, #"{"type": "schema", "payload": {"title": ""}}"#)
+        #expect(error?.message == "schema's payload at /title must be at least 1 character long")
+        let long = try sendError(s, #"{"type": "schema", "payload": {"title": "abcd"}}"#)
+        #expect(long?.message == "schema's payload at /title must be at most 3 characters long")
+    }
 }

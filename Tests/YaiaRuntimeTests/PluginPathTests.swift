@@ -49,9 +49,25 @@ import Testing
         #expect(resolveLibraryPath(unique, searching: []) == nil)
     }
 
-    @Test func aMissingFileNamesWhereItWasLookedFor() {
-        #expect(searchedPlaces("x.so", directories: ["/p", "/q"]) == "x.so (in the working directory, then YAIA_PLUGIN_PATH: /p:/q)")
-        #expect(searchedPlaces("x.so", directories: []) == "x.so")
-        #expect(searchedPlaces("./x.so", directories: ["/p"]) == "./x.so")
+    @Test func aMissingFileNamesWhereItWasLookedForAbsoluteInOrder() {
+        let cwd = FileManager.default.currentDirectoryPath
+        let parent = String(cwd[..<(cwd.lastIndex(of: "/") ?? cwd.startIndex)])
+        #expect(searchedPlaces("x.so", directories: ["/p", "/q/", "rel"])
+                == "x.so: looked at \(cwd)/x.so (in the working directory), then /p/x.so, /q/x.so, \(cwd)/rel/x.so (YAIA_PLUGIN_PATH=/p:/q/:rel)")
+        #expect(searchedPlaces("x.so", directories: [])
+                == "x.so: looked at \(cwd)/x.so (in the working directory); YAIA_PLUGIN_PATH, the directories looked in next, is not set")
+        #expect(searchedPlaces("./x.so", directories: ["/p"])
+                == "./x.so (looked at \(cwd)/x.so: a relative path starts in the working directory, \(cwd))")
+        #expect(searchedPlaces("../x.so", directories: ["/p"]).hasPrefix("../x.so (looked at \(parent)/x.so: "))
+        #expect(searchedPlaces("/abs/x.so", directories: ["/p"]) == "/abs/x.so")
+        #expect(placeOf("todo.json") == "todo.json (looked at \(cwd)/todo.json: a relative path starts in the working directory, \(cwd))")
+    }
+
+    @Test func aMissingExamplePackOrPluginSaysHowToGetIt() {
+        let pack = searchedPlaces("libyaia-examples.so", directories: [])
+        #expect(pack.contains("`make examples-pack`") && pack.contains("PREFIX/lib/yaia/") && pack.contains("yaia.examples_pack()"))
+        #expect(searchedPlaces("/opt/x/libyaia-examples.so", directories: []).contains("yaia.examples_pack()"))
+        #expect(searchedPlaces("auth.so", directories: []).contains(#"yaia.plugin("auth")"#))
+        #expect(!searchedPlaces("mine.so", directories: []).contains("make"))
     }
 }

@@ -208,6 +208,8 @@ def test_new_pack_writes_a_package(cli: str, tmp_path: Path) -> None:
         "Sources/MyShopScenes/Counter.swift", "Tests/MyShopScenesTests/CounterTests.swift",
     ]
     assert "swift build -c release -Xswiftc -static-stdlib" in done.stdout
+    # The tests are Swift Testing's: XCTest, run too by a plain `swift test`, would report its 0 tests first.
+    assert "swift test --disable-xctest" in done.stdout
 
     manifest = (pack / "Package.swift").read_text()
     assert manifest.startswith("// swift-tools-version:6.0\n")
@@ -228,6 +230,7 @@ def test_new_pack_writes_a_package(cli: str, tmp_path: Path) -> None:
     assert (pack / ".gitignore").read_text().splitlines()[:1] == [".build/"]
     readme = (pack / "README.md").read_text()
     assert 'yaia.Runtime(scenes=[".build/release/libmy-shop.so"])' in readme
+    assert "swift test --disable-xctest\n" in readme
 
 
 def test_new_pack_defaults_to_a_folder_named_after_it_and_takes_yaia_relative(cli: str, tmp_path: Path) -> None:
@@ -332,6 +335,35 @@ def test_check_prints_every_problem_with_its_pointer(cli: str, tmp_path: Path) -
     assert out.splitlines()[-1] == "3 documents checked, 2 with problems"
 
 
+def test_check_suggests_misspelled_members_and_still_reports_what_lies_under_them(cli: str, tmp_path: Path) -> None:
+    document = {"yaia": 1, "scene": "t/todo", "state": {"todos": [], "nextID": 1},
+                "actions": {"add": {"payload": "string", "branch": [{"whne": True, "set": {"todo": []}}]}}}
+    write(tmp_path / "todo.json", document)
+    done = run(cli, "check", str(tmp_path / "todo.json"))
+    assert done.returncode == 1
+    assert f"{tmp_path}/todo.json: 3 problems" in done.stdout
+    assert '  /actions/add/branch: unknown_member: "branch" is not a member of an action with "branches"; did you mean "branches"?' in done.stdout
+    assert '  /actions/add/branch/0/whne: unknown_member: "whne" is not a member of a branch; did you mean "when"?' in done.stdout
+    assert '  /actions/add/branch/0/set/todo: unknown_field: "todo" is not a field of the state; did you mean "todos"?' in done.stdout
+
+
+def test_check_warns_of_an_expression_inside_an_operators_object_argument(cli: str, tmp_path: Path) -> None:
+    item = {"id": {"var": "state.nextID"}, "done": False}
+    document = {"yaia": 1, "scene": "t/todo", "state": {"todos": [], "nextID": 1},
+                "actions": {"add": {"set": {"todos": {"append": [{"var": "state.todos"}, item]}}}}}
+    write(tmp_path / "todo.json", document)
+    done = run(cli, "check", str(tmp_path / "todo.json"))
+    assert done.returncode == 0, done.stdout   # a warning: the document is valid, and means something else
+    assert f"{tmp_path}/todo.json: ok (t/todo), 1 warning" in done.stdout
+    assert ('  warning: /actions/add/set/todos/append/1: expression_in_literal: this object in the arguments of "append" is a literal: '
+            'the expression at /actions/add/set/todos/append/1/id is kept as data, not evaluated; '
+            'build the object with the "object" operator') in done.stdout
+    document["actions"]["add"]["set"]["todos"]["append"][1] = {"object": item}
+    write(tmp_path / "todo.json", document)
+    done = run(cli, "check", str(tmp_path / "todo.json"))
+    assert done.returncode == 0 and "warning" not in done.stdout, done.stdout
+
+
 # ---------------------------------------------------------------- graph
 
 
@@ -423,6 +455,26 @@ def test_run_shows_the_view_model_and_sends_actions(cli: str) -> None:
     assert 'error unknown_action: unknown action type "bogus" (at /action/type)' in out
     # :state is the list's, now on top.
     assert out.rstrip().splitlines()[-1].startswith("  user: ")
+
+
+def test_run_prints_a_long_value_over_indented_lines_that_fit(cli: str, tmp_path: Path) -> None:
+    document = {"yaia": 1, "scene": "t/long", "state": {"items": list(range(100)), "short": [1, 2],
+                                                         "rows": [{"id": i, "title": f"row number {i}"} for i in range(4)]},
+                "actions": {"noop": {}}}
+    path = write(tmp_path / "long.json", document)
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    done = run(cli, "run", str(path), stdin=":state\n", env=env)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert max(len(line) for line in lines if not line.startswith("t/long: actions")) <= 80
+    assert "  short: [1,2]" in lines
+    start = lines.index("  items: [")
+    assert lines[start + 1].startswith("    0, 1, 2, ") and lines[start + 1].endswith(",")
+    end = lines.index("  ]", start)
+    assert [int(n) for line in lines[start + 1:end] for n in line.replace(",", " ").split()] == list(range(100))
+    assert '  rows: [\n    {"id":0,"title":"row number 0"},\n' in done.stdout
+    wide = run(cli, "run", str(path), stdin=":state\n", env=dict(env, COLUMNS="1000"))
+    assert "  items: [0,1,2," in wide.stdout
 
 
 def test_run_with_a_service_plugin_shows_what_it_answers(cli: str, auth_so: str) -> None:
@@ -528,6 +580,25 @@ def test_run_in_a_terminal_edits_lines_and_walks_the_history(tmux_run: Tmux) -> 
     assert "notes/login> submit" in screen
     t.keys(":quit", literal=True)
     t.keys("Enter")
+
+
+def test_ctrl_c_in_run_drops_the_line_and_the_session_goes_on(tmux_run: Tmux) -> None:
+    t = tmux_run
+    t.wait_for(r"notes/login>$")
+    t.keys('emailChanged "dropped@x.y"', literal=True)
+    t.keys("C-c")
+    t.wait_for(r'notes/login> emailChanged "dropped@x\.y"\^C\nnotes/login>$')
+    t.keys('emailChanged "kept@x.y"', literal=True)
+    t.keys("Enter")
+    screen = t.wait_for(r'seq 1\) view:\n  canSubmit: false\n  email: "kept@x\.y"')
+    assert "dropped@x.y\"\n" not in screen.split("^C")[-1]
+    # The end is ctrl-d on an empty line: the command exits, and its tmux session with it.
+    t.keys("C-d")
+    for _ in range(5000):
+        if subprocess.run([*t.base, "has-session", "-t", "t"], capture_output=True, timeout=30).returncode != 0:
+            break
+    else:
+        raise AssertionError("yaia run did not end at ctrl-d:\n" + t.screen())
 
 
 # ---------------------------------------------------------------- test, simulate

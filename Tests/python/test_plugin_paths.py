@@ -85,9 +85,40 @@ def test_not_found_says_where_it_looked(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setenv("YAIA_PLUGIN_PATH", "/nonexistent/a:/nonexistent/b")
     error = refusal("nowhere.so")
     assert error.code == "plugin_not_found"
-    assert "nowhere.so (in the working directory, then YAIA_PLUGIN_PATH: /nonexistent/a:/nonexistent/b)" in str(error)
+    cwd = Path.cwd()
+    assert (f"nowhere.so: looked at {cwd}/nowhere.so (in the working directory), then "
+            "/nonexistent/a/nowhere.so, /nonexistent/b/nowhere.so (YAIA_PLUGIN_PATH=/nonexistent/a:/nonexistent/b)") in error.message
     monkeypatch.delenv("YAIA_PLUGIN_PATH")
-    assert refusal("nowhere.so").code == "plugin_not_found"
+    error = refusal("nowhere.so")
+    assert error.code == "plugin_not_found"
+    assert f"looked at {cwd}/nowhere.so (in the working directory); YAIA_PLUGIN_PATH" in error.message
+    error = refusal("./sub/nowhere.so")
+    assert f"./sub/nowhere.so (looked at {cwd}/sub/nowhere.so: a relative path starts in the working directory, {cwd})" in error.message
+
+
+def test_the_readme_snippet_from_an_empty_folder_says_where_it_looked_and_how_to_get_the_pack(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("YAIA_PLUGIN_PATH", raising=False)
+    with pytest.raises(yaia.YaiaError) as failure:
+        yaia.Runtime(scenes=["libyaia-examples.so"], plugins=["auth.so"])
+    error = failure.value
+    assert (error.code, error.at) == ("scene_pack_not_found", "/scenes/0")
+    assert f"no scene pack at libyaia-examples.so: looked at {tmp_path}/libyaia-examples.so (in the working directory)" in error.message
+    assert "yaia.examples_pack()" in error.message and "make examples-pack" in error.message
+    plugin = refusal("auth.so")
+    assert f"looked at {tmp_path}/auth.so" in plugin.message and 'yaia.plugin("auth")' in plugin.message
+
+
+def test_a_missing_document_names_the_file_it_looked_at(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for given, looked in (("todo.json", tmp_path / "todo.json"), ("../todo.json", tmp_path.parent / "todo.json"),
+                          (str(tmp_path / "x" / "todo.json"), tmp_path / "x" / "todo.json")):
+        with pytest.raises(yaia.YaiaError) as failure:
+            yaia.Runtime(scenes=[given])
+        assert failure.value.code == "document_not_found"
+        assert f"no scene document at {given}" in failure.value.message
+        assert str(looked) in failure.value.message
 
 
 def test_scene_packs_follow_the_same_rule(examples_pack: str, tmp_path: Path,

@@ -136,6 +136,9 @@ def test_the_page_runs(cli: str, tmp_path: Path) -> None:
         # The generated package compiles without warnings, as this repository does.
         warnings = [line for line in (done.stdout + done.stderr).splitlines() if "warning:" in line]
         assert not warnings, f"{block.where}:\n" + "\n".join(warnings)
+        if "swift test" in block.text:
+            # Swift Testing's run alone, with no XCTest run of zero tests before it.
+            assert "Executed 0 tests" not in done.stdout + done.stderr and "passed" in done.stdout + done.stderr, done.stdout
         if block.language == "sh":
             folder = Path(last.read_text().strip())
         ran += 1

@@ -192,7 +192,7 @@ def test_string_lengths_count_code_points() -> None:
     assert check("abcd", schema) == ("/payload", "must be at most 3 characters long")
     assert check("😀é", schema) is None  # two code points, six bytes in UTF-8
     assert check("😀", {"maxLength": 1}) is None
-    assert check("", {"minLength": 1}) == ("/payload", "must be at least 1 characters long")
+    assert check("", {"minLength": 1}) == ("/payload", "must be at least 1 character long")
     assert check(12345, {"maxLength": 1}) is None  # lengths bind strings only
 
 
@@ -231,7 +231,7 @@ def test_refs_resolve_in_the_root() -> None:
     assert validator.check({"title": "x", "next": {"title": "y"}}, note) is None
     assert validator.check({"title": "x", "next": {"title": ""}}, note, "/payload") == (
         "/payload/next/title",
-        "must be at least 1 characters long",
+        "must be at least 1 character long",
     )
     assert validator.check("x", {"$ref": "#/$defs/a~1b"}) == ("", "must be a whole number, not a string")
     assert validator.check("x", {"$ref": "#/$defs/nothing"}) is None  # nothing to check against
@@ -543,6 +543,7 @@ EDITOR: Dict[str, Any] = {
         "bump": {"payload": "integer", "set": {"count": {"var": "payload"}}},
         "level": {"payload": {"schema": {"type": "number", "minimum": 0, "maximum": 10}}, "set": {"level": {"var": "payload"}}},
         "mode": {"payload": {"schema": {"type": "string", "enum": ["a", "b"]}}, "set": {"mode": {"var": "payload"}}},
+        "setFilter": {"payload": {"schema": {"enum": ["all", "active", "done"]}}, "set": {"mode": {"var": "payload"}}},
         "note": {"payload": "string?", "set": {"note": {"var": "payload"}}},
         "shape": {"payload": {"note": {"id": "integer", "title": "string"}, "tags": ["string"], "extra": "boolean?"}, "set": {"saved": True}},
         "save": {"set": {"saved": True}},
@@ -578,6 +579,10 @@ ACTIONS: List[Dict[str, Any]] = [
     {"type": "level", "payload": -1},
     {"type": "mode", "payload": "b"},
     {"type": "mode", "payload": "c"},
+    {"type": "mode"},
+    {"type": "setFilter", "payload": "done"},
+    {"type": "setFilter", "payload": "none"},
+    {"type": "setFilter"},
     {"type": "note", "payload": "hi"},
     {"type": "note", "payload": None},
     {"type": "note"},
@@ -691,6 +696,19 @@ def test_help_of_a_document_scene(documents: yaia.Runtime) -> None:
         assert f"    {name}(payload" in text, name
     assert "bump(payload: integer)" in text and "setTags(payload: [string])" in text
     assert "save(payload?: any)" in text and "count: " in text
+
+
+def test_an_enum_payload_is_required_and_says_what_it_takes(documents: yaia.Runtime) -> None:
+    editor = documents.open("test/editor")
+    accepts = 'one of "all", "active", "done"'
+    for validate in (True, False):
+        with pytest.raises(yaia.YaiaError) as missing:
+            editor.send("setFilter", validate=validate)
+        assert missing.value.code == "bad_payload"
+        assert missing.value.message == "setFilter's payload is missing: it must be " + accepts
+    assert SceneSchema(documents.schema("test/editor")).payload_required("setFilter")
+    text = pydoc.render_doc(editor, renderer=pydoc.plaintext)
+    assert 'setFilter(payload: "all" | "active" | "done")' in text
 
 
 def test_a_document_file_in_the_config(tmp_path: Path) -> None:

@@ -260,7 +260,7 @@ class Validator:
         if isinstance(schema.get("enum"), list):
             checks.append(self._enum(schema["enum"]))
         length = self._range(schema.get("minLength"), schema.get("maxLength"),
-                             lambda v: len(v) if isinstance(v, str) else None, " characters long")
+                             lambda v: len(v) if isinstance(v, str) else None, "character")
         if length is not None:
             checks.append(length)
         bounds = self._range(schema.get("minimum"), schema.get("maximum"),
@@ -358,9 +358,9 @@ class Validator:
             if measured is None:
                 return None
             if low is not None and measured < low:
-                return at, f"must be at least {_text(low)}{unit}"
+                return at, "must be at least " + _measured(low, unit)
             if high is not None and measured > high:
-                return at, f"must be at most {_text(high)}{unit}"
+                return at, "must be at most " + _measured(high, unit)
             return None
 
         return check
@@ -439,6 +439,13 @@ class Validator:
             return typed[0] if len(typed) == 1 else (at, wording)
 
         return check
+
+
+def _measured(value: Any, noun: str) -> str:
+    """A bound as the runtime words it: "3", "1 character long", "5 characters long"."""
+    if not noun:
+        return _text(value)
+    return f"{_text(value)} {noun}{'' if value == 1 else 's'} long"
 
 
 def _reject(value: Any, at: str, refs: int) -> Optional[Failure]:
@@ -602,8 +609,11 @@ class SceneSchema:
         # In the runtime's words: "rename's payload at /title must be a string, not a number".
         at, problem = failure
         if at == "/action/payload" and "payload" not in action:
-            names = _type_names(self.payloads().get(kind) or {})
+            payload = self.payloads().get(kind) or {}
+            names = _type_names(payload)
             expected = " or ".join(_TYPE_WORDS.get(name, name) for name in names) or "any value"
+            if isinstance(payload.get("enum"), list):
+                expected = "one of " + ", ".join(_text(option) for option in payload["enum"])
             problem = f"is missing: it must be {expected}"
         if at == "/action/payload":
             subject = f"{kind}'s payload"
