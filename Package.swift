@@ -39,9 +39,8 @@ let package = Package(
         // is the library's: the Makefile puts this one at .build/release/yaia.
         .executable(name: "yaia-command", targets: ["YaiaCLI"]),
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-    ],
+    // None: a scene pack that depends on this package resolves nothing else
+    // (the `yaia` command reads its arguments by hand, Sources/yaia/Arguments.swift).
     targets: [
         // The hand-written headers in Include/ seen from Swift, and libffi.
         .target(name: "CYaia", path: "Sources/CYaia", linkerSettings: [.linkedLibrary("ffi")]),
@@ -70,11 +69,8 @@ let package = Package(
         // The command line, a host of the C ABI like any other (YaiaScene for its JSON values).
         .executableTarget(
             name: "YaiaCLI",
-            dependencies: ["YaiaABI", "CYaia", "YaiaCore", "YaiaScene", "YaiaRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Sources/yaia",
-            // The static Foundation that ArgumentParser brings calls mktemp, which
-            // gold warns of at every link; lld, the toolchain's, does not.
-            linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
+            dependencies: ["YaiaABI", "CYaia", "YaiaCore", "YaiaScene", "YaiaRuntime"],
+            path: "Sources/yaia"
         ),
         // JSON Logic in the engine, timed by `make bench`.
         .executableTarget(name: "YaiaBenchLogic", dependencies: ["YaiaCore", "YaiaRuntime"], path: "Benchmarks/logic"),
