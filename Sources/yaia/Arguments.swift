@@ -151,6 +151,7 @@ enum ArgumentReader {
         }
         var given = Arguments(path: path)
         var words: [String] = []
+        var unknown: String?
         while let word = args.first {
             args = args.dropFirst()
             if word == "--" {
@@ -168,7 +169,9 @@ enum ArgumentReader {
                 name = String(name[..<equals])
             }
             guard word.hasPrefix("--"), let option = configuration.options.first(where: { $0.name == name }) else {
-                throw usageError("Unknown option '\(word.split(separator: "=", maxSplits: 1).first ?? "")'", path)
+                // Reported after a missing argument, which says more ("-x" for a NAME).
+                unknown = unknown ?? String(word.split(separator: "=", maxSplits: 1).first ?? "")
+                continue
             }
             if value == nil, let next = args.first, !(next.hasPrefix("-") && next.count > 1 && Double(next) == nil) {
                 value = next
@@ -178,6 +181,7 @@ enum ArgumentReader {
             given.options[name, default: []].append(value)
         }
         given.positionals = try assign(words, to: configuration.arguments, path: path)
+        if let unknown { throw usageError("Unknown option '\(unknown)'", path) }
         return .run(try command.init(given))
     }
 
