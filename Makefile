@@ -507,19 +507,40 @@ asan: $(addprefix $(ASAN_BIN)/,$(ASAN_TESTS)) $(ASAN_SHIM)/swift plugins $(TEST_
 
 # The command, the examples pack and the example plugins go beside the
 # library: $(PREFIX)/bin/yaia, $(PREFIX)/lib/yaia/ (the pkg-config file
-# names both folders: packdir, plugindir).
+# names both folders: packdir, plugindir). `install-built` installs what is
+# built and builds nothing (the install test uses it).
+#
+# A program built with `pkg-config --libs yaia` must find libyaia.so.1 when it
+# starts. In a folder the dynamic linker searches (its defaults and those
+# /etc/ld.so.conf lists, like /usr/local/lib on Debian) ldconfig makes it
+# known; anywhere else the .pc file's Libs carry -Wl,-rpath,${libdir}.
+LIBDIR := $(abspath $(PREFIX))/lib
+SYSTEM_LIBDIRS := /lib /usr/lib /lib64 /usr/lib64 \
+  $(shell cat /etc/ld.so.conf /etc/ld.so.conf.d/*.conf 2>/dev/null | sed -n 's|^[[:space:]]*\(/[^[:space:]]*\).*|\1|p')
+SYSTEM_LIBDIR := $(filter $(LIBDIR) $(LIBDIR)/,$(SYSTEM_LIBDIRS))
+PC_RPATH := $(if $(SYSTEM_LIBDIR),,-Wl,-rpath,$${libdir})
+
+.PHONY: install-built
 install: lib examples-pack cli plugins
+	$(MAKE) --no-print-directory install-built
+
+install-built:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/lib/yaia/plugins
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libyaia.so.$(VERSION)
 	ln -sf libyaia.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libyaia.so.$(ABI_MAJOR)
 	ln -sf libyaia.so.$(ABI_MAJOR) $(DESTDIR)$(PREFIX)/lib/libyaia.so
-	install -m 644 Include/yaia.h Include/yaia_plugin.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 Include/yaia.h Include/yaia_scene.h Include/yaia_plugin.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/yaia
 	install -m 755 $(EXAMPLES_PACK) $(DESTDIR)$(PREFIX)/lib/yaia/
 	install -m 755 $(PLUGINS)/auth.so $(PLUGINS)/store.so $(DESTDIR)$(PREFIX)/lib/yaia/plugins/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' Bindings/c/yaia.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/yaia.pc
+	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@RPATH@|$(PC_RPATH)|' \
+	  -e '/^Libs:/s|  *| |g' Bindings/c/yaia.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/yaia.pc
+ifneq ($(SYSTEM_LIBDIR),)
+ifeq ($(DESTDIR),)
+	ldconfig || echo "install: run ldconfig as root so that programs find $(LIBDIR)/libyaia.so.$(ABI_MAJOR)"
+endif
+endif
 
 # What `pip install Bindings/python` puts in the wheel, as DEST=SOURCE, DEST
 # in the package's _native folder: Bindings/python/setup.py makes
