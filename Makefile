@@ -248,7 +248,7 @@ NOTES_PACK := $(NOTES)/.build/release/libnotes.so
 NOTES_DOCS := Examples/notes-documents
 export YAIA_NOTES_PACK := $(abspath $(NOTES_PACK))
 # Its sources, and those of the YaiaKit product it is built with.
-NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaCore Sources/YaiaKit Sources/CYaiaScene -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') \
+NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaScene Sources/YaiaKit Sources/CYaiaScene -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') \
                  $(NOTES)/Package.swift Package.swift Include/yaia_scene.h
 
 .PHONY: notes test-notes
@@ -257,12 +257,12 @@ NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaCore Sources/YaiaKit 
 # cached build plan would not see a source file added to this package, on
 # which the notes package depends by path: the plan is made afresh.
 NOTES_SWIFT := --package-path $(NOTES) --disable-build-manifest-caching
-# SwiftPM does not recompile a module of this package when a YaiaCore type
+# SwiftPM does not recompile a module of this package when a YaiaScene type
 # it sees through YaiaKit changes (a stale witness table crashes the pack):
-# the modules above YaiaCore are rebuilt whenever YaiaCore or YaiaKit changed.
+# the modules above YaiaScene are rebuilt whenever YaiaScene or YaiaKit changed.
 $(NOTES_PACK): $(BUILD)/.deps $(NOTES_SOURCES)
 	@if [ -f $@ ] && [ $(NOTES)/Sources/NotesPack/notes.map -nt $@ ]; then rm -f $@; fi
-	@if [ -f $@ ] && [ -n "$$(find Sources/YaiaCore Sources/YaiaKit Include/yaia_scene.h -newer $@ -print -quit)" ]; then \
+	@if [ -f $@ ] && [ -n "$$(find Sources/YaiaScene Sources/YaiaKit Include/yaia_scene.h -newer $@ -print -quit)" ]; then \
 	  rm -rf $(foreach m,Notes NotesPack NotesTests YaiaKit YaiaTesting,$(NOTES)/.build/*/release/$(m).build $(NOTES)/.build/*/debug/$(m).build); fi
 	$(SWIFT) build -c release -Xswiftc -static-stdlib $(NOTES_SWIFT)
 	@touch $@
@@ -444,9 +444,9 @@ FUZZ_QUIET   := grep --line-buffered -v -E '^(\#[0-9]+[[:space:]]+(NEW|REDUCE) |
 
 .PHONY: fuzz fuzz-short asan
 
-# The example scenes see YaiaCore through YaiaKit's @_exported import: when a
-# change to YaiaCore leaves YaiaKit's interface as it was, SwiftPM does not
-# recompile them, and they keep YaiaCore's old layouts (a stack overflow
+# The example scenes see YaiaScene through YaiaKit's @_exported import: when a
+# change to YaiaScene leaves YaiaKit's interface as it was, SwiftPM does not
+# recompile them, and they keep YaiaScene's old layouts (a stack overflow
 # under ASan). Their modules are small: always build them afresh.
 $(FUZZ_SCRATCH)/.built: $(BUILD)/.deps $(SWIFT_SOURCES) $(SWIFT_TEST_SOURCES)
 	rm -f $(FUZZ_REL)/YaiaExamples.build/*.o $(FUZZ_REL)/YaiaExamplesPack.build/*.o
@@ -515,19 +515,40 @@ asan: $(addprefix $(ASAN_BIN)/,$(ASAN_TESTS)) $(ASAN_SHIM)/swift plugins $(TEST_
 
 # The command, the examples pack and the example plugins go beside the
 # library: $(PREFIX)/bin/yaia, $(PREFIX)/lib/yaia/ (the pkg-config file
-# names both folders: packdir, plugindir).
+# names both folders: packdir, plugindir). `install-built` installs what is
+# built and builds nothing (the install test uses it).
+#
+# A program built with `pkg-config --libs yaia` must find libyaia.so.1 when it
+# starts. In a folder the dynamic linker searches (its defaults and those
+# /etc/ld.so.conf lists, like /usr/local/lib on Debian) ldconfig makes it
+# known; anywhere else the .pc file's Libs carry -Wl,-rpath,${libdir}.
+LIBDIR := $(abspath $(PREFIX))/lib
+SYSTEM_LIBDIRS := /lib /usr/lib /lib64 /usr/lib64 \
+  $(shell cat /etc/ld.so.conf /etc/ld.so.conf.d/*.conf 2>/dev/null | sed -n 's|^[[:space:]]*\(/[^[:space:]]*\).*|\1|p')
+SYSTEM_LIBDIR := $(filter $(LIBDIR) $(LIBDIR)/,$(SYSTEM_LIBDIRS))
+PC_RPATH := $(if $(SYSTEM_LIBDIR),,-Wl,-rpath,$${libdir})
+
+.PHONY: install-built
 install: lib examples-pack cli plugins
+	$(MAKE) --no-print-directory install-built
+
+install-built:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 	  $(DESTDIR)$(PREFIX)/lib/yaia/plugins
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libyaia.so.$(VERSION)
 	ln -sf libyaia.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libyaia.so.$(ABI_MAJOR)
 	ln -sf libyaia.so.$(ABI_MAJOR) $(DESTDIR)$(PREFIX)/lib/libyaia.so
-	install -m 644 Include/yaia.h Include/yaia_plugin.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 Include/yaia.h Include/yaia_scene.h Include/yaia_plugin.h $(DESTDIR)$(PREFIX)/include/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/yaia
 	install -m 755 $(EXAMPLES_PACK) $(DESTDIR)$(PREFIX)/lib/yaia/
 	install -m 755 $(PLUGINS)/auth.so $(PLUGINS)/store.so $(DESTDIR)$(PREFIX)/lib/yaia/plugins/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' Bindings/c/yaia.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/yaia.pc
+	sed -e 's|@PREFIX@|$(abspath $(PREFIX))|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@RPATH@|$(PC_RPATH)|' \
+	  -e '/^Libs:/s|  *| |g' Bindings/c/yaia.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/yaia.pc
+ifneq ($(SYSTEM_LIBDIR),)
+ifeq ($(DESTDIR),)
+	ldconfig || echo "install: run ldconfig as root so that programs find $(LIBDIR)/libyaia.so.$(ABI_MAJOR)"
+endif
+endif
 
 # What `pip install Bindings/python` puts in the wheel, as DEST=SOURCE, DEST
 # in the package's _native folder: Bindings/python/setup.py makes

@@ -39,22 +39,26 @@ let package = Package(
         // is the library's: the Makefile puts this one at .build/release/yaia.
         .executable(name: "yaia-command", targets: ["YaiaCLI"]),
     ],
-    dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-    ],
+    // None: a scene pack that depends on this package resolves nothing else
+    // (the `yaia` command reads its arguments by hand, Sources/yaia/Arguments.swift).
     targets: [
         // The hand-written headers in Include/ seen from Swift, and libffi.
         .target(name: "CYaia", path: "Sources/CYaia", linkerSettings: [.linkedLibrary("ffi")]),
         // Include/yaia_scene.h alone: what a scene pack is built against.
         .target(name: "CYaiaScene", path: "Sources/CYaiaScene"),
-        .target(name: "YaiaCore"),
-        .target(name: "YaiaKit", dependencies: ["YaiaCore", "CYaiaScene"]),
-        .target(name: "YaiaTesting", dependencies: ["YaiaKit"]),
-        // YaiaCore directly too: seen only through YaiaKit's re-export, a change to
+        // What a scene is written with: JSON values and their coders, actions,
+        // commands, effects, routes, the scene protocol and errors. Scene packs
+        // are built from this (through YaiaKit) and not from YaiaCore.
+        .target(name: "YaiaScene"),
+        // The logic engine, scene documents, scenarios, the runtime's state.
+        .target(name: "YaiaCore", dependencies: ["YaiaScene"]),
+        .target(name: "YaiaKit", dependencies: ["YaiaScene", "CYaiaScene"]),
+        .target(name: "YaiaTesting", dependencies: ["YaiaKit", "YaiaScene"]),
+        // YaiaScene directly too: seen only through YaiaKit's re-export, a change to
         // its layouts would not rebuild this module (an incremental-build gap of SwiftPM).
-        .target(name: "YaiaExamples", dependencies: ["YaiaKit", "YaiaCore"]),
+        .target(name: "YaiaExamples", dependencies: ["YaiaKit", "YaiaScene"]),
         .target(name: "YaiaExamplesPack", dependencies: ["YaiaExamples"], exclude: ["pack.map"], linkerSettings: packFlags),
-        .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "CYaia", "CYaiaScene"], swiftSettings: unchecked),
+        .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "YaiaScene", "CYaia", "CYaiaScene"], swiftSettings: unchecked),
         .target(
             name: "YaiaABI",
             dependencies: ["YaiaRuntime", "CYaia"],
@@ -62,18 +66,15 @@ let package = Package(
             swiftSettings: unchecked,
             linkerSettings: exportFlags
         ),
-        // The command line, a host of the C ABI like any other (YaiaCore for its JSON values only).
+        // The command line, a host of the C ABI like any other (YaiaScene for its JSON values).
         .executableTarget(
             name: "YaiaCLI",
-            dependencies: ["YaiaABI", "CYaia", "YaiaCore", "YaiaRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Sources/yaia",
-            // The static Foundation that ArgumentParser brings calls mktemp, which
-            // gold warns of at every link; lld, the toolchain's, does not.
-            linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
+            dependencies: ["YaiaABI", "CYaia", "YaiaCore", "YaiaScene", "YaiaRuntime"],
+            path: "Sources/yaia"
         ),
         // JSON Logic in the engine, timed by `make bench`.
         .executableTarget(name: "YaiaBenchLogic", dependencies: ["YaiaCore", "YaiaRuntime"], path: "Benchmarks/logic"),
-        .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaExamples"]),
+        .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaScene", "YaiaExamples"]),
         .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit", "CYaiaScene"]),
         .testTarget(name: "YaiaTestingTests", dependencies: ["YaiaTesting", "YaiaExamples"]),
     ]

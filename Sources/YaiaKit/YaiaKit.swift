@@ -2,4 +2,4 @@
 // alone: it re-exports the scene protocol, actions, commands, effects,
 // routes, the JSON value and its Codable support, and errors, and adds
 // ScenePack, which turns scene types into a loadable scene pack.
-@_exported import YaiaCore
+@_exported import YaiaScene

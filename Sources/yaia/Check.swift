@@ -1,9 +1,8 @@
 // `yaia check DOC...`: every problem of scene documents, each at its JSON
 // Pointer, as the runtime finds them when it registers each document.
-import ArgumentParser
 import YaiaCore
 
-struct CheckCommand: ParsableCommand {
+struct CheckCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Check scene documents and print every problem with its JSON Pointer.",
@@ -11,13 +10,18 @@ struct CheckCommand: ParsableCommand {
             DOC is a scene document or a folder (its *.json files, subfolders included, scenario files \
             left out). The documents are checked together: a route may name a scene of another of them, \
             or of the packs loaded with --scenes. Exit status 1 when any document has a problem.
-            """
+            """,
+        options: HostOptions.options,
+        arguments: [ArgumentSpec(name: "documents", help: "Scene documents, or folders of them.", many: true)]
     )
 
-    @OptionGroup var host: HostOptions
-
-    @Argument(help: "Scene documents, or folders of them.")
+    var host: HostOptions
     var documents: [String]
+
+    init(_ given: Arguments) {
+        host = HostOptions(given)
+        documents = given.arguments("documents")
+    }
 
     func run() throws {
         var paths: [String] = []
@@ -58,7 +62,7 @@ struct CheckCommand: ParsableCommand {
             for w in warnings { Out.stdout("  warning: \(w.at): \(w.code): \(w.message)\n") }
         }
         Out.stdout("\(parsed.count) document\(parsed.count == 1 ? "" : "s") checked, \(failing) with problems\n")
-        if failing > 0 { throw ExitCode(1) }
+        if failing > 0 { throw CommandError.failed }
     }
 
     /// "POINTER: CODE: MESSAGE" for each problem of a refused registration;

@@ -1,9 +1,8 @@
 // `yaia exec`: requests for yaia_execute, as arguments or one a line on
 // standard input.
-import ArgumentParser
 import Glibc
 
-struct ExecCommand: ParsableCommand {
+struct ExecCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "exec",
         abstract: "Run JSON requests (yaia.h, docs/abi.md) and print each response on a line.",
@@ -13,13 +12,18 @@ struct ExecCommand: ParsableCommand {
             ends, and "#" starts a comment. Exit status 1 when any response was an error envelope.
             example: yaia exec '{"op":"bind","service":"m","library":"libm.so.6","ops":{"pow":"double(double,double)"}}' \
             '{"op":"perform","effect":{"service":"m","op":"pow","args":[2,10]}}'
-            """
+            """,
+        options: HostOptions.options,
+        arguments: [ArgumentSpec(name: "requests", help: "JSON requests, run in order.", many: true, optional: true)]
     )
 
-    @OptionGroup var host: HostOptions
+    var host: HostOptions
+    var requests: [String]
 
-    @Argument(help: "JSON requests, run in order.")
-    var requests: [String] = []
+    init(_ given: Arguments) {
+        host = HostOptions(given)
+        requests = given.arguments("requests")
+    }
 
     static let lineHelp = """
         One line, one of:
@@ -61,6 +65,6 @@ struct ExecCommand: ParsableCommand {
         } else {
             for request in requests where !run(request) { break }
         }
-        if failed { throw ExitCode(1) }
+        if failed { throw CommandError.failed }
     }
 }

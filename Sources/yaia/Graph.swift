@@ -2,11 +2,10 @@
 // and the routes between them, as Graphviz DOT (or an image drawn by `dot`).
 // Read from each scene's schema; a document read from a file also says
 // which action emits which effect or route.
-import ArgumentParser
 import Glibc
 import YaiaCore
 
-struct GraphCommand: ParsableCommand {
+struct GraphCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "graph",
         abstract: "Draw scenes: their actions, effects and routes, and the navigation between them.",
@@ -15,21 +14,27 @@ struct GraphCommand: ParsableCommand {
             --scenes). The graph is Graphviz DOT on standard output; --format svg or png draws it with \
             Graphviz's `dot` (apt-get install graphviz) into --output. Swift and pack scenes declare no \
             interface: they are drawn as a node that says so, with what their documents' routes say of them.
-            """
+            """,
+        options: HostOptions.options + [
+            OptionSpec("format", help: "dot (the default: DOT text), svg or png (drawn by Graphviz's dot)."),
+            OptionSpec("output", value: "file", help: "The file to write (default: standard output; png needs a file)."),
+        ],
+        arguments: [ArgumentSpec(name: "target", help: "A scene pack, a scene document, a folder of them, or a scene type's name.")]
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case dot, svg, png }
+    enum Format: String, CaseIterable { case dot, svg, png }
 
-    @OptionGroup var host: HostOptions
-
-    @Option(help: "dot (the default: DOT text), svg or png (drawn by Graphviz's dot).")
-    var format: Format = .dot
-
-    @Option(help: ArgumentHelp("The file to write (default: standard output; png needs a file).", valueName: "file"))
+    var host: HostOptions
+    var format: Format
     var output: String?
-
-    @Argument(help: "A scene pack, a scene document, a folder of them, or a scene type's name.")
     var target: String
+
+    init(_ given: Arguments) throws(CommandError) {
+        host = HostOptions(given)
+        format = try given.choice("format", default: .dot)
+        output = given.option("output")
+        target = given.argument("target")
+    }
 
     func run() throws {
         if format == .png && output == nil { throw CommandError.usage("--format png needs --output FILE") }

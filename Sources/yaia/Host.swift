@@ -1,6 +1,5 @@
 // What every command shares: output, files, the runtime it hosts through the
 // C ABI, and the options that make its config (scenes, plugins, grants).
-import ArgumentParser
 import CYaia
 import Glibc
 import YaiaABI
@@ -209,23 +208,31 @@ func errorLine(_ response: JSON) -> String {
 /// replaces its half of the grant); a `--config` with an "allow" of its own
 /// is taken as the starting point instead. A command also grants what it
 /// needs itself (the `replay` op and the journal's folder, say).
-struct HostOptions: ParsableArguments {
-    @Option(name: .customLong("scenes"), help: ArgumentHelp("A scene pack, a scene document or a folder of them to load (repeatable).", valueName: "path"))
-    var scenes: [String] = []
+struct HostOptions: Sendable {
+    static let options = [
+        OptionSpec("scenes", value: "path", help: "A scene pack, a scene document or a folder of them to load (repeatable).",
+                   repeatable: true),
+        OptionSpec("plugin", value: "path", help: "A service plugin to load (repeatable).", repeatable: true),
+        OptionSpec("config", value: "json|@file", help: "The runtime config, inline JSON or @FILE (docs/abi.md, yaia.h)."),
+        OptionSpec("allow", value: "op", help: "A privileged op requests may use (repeatable), `all` (the default) or `none`.",
+                   repeatable: true),
+        OptionSpec("allow-files", value: "dir", help: "A folder whose files requests may name (repeatable; default: any file).",
+                   repeatable: true),
+    ]
 
-    @Option(name: .customLong("plugin"), help: ArgumentHelp("A service plugin to load (repeatable).", valueName: "path"))
-    var plugins: [String] = []
-
-    @Option(help: ArgumentHelp("The runtime config, inline JSON or @FILE (docs/abi.md, yaia.h).", valueName: "json|@file"))
+    var scenes: [String]
+    var plugins: [String]
     var config: String?
+    var allow: [String]
+    var allowFiles: [String]
 
-    @Option(name: .customLong("allow"), help: ArgumentHelp(
-        "A privileged op requests may use (repeatable), `all` (the default) or `none`.", valueName: "op"))
-    var allow: [String] = []
-
-    @Option(name: .customLong("allow-files"), help: ArgumentHelp(
-        "A folder whose files requests may name (repeatable; default: any file).", valueName: "dir"))
-    var allowFiles: [String] = []
+    init(_ given: Arguments) {
+        scenes = given.values("scenes")
+        plugins = given.values("plugin")
+        config = given.option("config")
+        allow = given.values("allow")
+        allowFiles = given.values("allow-files")
+    }
 
     /// The config: `--config`, then the scenes, plugins and grants given.
     func makeConfig(scenes extra: [String] = [], ops needed: [String] = [], files neededFiles: [String] = []) throws(CommandError) -> JSON {

@@ -1,18 +1,21 @@
 // `yaia new pack NAME` (NewPack.swift) and `yaia new scene NAME`: a scene
 // document to start from, which `yaia check` passes.
-import ArgumentParser
 import Glibc
 import YaiaCore
 
-struct NewCommand: ParsableCommand {
+struct NewCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "new",
         abstract: "Start a scene pack (a Swift package) or a scene document.",
-        subcommands: [NewPackCommand.self, NewSceneCommand.self]
+        subcommands: [NewPackCommand.self, NewSceneCommand.self],
+        runs: false
     )
+
+    init(_ given: Arguments) {}
+    func run() {}
 }
 
-struct NewSceneCommand: ParsableCommand {
+struct NewSceneCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "scene",
         abstract: "Write a scene document (docs/scene-documents.md) to start from.",
@@ -21,14 +24,18 @@ struct NewSceneCommand: ParsableCommand {
             outcomes, a route and a view model; `yaia check` passes it and `yaia run` runs it. NAME is \
             the scene type's name: parts of lowercase letters, digits, "-" or "_", joined by "/" \
             (like "shop/cart").
-            """
+            """,
+        options: [OptionSpec("file", help: "The file to write (default: the name's last part, .json, here); never overwritten.")],
+        arguments: [ArgumentSpec(name: "name", help: "The scene type's name (like \"shop/cart\").")]
     )
 
-    @Argument(help: "The scene type's name (like \"shop/cart\").")
     var name: String
-
-    @Option(help: ArgumentHelp("The file to write (default: the name's last part, .json, here); never overwritten.", valueName: "file"))
     var file: String?
+
+    init(_ given: Arguments) {
+        name = given.argument("name")
+        file = given.option("file")
+    }
 
     func run() throws {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)

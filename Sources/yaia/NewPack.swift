@@ -1,26 +1,29 @@
 // `yaia new pack NAME [--dir DIR] [--yaia PATH]`: writes a scene pack's
 // package (PackTemplate.swift) into a new or empty folder.
-import ArgumentParser
 import Glibc
 
-struct NewPackCommand: ParsableCommand {
+struct NewPackCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "pack",
         abstract: "Write a Swift package that builds into the scene pack libNAME.so.",
         discussion: """
             One scene (NAME/counter), its tests and a README (docs/scenes.md), in a new or empty folder. \
             NAME is a lowercase letter, then lowercase letters, digits, "-" or "_".
-            """
+            """,
+        options: [OptionSpec("dir", help: "Where to write it (default ./NAME): a new or empty folder."),
+                  OptionSpec("yaia", value: "path", help: "The Yaia package it depends on, by path (default: the one this yaia was built from).")],
+        arguments: [ArgumentSpec(name: "name", help: "The pack's name (like \"shop\" or \"my-scenes\").")]
     )
 
-    @Argument(help: "The pack's name (like \"shop\" or \"my-scenes\").")
     var name: String
-
-    @Option(help: ArgumentHelp("Where to write it (default ./NAME): a new or empty folder.", valueName: "dir"))
     var dir: String?
-
-    @Option(help: ArgumentHelp("The Yaia package it depends on, by path (default: the one this yaia was built from).", valueName: "path"))
     var yaia: String?
+
+    init(_ given: Arguments) {
+        name = given.argument("name")
+        dir = given.option("dir")
+        yaia = given.option("yaia")
+    }
 
     func run() throws {
         try NewPack.check(name: name)

@@ -1,10 +1,9 @@
 // `yaia replay JOURNAL`: the journal re-run by the library's `replay` op;
 // `--scenario OUT` turns it into scenario files (`scenario_from_journal`).
-import ArgumentParser
 import Glibc
 import YaiaCore
 
-struct ReplayCommand: ParsableCommand {
+struct ReplayCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "replay",
         abstract: "Replay a journal and say whether it ran as recorded; or turn it into scenario files.",
@@ -13,19 +12,25 @@ struct ReplayCommand: ParsableCommand {
             (docs/journal.md); exit status 1 when the replay diverged or failed. With --scenario OUT, the \
             journal becomes one scenario per scene it opened instead: OUT is a file (*.json) for one scenario, \
             otherwise a folder they are written into (SCENE.scenario.json).
-            """
+            """,
+        options: HostOptions.options + [
+            OptionSpec("to", help: "Replay up to this input (its seq)."),
+            OptionSpec("scenario", value: "out", help: "Write the journal as scenario files here instead."),
+        ],
+        arguments: [ArgumentSpec(name: "journal", help: "A journal file (docs/journal.md).")]
     )
 
-    @OptionGroup var host: HostOptions
-
-    @Option(help: "Replay up to this input (its seq).")
+    var host: HostOptions
     var to: Int?
-
-    @Option(help: ArgumentHelp("Write the journal as scenario files here instead.", valueName: "out"))
     var scenario: String?
-
-    @Argument(help: "A journal file (docs/journal.md).")
     var journal: String
+
+    init(_ given: Arguments) throws(CommandError) {
+        host = HostOptions(given)
+        to = try given.int("to")
+        scenario = given.option("scenario")
+        journal = given.argument("journal")
+    }
 
     func run() throws {
         guard kind(of: journal) == .file, let path = realPath(journal) else { throw CommandError.usage("no journal at \(journal)") }

@@ -1,7 +1,6 @@
 // `yaia run PACK|DOC|SCENE`: a scene in a terminal. It starts as the root of
 // a flow, so its routes navigate; each line sends an action to the top scene,
 // or is a session command (":help").
-import ArgumentParser
 import Glibc
 import YaiaCore
 
@@ -57,7 +56,7 @@ struct Target {
     }
 }
 
-struct RunCommand: ParsableCommand {
+struct RunCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a scene in the terminal: see its view model, send it actions.",
@@ -70,19 +69,25 @@ struct RunCommand: ParsableCommand {
             pending until `:resolve ID JSON` or `:fail ID JSON`. On a terminal, lines can be edited \
             (arrows, ctrl-a/e, backspace) and the history walked (up/down); tab completes action names. \
             Standard input that is no terminal is read a line at a time.
-            """
+            """,
+        options: HostOptions.options + [
+            OptionSpec("scene", value: "name", help: "The scene type to run when TARGET has several."),
+            OptionSpec("args", value: "json", help: "The scene's open arguments (JSON object). (default: {})"),
+        ],
+        arguments: [ArgumentSpec(name: "target", help: "A scene pack, a scene document, a folder of them, or a scene type's name.")]
     )
 
-    @OptionGroup var host: HostOptions
-
-    @Option(help: ArgumentHelp("The scene type to run when TARGET has several.", valueName: "name"))
+    var host: HostOptions
     var scene: String?
-
-    @Option(help: ArgumentHelp("The scene's open arguments (JSON object).", valueName: "json"))
-    var args: String = "{}"
-
-    @Argument(help: "A scene pack, a scene document, a folder of them, or a scene type's name.")
+    var args: String
     var target: String
+
+    init(_ given: Arguments) {
+        host = HostOptions(given)
+        scene = given.option("scene")
+        args = given.option("args") ?? "{}"
+        target = given.argument("target")
+    }
 
     func run() throws {
         let target = Target(self.target)

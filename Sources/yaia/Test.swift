@@ -1,10 +1,9 @@
 // `yaia test PATH...`: scenario files run by the library's `scenario` op;
 // `yaia test --simulate N --seed S SCENE`: random runs by its `simulate` op.
-import ArgumentParser
 import Glibc
 import YaiaCore
 
-struct TestCommand: ParsableCommand {
+struct TestCommand: Command {
     static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Run scenario files, or simulate a scene with random actions.",
@@ -15,38 +14,40 @@ struct TestCommand: ParsableCommand {
             --scenes): N runs of random valid actions and effect outcomes, the scene's invariants checked \
             after every step; a violation is shrunk to a short scenario, printed or written to --out. \
             Exit status: 0 all passed, 1 a failure, 2 bad usage.
-            """
+            """,
+        options: HostOptions.options + [
+            OptionSpec("simulate", value: "n", help: "Simulate the scene for N random runs instead."),
+            OptionSpec("seed", help: "The simulation's random seed (the same seed, the same runs). (default: 0)"),
+            OptionSpec("steps", help: "Steps a simulated run takes at most."),
+            OptionSpec("out", value: "file", help: "Where a simulation writes the failing scenario it found."),
+            OptionSpec("actions", value: "json", help: "For a Swift or pack scene, which declares none: its actions' payload "
+                       + "schemas, {\"NAME\": SCHEMA|null, ...} (JSON or @FILE)."),
+        ],
+        arguments: [ArgumentSpec(name: "paths", help: "Scenario files or folders; with --simulate, one scene.", many: true)]
     )
 
-    @OptionGroup var host: HostOptions
-
-    @Option(help: ArgumentHelp("Simulate the scene for N random runs instead.", valueName: "n"))
+    var host: HostOptions
     var simulate: Int?
-
-    @Option(help: "The simulation's random seed (the same seed, the same runs).")
-    var seed: Int = 0
-
-    @Option(help: "Steps a simulated run takes at most.")
+    var seed: Int
     var steps: Int?
-
-    @Option(help: ArgumentHelp("Where a simulation writes the failing scenario it found.", valueName: "file"))
     var out: String?
-
-    @Option(help: ArgumentHelp(
-        "For a Swift or pack scene, which declares none: its actions' payload schemas, {\"NAME\": SCHEMA|null, ...} (JSON or @FILE).",
-        valueName: "json"))
     var actions: String?
-
-    @Argument(help: "Scenario files or folders; with --simulate, one scene.")
     var paths: [String]
 
-    func validate() throws {
+    init(_ given: Arguments) throws(CommandError) {
+        host = HostOptions(given)
+        simulate = try given.int("simulate")
+        seed = try given.int("seed") ?? 0
+        steps = try given.int("steps")
+        out = given.option("out")
+        actions = given.option("actions")
+        paths = given.arguments("paths")
         if simulate == nil && (out != nil || steps != nil || actions != nil) {
-            throw ValidationError("--steps, --out and --actions go with --simulate N")
+            throw usageError("--steps, --out and --actions go with --simulate N", given.path)
         }
         if let simulate {
-            guard simulate > 0 else { throw ValidationError("--simulate takes a number of runs above 0") }
-            guard paths.count == 1 else { throw ValidationError("--simulate takes one scene, not \(paths.count)") }
+            guard simulate > 0 else { throw usageError("--simulate takes a number of runs above 0", given.path) }
+            guard paths.count == 1 else { throw usageError("--simulate takes one scene, not \(paths.count)", given.path) }
         }
     }
 
@@ -92,7 +93,7 @@ struct TestCommand: ParsableCommand {
             }
         }
         Out.stdout("\(passed) passed, \(failed) failed\n")
-        if failed > 0 { throw ExitCode(1) }
+        if failed > 0 { throw CommandError.failed }
     }
 
     func simulate(runs: Int) throws {
@@ -117,7 +118,7 @@ struct TestCommand: ParsableCommand {
         text += "\n" + indented(answer["message"]?.stringValue ?? "")
         guard var scenario = answer["scenario"]?.objectValue else {
             Out.stdout(text + "0 passed, 1 failed\n")
-            throw ExitCode(1)
+            throw CommandError.failed
         }
         // The scenario names where its scene comes from, relative to its own file.
         if scenario["scenes"] == nil {
@@ -134,7 +135,7 @@ struct TestCommand: ParsableCommand {
             text += "  the shrunk scenario:\n" + file
         }
         Out.stdout(text + "0 passed, 1 failed\n")
-        throw ExitCode(1)
+        throw CommandError.failed
     }
 }
 

@@ -2,12 +2,11 @@
 // other (docs/cli.md): run a scene, run scenario files, replay a journal,
 // check scene documents, draw their graph, start a pack or a scene, run
 // requests.
-import ArgumentParser
 import CYaia
 import Glibc
 
 @main
-struct Yaia: ParsableCommand {
+struct Yaia: Command {
     static let configuration = CommandConfiguration(
         commandName: "yaia",
         abstract: "Yaia's runtime from the command line (docs/cli.md).",
@@ -18,34 +17,33 @@ struct Yaia: ParsableCommand {
             """,
         version: versionText,
         subcommands: [RunCommand.self, TestCommand.self, ReplayCommand.self, CheckCommand.self, GraphCommand.self,
-                      NewCommand.self, ExecCommand.self]
+                      NewCommand.self, ExecCommand.self],
+        runs: false
     )
+
+    init(_ given: Arguments) {}
+    func run() {}
 
     static var versionText: String {
         let library = yaia_version().map { String(cString: $0) } ?? "?"
         return "yaia \(library) (C ABI \(yaia_abi_version()))"
     }
 
-    /// ArgumentParser's main, with bad usage exiting 2 (its own default is 64)
-    /// and a command's failure printed as "yaia: MESSAGE".
+    /// Reads the command line and runs its command: bad usage exits 2, a
+    /// command's failure is printed as "yaia: MESSAGE" (none for a failure
+    /// the command has already reported) and exits with its status.
     static func main() {
         do {
-            var command = try parseAsRoot()
-            try command.run()
+            switch try ArgumentReader.read(Array(CommandLine.arguments.dropFirst()), root: Yaia.self) {
+            case .help(let text), .version(let text): Out.stdout(text.hasSuffix("\n") ? text : text + "\n")
+            case .run(let command): try command.run()
+            }
         } catch let error as CommandError {
-            Out.stderr("yaia: \(error.message)\n")
+            if !error.message.isEmpty { Out.stderr("yaia: \(error.message)\n") }
             Glibc.exit(error.status)
         } catch {
-            let code = exitCode(for: error)
-            if code == .success {
-                Out.stdout(fullMessage(for: error) + "\n")
-                Glibc.exit(0)
-            }
-            if code == .validationFailure {
-                Out.stderr(fullMessage(for: error) + "\n")
-                Glibc.exit(2)
-            }
-            exit(withError: error)
+            Out.stderr("yaia: \(error)\n")
+            Glibc.exit(1)
         }
     }
 }

@@ -256,7 +256,7 @@ public struct Effect: Sendable, Equatable {
     public func write(into w: inout JSONWriter) { box.fields.write(into: &w) }
 
     /// Writes a record's text for this effect (`EffectTable.Record.json`).
-    func writeRecord(id: Int64, status: String, into w: inout JSONWriter) {
+    package func writeRecord(id: Int64, status: String, into w: inout JSONWriter) {
         box.fields.writeRecord(id: id, status: status, into: &w)
     }
 
