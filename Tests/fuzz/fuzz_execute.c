@@ -25,12 +25,12 @@
 ** (YAIA_FUZZ_ANSWERS, default fuzz_pack.so beside this program) and a few C
 ** functions bound in its config, safe for any arguments their signatures
 ** admit (no plugin: one with a thread of its own costs more than the rest
-** of a run). Its config grants perform, register and the state ops, with
-** files confined to a private temporary directory, the process's working
-** directory while it runs: requests name files there with relative paths.
-** It does not grant "bind" or "load_plugin": binding an arbitrary C function
-** with a wrong signature can crash legitimately. The directory is emptied
-** after every input, and removed at exit.
+** of a run). Its config grants perform, register, scenario_from_journal
+** and the state ops, with files confined to a private temporary directory,
+** the process's working directory while it runs: requests name files there
+** with relative paths. It does not grant "bind" or "load_plugin": binding
+** an arbitrary C function with a wrong signature can crash legitimately.
+** The directory is emptied after every input, and removed at exit.
 **
 ** Because the working directory changes, relative paths on the command line
 ** (corpus folders, inputs to reproduce, -artifact_prefix, -dict...) are made
@@ -223,7 +223,6 @@ static int thread_count(void)
     fclose(f);
     return n;
 }
-
 
 /* Runs a request; drains the events it queued; returns its answer. Every
 ** answer and event must be JSON. */
