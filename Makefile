@@ -429,12 +429,17 @@ SWIFT_TEST_SOURCES := $(shell find Tests -name '*.swift')
 FUZZ_SECONDS ?= 600
 FUZZ_SHORT   ?= 45
 FUZZ_TARGET  := $(FUZZ_SCRATCH)/bin/fuzz_execute
+# The scene pack whose answers the fuzz input writes; the target finds it beside itself.
+FUZZ_ANSWERS := $(FUZZ_SCRATCH)/bin/fuzz_pack.so
+FUZZ_SOURCES := Tests/fuzz/fuzz_execute.c Tests/fuzz/fuzz_surfaces.c Tests/fuzz/json_check.c
 # The corpus libFuzzer grows (the first folder it is given: it writes there),
-# the seeds derived from the JSON conformance suite, crash reproducers.
+# the seeds derived from the conformance suites and the examples, crash reproducers.
 FUZZ_WORK    := $(FUZZ_SCRATCH)/corpus
 FUZZ_SEEDS   := $(FUZZ_SCRATCH)/seeds
 FUZZ_CRASHES := $(FUZZ_SCRATCH)/artifacts
 YAIA_CONFORMANCE_DIR ?= ../shared/conformance/json-parsing
+YAIA_JSONLOGIC_TESTS ?= ../shared/conformance/jsonlogic/tests.json
+FUZZ_EXAMPLES := $(shell find Examples Tests/documents -name '*.json')
 FUZZ_FLAGS   := -dict=Tests/fuzz/yaia.dict -max_len=16384 -timeout=20 -rss_limit_mb=4096 -print_final_stats=1 \
                 -artifact_prefix=$(abspath $(FUZZ_CRASHES))/
 FUZZ_DIRS    := $(abspath $(FUZZ_WORK) Tests/fuzz/corpus Tests/fuzz/regressions $(FUZZ_SEEDS))
@@ -454,12 +459,16 @@ $(FUZZ_SCRATCH)/.built: $(BUILD)/.deps $(SWIFT_SOURCES) $(SWIFT_TEST_SOURCES)
 	@ln -sf libyaia.so $(FUZZ_REL)/libyaia.so.$(ABI_MAJOR)
 	@touch $@
 
-$(FUZZ_TARGET): Tests/fuzz/fuzz_execute.c Include/yaia.h $(FUZZ_SCRATCH)/.built
+$(FUZZ_TARGET): $(FUZZ_SOURCES) Tests/fuzz/fuzz.h Tests/fuzz/json_check.h Include/yaia.h $(FUZZ_SCRATCH)/.built
 	@mkdir -p $(dir $@)
-	$(ASAN_CC) -fsanitize=fuzzer,address $(CWARN) -O1 -g $(CINC) -o $@ $< $(ASAN_CLINK)
+	$(ASAN_CC) -fsanitize=fuzzer,address $(CWARN) -O1 -g $(CINC) -o $@ $(FUZZ_SOURCES) $(ASAN_CLINK) -ldl
 
-$(FUZZ_SEEDS)/.done: Tests/fuzz/seeds.py
-	$(PYTHON) Tests/fuzz/seeds.py $(FUZZ_SEEDS) $(YAIA_CONFORMANCE_DIR)
+$(FUZZ_ANSWERS): Tests/fuzz/fuzz_pack.c Include/yaia_scene.h
+	@mkdir -p $(dir $@)
+	$(ASAN_CC) -fsanitize=address $(CWARN) -O1 -g $(CINC) -fPIC -shared -fvisibility=hidden -o $@ $< -lpthread
+
+$(FUZZ_SEEDS)/.done: Tests/fuzz/seeds.py $(FUZZ_EXAMPLES)
+	$(PYTHON) Tests/fuzz/seeds.py $(FUZZ_SEEDS) $(YAIA_CONFORMANCE_DIR) $(YAIA_JSONLOGIC_TESTS) Examples
 	@touch $@
 
 # $(call fuzz_for,SECONDS): every committed input and regression, then that
@@ -471,11 +480,11 @@ define fuzz_for
 	  -max_total_time=$(1) $(FUZZ_DIRS) 2>&1 | $(FUZZ_QUIET)
 endef
 
-fuzz: $(FUZZ_TARGET) $(FUZZ_SEEDS)/.done
+fuzz: $(FUZZ_TARGET) $(FUZZ_ANSWERS) $(FUZZ_SEEDS)/.done
 	$(call fuzz_for,$(FUZZ_SECONDS))
 
 # The short pass `make test` runs.
-fuzz-short: $(FUZZ_TARGET) $(FUZZ_SEEDS)/.done
+fuzz-short: $(FUZZ_TARGET) $(FUZZ_ANSWERS) $(FUZZ_SEEDS)/.done
 	$(call fuzz_for,$(FUZZ_SHORT))
 
 # The C suites and pytest against the address-sanitized library. Python is
