@@ -136,7 +136,7 @@ extension Runtime {
         }
         guard !wanted.isEmpty else { return }
         do throws(YaiaError) {
-            try catalog.load(.array(wanted), at: "/scenes")
+            try catalog.load(.array(wanted), at: "/scenes", depth: limits.depth)
         } catch {
             // Point at the scenario's own entry, not at the list loaded.
             var moved = error
