@@ -65,7 +65,7 @@ extension Runtime {
             YaiaError.limit("request_bytes", limits.requestBytes, "a JSON text of \(count) bytes")
         }
         do throws(YaiaError) {
-            return try bytes.withUnsafeBufferPointer { (b) throws(YaiaError) in try JSONParser.parse(b, maxDepth: limits.depth) }
+            return try bytes.withUnsafeBufferPointer { (b) throws(YaiaError) in try JSONParser.parse(b, maxDepth: limits.depth + Limits.wrapping) }
         } catch {
             var e = YaiaError(.badScenario, "\(path) is not JSON: \(error.message)", at: "")
             e.problems = [["code": "not_json", "message": .string(error.message), "at": ""]]
