@@ -93,7 +93,9 @@
 **
 ** Limits bound what requests, services and files can make a runtime hold
 ** ("limits" in the config; defaults in brackets): request_bytes, the size
-** of any JSON text given to the runtime [16 MiB]; depth, its nesting [512];
+** of any JSON text given to the runtime [16 MiB]; depth, the nesting of
+** the values it holds (states, documents, arguments) [512, at most 512],
+** the texts that carry them nesting at most 8 levels more;
 ** events, events waiting for yaia_receive() [65536] -- beyond it the oldest
 ** is dropped, counted, and the next event received carries "dropped": N;
 ** scenes, open scenes [100000]; reentry, service calls nested on one thread
@@ -324,7 +326,9 @@ YAIA_API void yaia_free(void *p);
 **              N (1 to 256, default 4) bounds the worker pool on which
 **              blocking services run; BINDING is a bind request's object
 **              (docs/ffi.md); SNAPSHOT is restored after plugins and bindings
-**              load, and the journal starts after that. GRANTS and LIMITS
+**              load (one refused fails with the code a restore request
+**              gives, "bad_snapshot", its "at" under /restore), and the
+**              journal starts after that. GRANTS and LIMITS
 **              are described under SECURITY above. "clock" is the time
 **              effect and perform time-outs run on: the system's monotonic
 **              clock (default), or "manual", a clock that stands at 0 until

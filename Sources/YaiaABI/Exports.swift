@@ -75,9 +75,10 @@ public func yaia_free(_ p: UnsafeMutableRawPointer?) { free(p) }
 public func yaia_runtime_new(_ config: UnsafePointer<CChar>?, _ errorOut: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> OpaquePointer? {
     errorOut?.pointee = nil
     do throws(YaiaError) {
-        // The config is the host's own: no request limits apply to it.
+        // The config is the host's own: no request limits apply to it; its
+        // "restore" holds a snapshot, as deep as the deepest limits allow.
         let json: JSON = try config.map { text throws(YaiaError) in
-            try bytes(text) { buffer in Result { () throws(YaiaError) in try JSONParser.parse(buffer) } }.get()
+            try bytes(text) { buffer in Result { () throws(YaiaError) in try JSONParser.parse(buffer, maxDepth: Limits.maxTextDepth) } }.get()
         } ?? [:]
         let runtime = try Runtime(catalog: Catalog(), config: json)
         guard let handle = runtimes.insert(runtime) else {
@@ -207,7 +208,7 @@ public func yaia_send(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePoin
     let result = bytes(action) { text in
         Result { () throws(YaiaError) in
             try runtime.limits.checkSize(text.count)
-            let action = try Action(parsing: text, maxDepth: runtime.limits.depth,
+            let action = try Action(parsing: text, maxDepth: runtime.limits.depth + Limits.wrapping,
                                     skippingPayload: runtime.scenesReadActionText.load(ordering: .relaxed))
             return try runtime.send(scene: scene, action: action, actionText: text, into: &writer)
         }

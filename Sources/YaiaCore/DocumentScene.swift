@@ -4,6 +4,11 @@ public struct DocumentScene: Sendable {
     public let document: SceneDocument
     /// Evaluation steps one reduction may take (and, apart, one view model).
     public let budget: Int
+    /// How many levels a state, and an effect's or a route's arguments and
+    /// result, may nest (a runtime's "depth" limit). What would nest deeper
+    /// is refused with `limit_exceeded` (limit "depth"), the state
+    /// unchanged, so every state a snapshot holds can be restored.
+    public var maxDepth = JSONParser.defaultMaxDepth
 
     public init(_ document: SceneDocument, budget: Int = LogicRule.defaultBudget) {
         self.document = document
@@ -27,6 +32,9 @@ public struct DocumentScene: Sendable {
         for (key, template) in document.storage.state {
             state[key] = try template.evaluate(data, &steps)
         }
+        guard JSON.object(state).nests(within: maxDepth) else {
+            throw YaiaError.limit("depth", maxDepth, "\(name): the state as opened nests more than \(maxDepth) levels")
+        }
         return try DocumentSceneValue(scene: self, state: state, env: env)
     }
 
@@ -43,6 +51,10 @@ public struct DocumentScene: Sendable {
         for key in state.keys where !fields.contains(key) {
             throw YaiaError(.badState, "\"\(key)\" is not a field of the state of \(name)" + Suggestion.hint(key, among: fields),
                             at: JSONPointer.appending("", key))
+        }
+        // No deeper than a reduction may make it: what restores could not have been reached.
+        guard json.nests(within: maxDepth) else {
+            throw YaiaError(.badState, "the state of \(name) nests more than \(maxDepth) levels (the \"depth\" limit)")
         }
         return try DocumentSceneValue(scene: self, state: state, env: env)
     }
@@ -143,6 +155,12 @@ public struct DocumentSceneValue: LiveScene, Equatable {
             var next = JSON.object(state)
             for assignment in branch.assignments {
                 let value = try assignment.value.evaluate(data, &steps)
+                // The state nests one level per step of the path, then as the
+                // value does; checked before the path is walked.
+                let depth = assignment.path.count + value.depth(upTo: scene.maxDepth)
+                guard depth <= scene.maxDepth else {
+                    throw YaiaError.limit("depth", scene.maxDepth, "\(name): set \"\(assignment.text)\" would nest the state more than \(scene.maxDepth) levels")
+                }
                 try DocumentSceneValue.assign(value, at: assignment.path[...], in: &next, text: assignment.text)
             }
             var commands: [Command] = []
@@ -161,6 +179,14 @@ public struct DocumentSceneValue: LiveScene, Equatable {
     }
 
     // MARK: parts of a reduction
+
+    /// `value`, if it nests no deeper than the state may.
+    func bounded(_ value: JSON, _ what: String) throws(YaiaError) -> JSON {
+        guard value.nests(within: scene.maxDepth) else {
+            throw YaiaError.limit("depth", scene.maxDepth, "\(name): \(what) nest more than \(scene.maxDepth) levels")
+        }
+        return value
+    }
 
     static func view(of state: JSONObject, scene: DocumentScene) throws(YaiaError) -> JSON {
         guard let view = scene.document.storage.view else { return .object(state) }
@@ -188,14 +214,15 @@ public struct DocumentSceneValue: LiveScene, Equatable {
             }
             id = s
         }
-        return Effect(service: e.service, op: e.op, args: try e.args.evaluate(data, &steps), then: e.then, catch: e.catch,
+        let args = try bounded(try e.args.evaluate(data, &steps), "the arguments of the effect at \(e.at)")
+        return Effect(service: e.service, op: e.op, args: args, then: e.then, catch: e.catch,
                       id: id, timeout: e.timeout, policy: e.policy, restore: e.restore)
     }
 
     func route(_ r: DocumentRoute, _ data: JSON, _ steps: inout Int) throws(YaiaError) -> Route {
         func value(_ t: Template?) throws(YaiaError) -> JSON? {
             guard let t else { return nil }
-            return try t.evaluate(data, &steps)
+            return try bounded(try t.evaluate(data, &steps), "the route's arguments or result")
         }
         switch r {
         case .push(let scene, let args, let onResult): return .push(scene, args: try value(args), onResult: onResult)

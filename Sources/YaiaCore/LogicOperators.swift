@@ -424,8 +424,7 @@ extension LogicMachine {
     mutating func contains(_ haystack: JSON, _ needle: JSON) throws(LogicStop) -> Bool {
         switch haystack {
         case .string(let s):
-            // JavaScript's `!b` refuses the empty string before looking.
-            if s.isEmpty { return false }
+            // As String.prototype.includes: the empty string is in every string, "" too.
             try charge(s.utf8.count >> 7)
             return LogicMachine.find(try text(needle), in: s) != nil
         case .array(let items):

@@ -226,10 +226,10 @@ struct DocumentReader: ProblemReader {
     mutating func document(_ json: JSON) -> SceneDocument.Storage? {
         guard let given = object(json, "a scene document", at: "") else { return nil }
         defer { restorePointers() }
-        let o = members(of: given, "a scene document", known: Self.documentMembers, required: ["yaia", "scene", "state", "actions"], at: "")
+        let o = members(of: given, "a scene document", known: Self.documentMembers, required: ["scene", "state", "actions"], at: "")
         describe(o, at: "")
         switch o["yaia"] {
-        case nil: break
+        case nil: problem(.badVersion, "a scene document needs \"yaia\", the format's version: 1", at: "")
         case let v? where v.int64Value.map(SceneDocument.versions.contains) ?? false: break
         case let v?:
             problem(.badVersion, "\"yaia\" must be a format version this runtime reads (\(SceneDocument.versions.map(String.init).joined(separator: ", "))), not \(v.isNumber ? v.description : v.kindName)", at: "/yaia")
@@ -392,8 +392,10 @@ struct DocumentReader: ProblemReader {
     /// A `set` path: a declared field, then steps.
     mutating func path(_ text: String, at pointer: String) -> [String]? {
         let steps = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard !steps.contains(where: \.isEmpty) else {
-            problem(.badPath, "\"\(text)\" has an empty step: a path is FIELD or FIELD.STEP.STEP...", at: pointer)
+        // Each step is a level of the state, which nests no deeper than the depth limit allows.
+        guard !steps.contains(where: \.isEmpty), steps.count <= JSONParser.defaultMaxDepth else {
+            problem(.badPath, steps.count > JSONParser.defaultMaxDepth ? "the path has \(steps.count) steps; a state nests at most \(JSONParser.defaultMaxDepth) levels"
+                    : "\"\(text)\" has an empty step: a path is FIELD or FIELD.STEP.STEP...", at: pointer)
             return nil
         }
         guard fields.contains(steps[0]) else {

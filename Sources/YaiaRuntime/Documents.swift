@@ -90,9 +90,10 @@ extension Catalog {
     /// Adds what the config's `scenes` names (an array of paths: packs,
     /// document files, folders of documents). Documents are checked once
     /// every entry is read, so their routes may name scenes of any entry.
-    /// Errors are at the entry's pointer (`/scenes/I`).
+    /// Errors are at the entry's pointer (`/scenes/I`). `depth`: how deeply
+    /// the documents' states may nest (the runtime's limit).
     /// A request's (`files` granted) are opened beneath its grant.
-    mutating func load(_ list: JSON, at pointer: String, files: FileAccess = .host) throws(YaiaError) {
+    mutating func load(_ list: JSON, at pointer: String, depth: Int, files: FileAccess = .host) throws(YaiaError) {
         guard case .array(let items) = list else {
             throw YaiaError(.badConfig, "\"scenes\" must be an array of paths: scene packs, scene documents (.json) or folders of them", at: pointer)
         }
@@ -127,15 +128,23 @@ extension Catalog {
                 throw error.located(at)
             }
         }
-        var names = Set(self.names)
+        var names = nameSet
         for d in documents { if case .string(let name)? = d.json["scene"] { names.insert(name) } }
         for d in documents {
             do throws(YaiaError) {
-                try add(try DocumentScene(d.json, catalog: names), origin: d.origin)
+                try add(try DocumentScene(d.json, catalog: names, depth: depth), origin: d.origin)
             } catch {
                 throw error.located(d.at, in: d.origin)
             }
         }
+    }
+}
+
+extension DocumentScene {
+    /// A document's scene type whose states nest at most `depth` levels.
+    init(_ json: JSON, catalog: Set<String>, depth: Int) throws(YaiaError) {
+        try self.init(json, catalog: catalog)
+        maxDepth = depth
     }
 }
 
@@ -154,15 +163,19 @@ extension YaiaError {
 extension Catalog {
     /// Adds a registered document, checked with the names there are, and
     /// returns its scene type's name; the same document registered again
-    /// changes nothing. `added` receives the scene when it is new.
-    mutating func register(_ document: JSON, added: inout [DocumentScene]) throws(YaiaError) -> String {
+    /// changes nothing. `added` receives the scene when it is new. Its cost
+    /// does not grow with the catalog: the names are checked in place (a
+    /// route to the document's own scene is never a problem).
+    mutating func register(_ document: JSON, depth: Int, added: inout [DocumentScene]) throws(YaiaError) -> String {
         if case .string(let name)? = document["scene"], let entry = self[name], entry.origin == .registered,
            entry.document?.document.json == document {
             return name
         }
-        var names = Set(self.names)
-        if case .string(let own)? = document["scene"] { names.insert(own) }
-        let scene = try DocumentScene(document, catalog: names)
+        // A document is held and saved like a state: no deeper than one.
+        guard document.nests(within: depth) else {
+            throw YaiaError.limit("depth", depth, "the document nests more than \(depth) levels")
+        }
+        let scene = try DocumentScene(document, catalog: nameSet, depth: depth)
         try add(scene, origin: .registered)
         added.append(scene)
         return scene.name

@@ -42,7 +42,20 @@ extension Runtime {
             _ = old.close()
             old.unlockInput()
         }
-        journal.begin(snapshot: snapshot())
+        let image = unboundedSnapshot()
+        guard image.nests(within: limits.snapshotDepth) else {
+            // A journal whose first line cannot be replayed is no journal: none runs.
+            lock.withLock {
+                if self.journal === journal {
+                    self.journal = nil
+                    journaling.store(false, ordering: .relaxed)
+                }
+                pastJournals.append(journal)  // an input may hold it unretained
+            }
+            _ = journal.close()
+            throw YaiaError.limit("depth", limits.depth, "the journal's first snapshot would nest more than \(limits.snapshotDepth) levels, deeper than a replay reads")
+        }
+        journal.begin(snapshot: image)
         return ["ok": true, "journal": .string(journal.path)]
     }
 

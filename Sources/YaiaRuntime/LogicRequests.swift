@@ -64,7 +64,7 @@ extension Runtime {
         let ruleText = UnsafeBufferPointer(rebasing: bytes[rule])
         let hash = LogicRuleCache.hash(ruleText)
         // Members sit one level below the request, as the general parser counts depth.
-        let depth = limits.depth - 1
+        let depth = limits.depth + Limits.wrapping - 1
         let compiled: LogicRule
         if let cached = logicRules.rule(for: ruleText, hash: hash) {
             compiled = cached

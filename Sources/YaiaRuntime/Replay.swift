@@ -61,7 +61,7 @@ extension Runtime {
             func bad(_ message: String, at: String? = nil) -> YaiaError {
                 YaiaError(.badJournal, "line \(lines.number) of \(path): \(message)", at: at)
             }
-            let (o, kind) = try journalRecord(line, maxDepth: JSONParser.defaultMaxDepth, bad: bad)
+            let (o, kind) = try journalRecord(line, maxDepth: Limits.maxTextDepth, bad: bad)
             if !begun {
                 try scratch.begin(o, kind: kind, bad: bad)
                 begun = true
@@ -106,7 +106,7 @@ extension Runtime {
         }
         guard begun else { throw YaiaError(.badJournal, "\(path) is empty") }
         var result: JSONObject = ["ok": true, "identical": true, "inputs": .int(count)]
-        if upTo != nil { result["snapshot"] = scratch.snapshot() }
+        if upTo != nil { result["snapshot"] = try scratch.snapshot() }
         return .object(result)
     }
 

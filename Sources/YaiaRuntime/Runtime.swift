@@ -108,7 +108,7 @@ public final class Runtime: @unchecked Sendable {
             env = values
         }
         var catalog = base
-        if let list = o["scenes"] { try catalog.load(list, at: "/scenes") }
+        if let list = o["scenes"] { try catalog.load(list, at: "/scenes", depth: limits.depth) }
         self.init(catalog: catalog, workers: workers, grants: grants, limits: limits, clock: clock, env: env)
         do throws(YaiaError) {
             if let list = o["plugins"] {
@@ -155,7 +155,10 @@ public final class Runtime: @unchecked Sendable {
                 do throws(YaiaError) {
                     _ = try restore(image)
                 } catch {
-                    throw YaiaError(error.code == .badSnapshot ? .badConfig : error.code, error.message, at: "/restore" + (error.at ?? ""))
+                    // The snapshot's own code (bad_snapshot, ...), as a restore request gives it.
+                    var located = error
+                    located.at = "/restore" + (error.at ?? "")
+                    throw located
                 }
             }
             if let j = o["journal"] {
@@ -256,7 +259,7 @@ public final class Runtime: @unchecked Sendable {
     public func register(document: JSON) throws(YaiaError) -> JSON {
         try input({ (_) throws(YaiaError) -> JSON in
             var added: [DocumentScene] = []
-            let name = try catalogBox.withLock { (catalog) throws(YaiaError) -> String in try catalog.register(document, added: &added) }
+            let name = try catalogBox.withLock { (catalog) throws(YaiaError) -> String in try catalog.register(document, depth: limits.depth, added: &added) }
             return ["ok": true, "scene": .string(name)]
         }, record: { _ in (.register(document: document), nil) })
     }

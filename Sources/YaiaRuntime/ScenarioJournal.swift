@@ -54,7 +54,7 @@ extension Runtime {
             func bad(_ message: String, at: String? = nil) -> YaiaError {
                 YaiaError(.badJournal, "line \(lines.number) of \(path): \(message)", at: at)
             }
-            let (o, kind) = try Runtime.journalRecord(line, maxDepth: limits.depth, bad: bad)
+            let (o, kind) = try Runtime.journalRecord(line, maxDepth: limits.depth + Limits.wrapping, bad: bad)
             if !begun {
                 try scratch.begin(o, kind: kind, bad: bad)
                 begun = true

@@ -60,7 +60,7 @@ extension Runtime {
             YaiaError.limit("request_bytes", limits.requestBytes, "a JSON text of \(counted(count, "byte"))")
         }
         do throws(YaiaError) {
-            return try bytes.withUnsafeBufferPointer { (b) throws(YaiaError) in try JSONParser.parse(b, maxDepth: limits.depth) }
+            return try bytes.withUnsafeBufferPointer { (b) throws(YaiaError) in try JSONParser.parse(b, maxDepth: limits.depth + Limits.wrapping) }
         } catch {
             var e = YaiaError(.badScenario, "\(path) is not JSON: \(error.message)", at: "")
             e.problems = [["code": "not_json", "message": .string(error.message), "at": ""]]
@@ -131,7 +131,7 @@ extension Runtime {
         }
         guard !wanted.isEmpty else { return }
         do throws(YaiaError) {
-            try catalog.load(.array(wanted), at: "/scenes", files: .granted(grants, at: "/scenes"))
+            try catalog.load(.array(wanted), at: "/scenes", depth: limits.depth, files: .granted(grants, at: "/scenes"))
         } catch {
             // Point at the scenario's own entry, not at the list loaded.
             var moved = error

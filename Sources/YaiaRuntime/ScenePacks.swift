@@ -77,19 +77,26 @@ public struct CatalogEntry: Sendable {
 /// The scene types of a runtime, by name: the host's own, its packs' and its documents'.
 public struct Catalog: Sendable {
     private var entries: [String: CatalogEntry] = [:]
+    /// The names of `entries`, kept as they change: a document is checked
+    /// against them without building the set anew for each one.
+    private(set) var nameSet: Set<String> = []
     public private(set) var packs: [ScenePackInfo] = []
     /// Document scene types by name, in the order they were added.
     public private(set) var documents: [String] = []
 
     public init(_ types: SceneCatalog = SceneCatalog()) {
         for name in types.names { if let t = types[name] { entries[name] = CatalogEntry(t) } }
+        nameSet = Set(entries.keys)
     }
 
     public subscript(name: String) -> CatalogEntry? { entries[name] }
 
     /// Registers a type of this process; a later registration of the same
     /// name replaces it.
-    public mutating func register(_ type: SceneType) { entries[type.name] = CatalogEntry(type) }
+    public mutating func register(_ type: SceneType) {
+        entries[type.name] = CatalogEntry(type)
+        nameSet.insert(type.name)
+    }
 
     public mutating func register<S: SceneState>(_ type: S.Type) { register(SceneType(type)) }
 
@@ -104,7 +111,10 @@ public struct Catalog: Sendable {
                 throw YaiaError(.duplicateScene, "scene type \"\(type.name)\" is defined by \(other.definedBy) and by pack \"\(pack.info.name)\" (\(pack.info.path))")
             }
         }
-        for type in pack.types { entries[type.name] = CatalogEntry(type, pack: pack.info) }
+        for type in pack.types {
+            entries[type.name] = CatalogEntry(type, pack: pack.info)
+            nameSet.insert(type.name)
+        }
         packs.append(pack.info)
     }
 
@@ -115,6 +125,7 @@ public struct Catalog: Sendable {
             throw YaiaError(.duplicateScene, "scene type \"\(scene.name)\" is defined by \(other.definedBy) and by \(origin.description)")
         }
         entries[scene.name] = CatalogEntry(scene, origin: origin)
+        nameSet.insert(scene.name)
         documents.append(scene.name)
     }
 }
@@ -361,7 +372,8 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
     // Packs built before the documents fields end there.
     let minimum = MemoryLayout<yaia_scene_pack>.offset(of: \yaia_scene_pack.document_count) ?? MemoryLayout<yaia_scene_pack>.size
     guard descriptor.pointee.size >= minimum else {
-        throw YaiaError(.scenePackABIMismatch, "scene pack \(shown) answered with a descriptor of \(descriptor.pointee.size) bytes; ABI \(YAIA_SCENE_ABI_VERSION) needs \(minimum)")
+        // A short struct is a malformed descriptor (yaia_scene.h, docs/packs.md), not another ABI.
+        throw YaiaError(.scenePackInvalid, "scene pack \(shown) answered with a descriptor of \(descriptor.pointee.size) bytes; ABI \(YAIA_SCENE_ABI_VERSION) needs \(minimum)")
     }
     let pack = descriptor.pointee
     guard pack.abi_version == YAIA_SCENE_ABI_VERSION else {

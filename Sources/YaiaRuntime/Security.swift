@@ -132,7 +132,11 @@ public struct Limits: Sendable, Equatable {
     /// Bytes of any one JSON text given to the runtime: a request, an
     /// action, open arguments, an outcome, a service's result.
     public var requestBytes = 16 << 20
-    /// Nesting of arrays and objects in those texts.
+    /// Nesting of arrays and objects in the values a runtime holds: scene
+    /// states, documents, arguments, results. The texts that carry them may
+    /// nest `wrapping` levels more. At most 512: values are parsed, compared,
+    /// written and freed recursively, on the caller's stack, and 512 levels
+    /// stay within a small thread stack.
     public var depth = JSONParser.defaultMaxDepth
     /// Events waiting in the queue for yaia_receive(); beyond it the oldest is dropped.
     public var events = 65_536
@@ -143,6 +147,19 @@ public struct Limits: Sendable, Equatable {
     public var reentry = 8
 
     public init() {}
+
+    /// Levels a JSON text given to the runtime (a request, the config, a
+    /// journal line) may nest beyond `depth`: room for what wraps the values
+    /// it carries, a request around a snapshot around a list of scenes
+    /// around a state.
+    public static let wrapping = 8
+    /// Levels a snapshot may nest: room for `depth` levels of a state,
+    /// arguments or a result inside it, and for the text that carries it
+    /// back (a restore request, a config, a journal line). A deeper one is
+    /// refused when taken, so every snapshot taken can be restored.
+    public var snapshotDepth: Int { depth + Limits.wrapping - 2 }
+    /// The most a text may nest, whatever the limits: the config is read before its limits are.
+    public static let maxTextDepth = JSONParser.defaultMaxDepth + wrapping
 
     static let bounds: [(name: String, range: ClosedRange<Int>)] = [
         ("request_bytes", 64...(1 << 30)),
@@ -197,10 +214,11 @@ public struct Limits: Sendable, Equatable {
         guard count <= requestBytes else { throw YaiaError.limit("request_bytes", requestBytes, "a JSON text of \(counted(count, "byte"))") }
     }
 
-    /// Parses a JSON text given to the runtime, within the size and depth limits.
+    /// Parses a JSON text given to the runtime, within the size and depth
+    /// limits (`depth` and the `wrapping` around the values it carries).
     public func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(YaiaError) -> JSON {
         try checkSize(bytes.count)
-        return try JSONParser.parse(bytes, maxDepth: depth)
+        return try JSONParser.parse(bytes, maxDepth: depth + Limits.wrapping)
     }
 }
 

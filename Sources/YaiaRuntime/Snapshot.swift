@@ -19,8 +19,20 @@ extension Runtime {
     }
 
     /// Flows, scene states, effects in flight and counters, consistent; and
-    /// the documents registered by requests, which a restore registers.
-    public func snapshot() -> JSON {
+    /// the documents registered by requests, which a restore registers. One
+    /// nesting deeper than a restore reads (`Limits.snapshotDepth`) is
+    /// refused with `limit_exceeded` (limit "depth"): what is saved restores.
+    public func snapshot() throws(YaiaError) -> JSON {
+        let image = unboundedSnapshot()
+        guard image.nests(within: limits.snapshotDepth) else {
+            throw YaiaError.limit("depth", limits.depth, "the snapshot would nest more than \(limits.snapshotDepth) levels, "
+                                  + "deeper than a restore reads (a state, arguments or a result nesting more than \(limits.depth))")
+        }
+        return image
+    }
+
+    /// The snapshot, however deep.
+    func unboundedSnapshot() -> JSON {
         let snapshot = lock.withLock { state.snapshot }
         let registered = catalog.registered
         guard !registered.isEmpty, case .object(var o) = snapshot else { return snapshot }
@@ -43,7 +55,7 @@ extension Runtime {
             guard case .array(let list) = documents else { throw YaiaError(.badSnapshot, "\"documents\" is an array of scene documents", at: "/documents") }
             for (i, document) in list.enumerated() {
                 do throws(YaiaError) {
-                    _ = try catalog.register(document, added: &added)
+                    _ = try catalog.register(document, depth: limits.depth, added: &added)
                 } catch {
                     throw YaiaError(.badSnapshot, "document \(i) cannot be registered: \(error.message)", at: "/documents/\(i)")
                 }

@@ -82,7 +82,9 @@ struct LogicCoercionTests {
     @Test("in: a substring of a string, an element (===) of an array, else false")
     func inOperator() throws {
         #expect(try logic(#"{"in":[1,"a1"]}"#) == true)
-        #expect(try logic(#"{"in":["",""]}"#) == false)
+        // As "".includes(""): the empty string is in every string, the empty one too.
+        #expect(try logic(#"{"in":["",""]}"#) == true)
+        #expect(try logic(#"{"in":["a",""]}"#) == false)
         #expect(try logic(#"{"in":["","a"]}"#) == true)
         #expect(try logic(#"{"in":[1,[1.0]]}"#) == true)
         #expect(try logic(#"{"in":["1",[1]]}"#) == false)

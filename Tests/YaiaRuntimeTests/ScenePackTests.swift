@@ -98,6 +98,20 @@ import YaiaKit
         #expect(catalog.packs.count == 1)
     }
 
+    /// yaia_scene.h and docs/packs.md: a short struct is a malformed descriptor.
+    @Test(arguments: [0, 8])
+    func aDescriptorTooShortIsInvalid(size: Int) {
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: MemoryLayout<yaia_scene_pack>.size, alignment: 16)
+        defer { raw.deallocate() }
+        raw.initializeMemory(as: UInt8.self, repeating: 0, count: MemoryLayout<yaia_scene_pack>.size)
+        raw.storeBytes(of: size, as: Int.self)
+        let error = yaiaError { () throws(YaiaError) in
+            try checkPack(raw.assumingMemoryBound(to: yaia_scene_pack.self), path: "(in process)", shownAs: "short")
+        }
+        #expect(error?.code == .scenePackInvalid)
+        #expect(error?.message.contains("descriptor of \(size) bytes") == true)
+    }
+
     @Test func commandsReadBackFromTheirJSON() throws {
         let commands: [Command] = [
             .effect(Effect(service: "auth", op: "login", args: ["a": 1], then: "ok", catch: "no", id: "k", timeout: 2, policy: .latest, restore: .reissue)),

@@ -147,11 +147,13 @@ struct LimitTests {
         #expect(rt.run(#"{"op":"open","scene":"example/login"}"#)["ok"] == true)
     }
 
-    @Test("nesting over depth is refused")
+    @Test("nesting over depth, and the 8 levels a text may wrap around it, is refused")
     func depth() throws {
         let rt = try config(#"{"limits":{"depth":3}}"#)
-        #expect(rt.run(#"{"op":"open","scene":"example/login","tag":[[1]]}"#)["ok"] == true)
-        let error = rt.run(#"{"op":"open","scene":"example/login","tag":[[[1]]]}"#)["error"]
+        func tag(_ levels: Int) -> String { String(repeating: "[", count: levels) + "1" + String(repeating: "]", count: levels) }
+        // The request object is a level: 1 + 10 = 3 + 8.
+        #expect(rt.run(#"{"op":"open","scene":"example/login","tag":\#(tag(10))}"#)["ok"] == true)
+        let error = rt.run(#"{"op":"open","scene":"example/login","tag":\#(tag(11))}"#)["error"]
         #expect(error?["code"] == "limit_exceeded")
         #expect(error?["limit"] == "depth")
     }

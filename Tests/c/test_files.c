@@ -168,13 +168,13 @@ static void test_snapshot_bounds(void)
     }
     check_usable(rt, "after refused snapshots");
 
-    /* In the config: bad_config under /restore. */
+    /* In the config: bad_snapshot too, under /restore. */
     snap = snapshot_text(with(offsetof(struct numbers, next_scene), HUGE_ID));
     char *config = fmt("{\"restore\":%s}", snap);
     char *err = NULL;
     yaia_runtime *other = examples_runtime(config, &err);
     check(!other, "a config restoring next.scene = 2^63-1 is refused");
-    check_envelope(err, "bad_config", "/restore/next/scene", NULL, "config restore with next.scene = 2^63-1");
+    check_envelope(err, "bad_snapshot", "/restore/next/scene", NULL, "config restore with next.scene = 2^63-1");
     yaia_free(err);
     yaia_runtime_free(other);
     free(config);

@@ -213,10 +213,11 @@ static void test_request_limits(void)
     r = yaia_execute_n(rt, big, (size_t)-1);
     check_has(r, "limits: a length of SIZE_MAX is refused, not read", "\"limit\":\"request_bytes\"", (const char *)NULL);
     yaia_free(r);
-    r = yaia_send(rt, sid, "{\"type\":\"emailChanged\",\"payload\":[[[[[[[[[[1]]]]]]]]]]}");
+    /* depth 8: a text nests at most 8 + 8 levels. */
+    r = yaia_send(rt, sid, "{\"type\":\"emailChanged\",\"payload\":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}");
     check_has(r, "limits: an action nested over depth", "\"limit\":\"depth\"", (const char *)NULL);
     yaia_free(r);
-    r = yaia_open(rt, "example/login", "{\"a\":[[[[[[[[[[1]]]]]]]]]]}");
+    r = yaia_open(rt, "example/login", "{\"a\":[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]}");
     check_has(r, "limits: open arguments nested over depth", "\"limit\":\"depth\"", (const char *)NULL);
     yaia_free(r);
     send_ok(rt, sid, "{\"type\":\"emailChanged\",\"payload\":\"a@b.c\"}", "limits: the scene still works");

@@ -67,7 +67,7 @@ def test_invalid_json(rt: yaia.Runtime, text: str) -> None:
 
 
 def test_too_deep_is_a_limit(rt: yaia.Runtime) -> None:
-    error = code_of(lambda: rt.execute_text("[" * 600 + "]" * 600))
+    error = code_of(lambda: rt.execute_text("[" * 521 + "]" * 521))
     assert error.code == "limit_exceeded"
     assert error.envelope["error"]["limit"] == "depth"
     still_works(rt)

@@ -164,7 +164,7 @@ def _outcome(rt: yaia.Runtime, text: str) -> Any:
         return (error.code, error.at, error.message)
 
 
-@pytest.mark.parametrize("depth", [99, 100, 101, 510, 511, 512])
+@pytest.mark.parametrize("depth", [99, 100, 101, 510, 511, 512, 518, 519, 520])
 @pytest.mark.parametrize("where", ["rule", "data"])
 def test_nesting_limits_are_those_of_the_ordinary_path(bare: yaia.Runtime, depth: int, where: str) -> None:
     nested = "[" * depth + "1" + "]" * depth

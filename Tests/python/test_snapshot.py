@@ -382,7 +382,7 @@ def test_bad_snapshot_in_config(source: Source) -> None:
     snap["format"] = "yaia.snapshot/0"
     with pytest.raises(yaia.YaiaError) as info:
         yaia.Runtime(restore=snap, **HOST)
-    assert (info.value.code, info.value.at) == ("bad_config", "/restore/format")
+    assert (info.value.code, info.value.at) == ("bad_snapshot", "/restore/format")
 
 
 def test_restore_request_needs_a_snapshot(rt: yaia.Runtime) -> None:
