@@ -234,7 +234,11 @@
 **   bad_document        a scene document that cannot be loaded: not JSON,
 **                       or with problems; "problems" lists every one as
 **                       {"code", "message", "at"} (docs/scene-documents.md)
-**   scene_pack_error    a pack's scene answered with something unreadable
+**   scene_pack_error    a pack's scene answered with something unreadable (a
+**                       state, view model, command list or invariants answer
+**                       that is no JSON or not of its shape), or failed with
+**                       a code no scene may give: "pack_code" in the error
+**                       holds that code (yaia_scene.h)
 **   bad_scenario        a scenario file that cannot be run: not JSON, or with
 **                       problems; "problems" lists every one as
 **                       {"code", "message", "at"} (docs/scenarios.md)

@@ -19,7 +19,11 @@ extension Runtime {
     }
 
     /// Starts journaling to `path` (truncated), beginning with a snapshot.
+    /// A snapshot that cannot be taken (a pack's state unreadable) fails the
+    /// start, nothing written: it is tried once before the file is touched,
+    /// and should it fail only the second time, the new journal is dropped.
     public func startJournal(path: String) throws(YaiaError) -> JSON {
+        _ = try snapshot()
         let journal = try Journal(path: path)
         // The snapshot and the switch happen under the new journal's lock, so
         // no input falls between them.
@@ -37,7 +41,20 @@ extension Runtime {
             _ = old.close()
             old.unlockInput()
         }
-        journal.begin(snapshot: snapshot())
+        do throws(YaiaError) {
+            journal.begin(snapshot: try snapshot())
+        } catch {
+            lock.withLock {
+                if self.journal === journal {
+                    self.journal = nil
+                    journaling.store(false, ordering: .relaxed)
+                }
+                // Kept, as every stopped journal is: a send may hold it unretained.
+                pastJournals.append(journal)
+            }
+            _ = journal.close()
+            throw error
+        }
         return ["ok": true, "journal": .string(path)]
     }
 

@@ -100,7 +100,7 @@ extension Runtime {
         }
         guard begun else { throw YaiaError(.badJournal, "\(path) is empty") }
         var result: JSONObject = ["ok": true, "identical": true, "inputs": .int(count)]
-        if upTo != nil { result["snapshot"] = scratch.snapshot() }
+        if upTo != nil { result["snapshot"] = try scratch.snapshot() }
         return .object(result)
     }
 

@@ -150,7 +150,7 @@ extension Runtime {
             let info = try loadPlugin(path: try grants.confine(resolveLibraryPath(path) ?? path, at: "/path"), config: config)
             return ["ok": true, "plugin": info.json]
         case "snapshot":
-            return ["ok": true, "snapshot": snapshot()]
+            return ["ok": true, "snapshot": try snapshot()]
         case "restore":
             guard let image = o["snapshot"] else { throw YaiaError(.badRequest, "restore needs a \"snapshot\"", at: "/snapshot") }
             do throws(YaiaError) {

@@ -20,8 +20,9 @@ extension Runtime {
 
     /// Flows, scene states, effects in flight and counters, consistent; and
     /// the documents registered by requests, which a restore registers.
-    public func snapshot() -> JSON {
-        let snapshot = lock.withLock { state.snapshot }
+    /// A scene that cannot give its state (a pack's) fails it whole.
+    public func snapshot() throws(YaiaError) -> JSON {
+        let snapshot = try lock.withLock { () throws(YaiaError) -> JSON in try state.snapshot() }
         let registered = catalog.registered
         guard !registered.isEmpty, case .object(var o) = snapshot else { return snapshot }
         o["documents"] = .array(registered)

@@ -99,7 +99,7 @@ import YaiaExamples
         let rt = Runtime(catalog: catalog)
         defer { rt.shutDown() }
         let scene = try #require(try rt.open("example/login")["scene"]?.int64Value)
-        let good = rt.snapshot()
+        let good = try rt.snapshot()
         let huge = JSON.int(Int64.max)
         let cases: [(String, (inout JSONObject) -> Void)] = [
             ("/scenes/0/id", { s in s.set(["scenes", 0, "id"], huge) }),
@@ -123,7 +123,7 @@ import YaiaExamples
     @Test func theLastIdIsHandedOutThenIdsRunOut() throws {
         let rt = Runtime(catalog: catalog)
         defer { rt.shutDown() }
-        var s = try #require(rt.snapshot().objectValue)
+        var s = try #require(try rt.snapshot().objectValue)
         s.set(["next", "scene"], .int(Runtime.maxID))
         _ = try rt.restore(.object(s))
         #expect(try rt.open("example/login")["scene"]?.int64Value == Runtime.maxID)
@@ -138,7 +138,7 @@ import YaiaExamples
         let scene = try #require(try rt.open("example/login")["scene"]?.int64Value)
         _ = try rt.send(scene: scene, action: Action("emailChanged", payload: "a@b.c"))
         _ = try rt.send(scene: scene, action: Action("passwordChanged", payload: "pw"))
-        var s = try #require(rt.snapshot().objectValue)
+        var s = try #require(try rt.snapshot().objectValue)
         s.set(["next", "effect"], .int(Runtime.maxID))
         _ = try rt.restore(.object(s))
         let submit = try rt.send(scene: scene, action: Action("submit"))

@@ -101,7 +101,7 @@ struct ChangedLogin: SceneState {
         _ = try source.resolve(effect: effect, outcome: .success(["user": "u"]))
         _ = try source.send(flow: flowID, action: Action("load"))  // pending: no store service here
 
-        let snapshot = source.snapshot()
+        let snapshot = try source.snapshot()
         let target = Runtime(catalog: catalog)
         defer { target.shutDown() }
         let restored = try target.restore(snapshot)
