@@ -240,7 +240,11 @@
 **   bad_document        a scene document that cannot be loaded: not JSON,
 **                       or with problems; "problems" lists every one as
 **                       {"code", "message", "at"} (docs/scene-documents.md)
-**   scene_pack_error    a pack's scene answered with something unreadable
+**   scene_pack_error    a pack's scene answered with something unreadable (a
+**                       state, view model, command list or invariants answer
+**                       that is no JSON or not of its shape), or failed with
+**                       a code no scene may give: "pack_code" in the error
+**                       holds that code (yaia_scene.h)
 **   bad_scenario        a scenario file that cannot be run: not JSON, or with
 **                       problems; "problems" lists every one as
 **                       {"code", "message", "at"} (docs/scenarios.md)
@@ -392,12 +396,22 @@ YAIA_API char *yaia_execute_n(yaia_runtime *rt, const char *request, size_t leng
 **
 ** Returns the response, NUL-terminated, in a buffer that belongs to the
 ** calling thread and that the library keeps: do NOT free it. It stays
-** valid until the same thread calls yaia_execute_borrowed() again (on any
-** runtime) or ends; copy what must outlive that. Each thread has its own
-** buffer, so threads may call at once. For hosts whose every foreign call
-** is costly (Python's ctypes): one call instead of an execute and a free.
+** valid until the same thread, after this call returned, calls
+** yaia_execute_borrowed() again (on any runtime, from any callback) or
+** ends; copy what must outlive that. Each thread has its own buffers, so
+** threads may call at once. For hosts whose every foreign call is costly
+** (Python's ctypes): one call instead of an execute and a free.
+**
+** Nested calls: a call made on a thread while another call of this
+** function is still running there (from a callback the outer call runs:
+** a host service's perform() or cancel(), a notifier) answers into a
+** buffer of its own, one per nesting level, so the outer answer is whole
+** whatever the nested calls answered. A nested answer follows the rule
+** above: the thread's next call may reuse its buffer.
+**
 ** Returns NULL only when the thread's buffer cannot be made or grown
-** (out of memory). An answer over 1 MiB is let go at the next call.
+** (out of memory). An answer over 1 MiB is let go at the next call at
+** its nesting level.
 */
 YAIA_API const char *yaia_execute_borrowed(yaia_runtime *rt, const char *request_json);
 

@@ -68,13 +68,25 @@
 ** A function that fails returns NULL (open, restore) or non-zero (the
 ** others), and writes into its `error` buffer a JSON object
 ** {"code": "...", "message": "...", "at": "/json/pointer"} ("at" optional).
-** The codes a scene uses are those of docs/abi.md: "bad_args" for open
-** arguments, "bad_state" for a state it cannot restore, "unknown_action"
+** The codes a scene may use are these four of docs/abi.md: "bad_args" for
+** open arguments, "bad_state" for a state it cannot restore, "unknown_action"
 ** and "bad_payload" (with "at" inside the action, such as "/payload/email")
-** for actions. A failed reduce() must leave the state unchanged. An answer
-** the host cannot read becomes the error "scene_pack_error". A pack must not
-** crash, block or call back into the runtime from these functions: reducers
-** are pure.
+** for actions. Any other code (even a stable one such as "internal", which
+** blames Yaia) becomes "scene_pack_error", the pack's code kept in the
+** error's "pack_code" member and its "at" dropped. A failed reduce() must
+** leave the state unchanged. A pack must not crash, block or call back into
+** the runtime from these functions: reducers are pure.
+**
+** What a pack writes is checked as any untrusted input is. An answer the
+** host cannot read is the error "scene_pack_error", and nothing of it is
+** kept: a state that is no JSON fails the "state" request, a snapshot and
+** the start of a journal (which then writes nothing); a view model that is
+** no JSON fails the open or the reduction (the last view model read stays
+** the scene's), canonical or not; commands that are not a JSON array (an
+** object, even "{}") fail the reduction, and no effect starts; invariants
+** that are not an array of names fail the check, never counting as held.
+** A reduction refused that way has already run in the pack: whatever the
+** pack did to its state stays, the runtime's seq does not move.
 */
 #ifndef YAIA_SCENE_H
 #define YAIA_SCENE_H

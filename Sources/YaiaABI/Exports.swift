@@ -131,12 +131,23 @@ func execute(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ length: I
     }
 }
 
-/// The answers of yaia_execute_borrowed: one writer per thread, kept for
-/// the thread's next call. A pthread key, since Swift has no thread-locals.
+/// The answers of yaia_execute_borrowed: the writers of one thread, one per
+/// nesting level, each kept for the next call at its level. A call made
+/// while another runs on the thread (from a service's perform(), a
+/// notifier) writes one level down, so the outer answer stays whole. A
+/// pthread key, since Swift has no thread-locals.
 final class BorrowedAnswer {
     /// Beyond this, an answer's memory is given back before the next call.
     static let keptBytes = 1 << 20
-    var writer = JSONWriter()
+
+    /// One level's writer: a class, so that a writer stays put while a
+    /// nested call grows the list.
+    final class Level { var writer = JSONWriter() }
+    private let first = Level()
+    /// The levels below the first, made when first reached.
+    private var deeper: [Level] = []
+    /// The calls under way on this thread.
+    private var depth = 0
 
     static let key: pthread_key_t? = {
         var key = pthread_key_t()
@@ -158,19 +169,35 @@ final class BorrowedAnswer {
         }
         return answer
     }
+
+    /// Runs `body` on the writer of this call's level, one below the calls
+    /// under way on the thread.
+    func answer(_ body: (inout JSONWriter) -> Void) -> UnsafePointer<CChar>? {
+        let level = depth == 0 ? first : nested(depth)
+        depth += 1
+        defer { depth -= 1 }
+        if level.writer.capacityInBytes > BorrowedAnswer.keptBytes { level.writer = JSONWriter() }
+        level.writer.reset()
+        body(&level.writer)
+        return level.writer.cStringView()
+    }
+
+    private func nested(_ level: Int) -> Level {
+        while deeper.count < level { deeper.append(Level()) }
+        return deeper[level - 1]
+    }
 }
 
 @_cdecl("yaia_execute_borrowed")
 public func yaia_execute_borrowed(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
-    guard let answer = BorrowedAnswer.current else { return nil }
-    if answer.writer.capacityInBytes > BorrowedAnswer.keptBytes { answer.writer = JSONWriter() }
-    answer.writer.reset()
-    if let request {
-        execute(rt, request, strlen(request), into: &answer.writer)
-    } else {
-        answer.writer.write(YaiaError(.nullArgument, "request_json is NULL").envelope())
+    guard let answers = BorrowedAnswer.current else { return nil }
+    return answers.answer { writer in
+        if let request {
+            execute(rt, request, strlen(request), into: &writer)
+        } else {
+            writer.write(YaiaError(.nullArgument, "request_json is NULL").envelope())
+        }
     }
-    return answer.writer.cStringView()
 }
 
 @_cdecl("yaia_receive")

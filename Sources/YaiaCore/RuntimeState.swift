@@ -125,7 +125,7 @@ public struct RuntimeState: Sendable {
     public func state(scene id: Int64) throws(YaiaError) -> JSON {
         guard let scene = scenes[id] else { throw RuntimeState.noSuchScene(id) }
         return ["ok": true, "scene": .int(id), "name": .string(scene.value.name), "seq": .int(scene.seq),
-                "state": scene.value.json, "viewModel": scene.value.viewModel]
+                "state": try scene.value.json, "viewModel": scene.value.viewModel]
     }
 
     /// Closes a scene outside any flow; its effects end without an outcome.
@@ -627,12 +627,15 @@ public struct RuntimeState: Sendable {
 
     public static let snapshotFormat = "yaia.snapshot/1"
 
-    /// Flows, scene states, effects in flight and counters.
-    public var snapshot: JSON {
-        let sceneList = scenes.values.map { scene -> JSON in
-            var o: JSONObject = ["id": .int(scene.id), "name": .string(scene.value.name), "seq": .int(scene.seq), "state": scene.value.json]
+    /// Flows, scene states, effects in flight and counters. Fails when a
+    /// scene cannot give its state (a pack's), rather than save what no
+    /// restore would read.
+    public func snapshot() throws(YaiaError) -> JSON {
+        var sceneList: [JSON] = []
+        for scene in scenes.values {
+            var o: JSONObject = ["id": .int(scene.id), "name": .string(scene.value.name), "seq": .int(scene.seq), "state": try scene.value.json]
             if let flow = scene.flow { o["flow"] = .int(flow) }
-            return .object(o)
+            sceneList.append(.object(o))
         }
         let flowList = flows.values.sorted { $0.id < $1.id }.map { flow -> JSON in
             var o = flow.flow.json.objectValue ?? [:]

@@ -19,12 +19,16 @@ extension Runtime {
     }
 
     /// Starts journaling to `path` (truncated), beginning with a snapshot.
+    /// A snapshot that cannot be taken (a pack's state unreadable) fails the
+    /// start, nothing written: it is tried once before the file is touched,
+    /// and should it fail only the second time, the new journal is dropped.
     public func startJournal(path: String) throws(YaiaError) -> JSON {
         try startJournal(path: path, files: .host)
     }
 
     /// `files` says how the journal's file is opened: as the host's, or beneath a request's grant.
     func startJournal(path: String, files: FileAccess) throws(YaiaError) -> JSON {
+        _ = try snapshot()
         let journal = try Journal(path: path, files: files)
         // The snapshot and the switch happen under the new journal's lock, so
         // no input falls between them.
@@ -42,20 +46,20 @@ extension Runtime {
             _ = old.close()
             old.unlockInput()
         }
-        let image = unboundedSnapshot()
-        guard image.nests(within: limits.snapshotDepth) else {
-            // A journal whose first line cannot be replayed is no journal: none runs.
+        do throws(YaiaError) {
+            journal.begin(snapshot: try snapshot())
+        } catch {
             lock.withLock {
                 if self.journal === journal {
                     self.journal = nil
                     journaling.store(false, ordering: .relaxed)
                 }
-                pastJournals.append(journal)  // an input may hold it unretained
+                // Kept, as every stopped journal is: a send may hold it unretained.
+                pastJournals.append(journal)
             }
             _ = journal.close()
-            throw YaiaError.limit("depth", limits.depth, "the journal's first snapshot would nest more than \(limits.snapshotDepth) levels, deeper than a replay reads")
+            throw error
         }
-        journal.begin(snapshot: image)
         return ["ok": true, "journal": .string(journal.path)]
     }
 

@@ -28,16 +28,16 @@ extension Runtime {
         var tracks: [Track] = []
         /// Open scenes' tracks, by scene id.
         var current: [Int64: Int] = [:]
-        func track(_ id: Int64, args: JSON = [:], state: JSON? = nil, name: String? = nil) -> Int? {
+        func track(_ id: Int64, args: JSON = [:], state: JSON? = nil, name: String? = nil) throws(YaiaError) -> Int? {
             if let t = current[id] { return t }
             guard let scene = scratch.lock.withLock({ scratch.state.scenes[id] }) else { return nil }
-            tracks.append(Track(id: id, name: name ?? scene.value.name, args: args, state: args == [:] && state == nil ? scene.value.json : state))
+            tracks.append(Track(id: id, name: name ?? scene.value.name, args: args, state: args == [:] && state == nil ? try scene.value.json : state))
             current[id] = tracks.count - 1
             return tracks.count - 1
         }
-        func trackNewScenes() {
+        func trackNewScenes() throws(YaiaError) {
             for scene in scratch.lock.withLock({ scratch.state.scenes.values }) where current[scene.id] == nil {
-                _ = track(scene.id)
+                _ = try track(scene.id)
             }
         }
 
@@ -58,7 +58,7 @@ extension Runtime {
             if !begun {
                 try scratch.begin(o, kind: kind, bad: bad)
                 begun = true
-                trackNewScenes()
+                try trackNewScenes()
                 continue
             }
             // The effect an outcome ends, and how a scenario names it.
@@ -78,14 +78,14 @@ extension Runtime {
             case "open":
                 if let id = response?["scene"]?.int64Value, let name = o["scene"]?.stringValue {
                     current[id] = nil
-                    _ = track(id, args: o["args"] ?? [:], state: o["state"], name: name)
+                    _ = try track(id, args: o["args"] ?? [:], state: o["state"], name: name)
                 }
             case "restore":
                 current = [:]
             default: break
             }
             while let event = scratch.receive(timeout: 0) {
-                guard let scene = event["scene"]?.int64Value, let t = track(scene) else { continue }
+                guard let scene = event["scene"]?.int64Value, let t = try track(scene) else { continue }
                 switch event["event"]?.stringValue {
                 case "action":
                     guard let a = event["action"], let action = try? Action(json: a) else { continue }
@@ -105,7 +105,7 @@ extension Runtime {
             if let e = ending, let t = current[e.scene], let ref = reference(e.effect, in: tracks[t], live: live) {
                 tracks[t].inputs.append(.resolve(ref, e.outcome))
             }
-            trackNewScenes()
+            try trackNewScenes()
         }
         guard begun else { throw YaiaError(.badJournal, "\(path) is empty") }
 

@@ -290,7 +290,8 @@ struct ScenarioRun {
 
     mutating func rememberStates() {
         let scenes = scratch.lock.withLock { scratch.state.scenes.values }
-        states = Dictionary(uniqueKeysWithValues: scenes.map { ($0.id, $0.value.json) })
+        // A state that cannot be read is not remembered: the step's own reading fails.
+        states = Dictionary(uniqueKeysWithValues: scenes.compactMap { scene in (try? scene.value.json).map { (scene.id, $0) } })
     }
 
     /// Keeps what an update emitted.
@@ -428,7 +429,12 @@ struct ScenarioRun {
         for id in ids {
             // Only the scene under test has known args, and not when it was given a state.
             let args: JSON? = id == scene && scenario.state == nil ? scenario.args : nil
-            for failure in (try? scratch.failingInvariants(scene: id, args: args)) ?? [] { parts.append((failure.message, [], [])) }
+            do throws(YaiaError) {
+                for failure in try scratch.failingInvariants(scene: id, args: args) { parts.append((failure.message, [], [])) }
+            } catch {
+                // Invariants that cannot be checked never count as holding.
+                parts.append(("the invariants of scene \(id) cannot be checked: \(error.code): \(error.message)", [], []))
+            }
         }
         return parts
     }

@@ -44,7 +44,7 @@ public struct CatalogEntry: Sendable {
         open = { (args, _) throws(YaiaError) in try type.make(args, restoring: false) }
         restore = { (state, _) throws(YaiaError) in try type.make(state, restoring: true) }
         if type.invariants != nil {
-            invariants = { @Sendable (live, _, _) throws(YaiaError) in try type.failingInvariants(state: live.json) }
+            invariants = { @Sendable (live, _, _) throws(YaiaError) in try type.failingInvariants(state: try live.json) }
         } else {
             invariants = nil
         }
@@ -60,7 +60,7 @@ public struct CatalogEntry: Sendable {
         if scene.document.invariantNames.isEmpty {
             invariants = nil
         } else {
-            invariants = { @Sendable (live, args, env) in scene.failingInvariants(state: live.json, args: args, env: env) }
+            invariants = { @Sendable (live, args, env) throws(YaiaError) in scene.failingInvariants(state: try live.json, args: args, env: env) }
         }
     }
 
@@ -169,7 +169,8 @@ struct PackSceneType: @unchecked Sendable {
             invariants(type, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count, buffer.handle)
         }
         guard status == 0 else { throw buffer.error(.badState, scene: name) }
-        guard case .array(let names) = try buffer.parse(scene: name, what: "invariants"),
+        // Whatever cannot be read is an error, never "all hold".
+        guard case .array(let names) = try buffer.parse(scene: name, what: "a list of invariants"),
               case let strings = names.compactMap(\.stringValue), strings.count == names.count else {
             throw YaiaError(.scenePackError, "scene \(name) answered with invariants that are not a list of names")
         }
@@ -186,7 +187,7 @@ struct PackSceneType: @unchecked Sendable {
             return fn(type, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count, buffer.handle)
         }
         guard let state else { throw buffer.error(restoring ? .badState : .badArgs, scene: name) }
-        return LivePackScene(type: self, state: state)
+        return try LivePackScene(type: self, state: state)
     }
 }
 
@@ -207,18 +208,34 @@ final class SceneBuffer {
         }
     }
 
+    /// The text as JSON, checked but not built; `scene_pack_error` when it is none.
+    func check(scene: String, what: String) throws(YaiaError) {
+        do throws(YaiaError) {
+            try writer.withBytes { raw in Result { () throws(YaiaError) in try JSONParser.check(raw.bindMemory(to: UInt8.self)) } }.get()
+        } catch {
+            throw YaiaError(.scenePackError, "scene \(scene) answered with \(what) that is no JSON: \(error.message)")
+        }
+    }
+
+    /// The codes a pack's scene may fail with (yaia_scene.h). The rest of
+    /// the stable codes are the runtime's to give: `internal` would blame Yaia.
+    static let sceneCodes: Set<String> = ["bad_args", "bad_state", "unknown_action", "bad_payload"]
+
     /// The error a pack function wrote, as a YaiaError. An error without a
-    /// code of its own takes `fallback`.
+    /// code takes `fallback`; one with a code a scene may not use is
+    /// `scene_pack_error`, the pack's code in `pack_code`.
     func error(_ fallback: ErrorCode, scene: String) -> YaiaError {
         defer { writer.reset() }
         guard case .object(let o)? = try? parse(scene: scene, what: "an error"), case .string(let message)? = o["message"] else {
             return YaiaError(.scenePackError, "scene \(scene) failed without a readable error")
         }
-        var code = fallback
-        if case .string(let c)? = o["code"], !c.isEmpty, c.utf8.allSatisfy({ ($0 >= 97 && $0 <= 122) || $0 == 95 || ($0 >= 48 && $0 <= 57) }) {
-            code = ErrorCode(rawValue: c)
+        guard let code = o["code"] else { return YaiaError(fallback, message, at: o["at"]?.stringValue) }
+        guard case .string(let c) = code, SceneBuffer.sceneCodes.contains(c) else {
+            var error = YaiaError(.scenePackError, "scene \(scene) failed with a code no scene may give: \(message)")
+            error.packCode = code.stringValue ?? code.serialized()
+            return error
         }
-        return YaiaError(code, message, at: o["at"]?.stringValue)
+        return YaiaError(ErrorCode(rawValue: c), message, at: o["at"]?.stringValue)
     }
 }
 
@@ -241,16 +258,24 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     let type: PackSceneType
     let state: OpaquePointer
     private let out = SceneBuffer()
-    /// The view model the last reduction wrote, kept as text: a send copies
-    /// it into its response as it is, and only other readers parse it.
+    /// The view model as of the last reduction (or the opening), kept as
+    /// text once checked: a send copies it into its response as it is, and
+    /// only other readers parse it.
     private let view = SceneBuffer()
+    /// What a reduction writes as the view model, taking `view`'s place
+    /// once checked: a reduction refused leaves the last one.
+    private let nextView = SceneBuffer()
     /// An action the runtime writes for the pack (an outcome's, a result's).
     private let input = SceneBuffer(capacity: 64)
-    private var viewIsCurrent = false
 
-    init(type: PackSceneType, state: OpaquePointer) {
+    /// Takes `state`, freed here if its view model cannot be read.
+    init(type: PackSceneType, state: OpaquePointer) throws(YaiaError) {
         self.type = type
         self.state = state
+        guard let write = type.type.pointee.view_model, write(state, view.handle) == 0 else {
+            throw view.error(.scenePackError, scene: type.name)
+        }
+        try view.check(scene: type.name, what: "a view model")
     }
 
     deinit { type.type.pointee.free_state?(state) }
@@ -281,13 +306,19 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> [Command] {
         guard let reduce = type.type.pointee.reduce else { throw YaiaError(.scenePackError, "scene \(name) has no reduce") }
         out.writer.reset()
-        view.writer.reset()
-        viewIsCurrent = false
-        let status = withText(action, text) { reduce(state, $0, $1, out.handle, view.handle) }
+        nextView.writer.reset()
+        let status = withText(action, text) { reduce(state, $0, $1, out.handle, nextView.handle) }
         guard status == 0 else { throw out.error(.badPayload, scene: name) }
-        viewIsCurrent = true
+        let commands = try readCommands()
+        try nextView.check(scene: name, what: "a view model")
+        view.writer.exchange(with: &nextView.writer)
+        return commands
+    }
+
+    /// The commands a reduction wrote: an array, nothing else.
+    private func readCommands() throws(YaiaError) -> [Command] {
         // Most actions emit nothing: "[]" needs no parse.
-        if out.writer.byteCount == 2 { return [] }
+        if out.writer.withBytes({ $0.count == 2 && $0[0] == UInt8(ascii: "[") && $0[1] == UInt8(ascii: "]") }) { return [] }
         if let commands = out.writer.withBytes({ Command.list(from: $0.bindMemory(to: UInt8.self)) }) { return commands }
         guard case .array(let list) = try out.parse(scene: name, what: "commands") else {
             throw YaiaError(.scenePackError, "scene \(name) answered with commands that are not an array")
@@ -304,17 +335,17 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
         return commands
     }
 
-    var viewModel: JSON {
-        if viewIsCurrent, let value = try? view.parse(scene: name, what: "a view model") { return value }
-        return (try? read(type.type.pointee.view_model, what: "a view model")) ?? .null
-    }
+    /// Checked when it was written: it parses.
+    var viewModel: JSON { (try? view.parse(scene: name, what: "a view model")) ?? .null }
 
     func writeViewModel(into writer: inout JSONWriter) {
-        guard type.canonical, viewIsCurrent, view.writer.byteCount > 0 else { return writer.write(viewModel) }
+        guard type.canonical else { return writer.write(viewModel) }
         view.writer.withBytes { writer.append($0) }
     }
 
-    var json: JSON { (try? read(type.type.pointee.state, what: "a state")) ?? .null }
+    var json: JSON {
+        get throws(YaiaError) { try read(type.type.pointee.state, what: "a state") }
+    }
 
     private func read(_ fn: (@convention(c) (OpaquePointer?, OpaquePointer?) -> Int32)?, what: String) throws(YaiaError) -> JSON {
         guard let fn else { throw YaiaError(.scenePackError, "scene \(name) cannot write \(what)") }

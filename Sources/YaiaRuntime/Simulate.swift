@@ -181,8 +181,9 @@ final class SimulatedSession {
         }
     }
 
-    func failures() -> [InvariantFailure] {
-        (try? runtime.failingInvariants(scene: id, args: args)) ?? []
+    /// Invariants that cannot be checked (a pack's unreadable answer) are an error, never "all hold".
+    func failures() throws(YaiaError) -> [InvariantFailure] {
+        try runtime.failingInvariants(scene: id, args: args)
     }
 }
 
@@ -299,14 +300,14 @@ struct SimulationRequest {
     func explore(_ rng: inout SplitMix64) throws(YaiaError) -> (steps: [SimulatedStep], failure: InvariantFailure)? {
         let session = session()
         try session.open()
-        if let failure = session.failures().first { return ([], failure) }
+        if let failure = try session.failures().first { return ([], failure) }
         var taken: [SimulatedStep] = []
         for _ in 0..<steps {
             let step = choose(session, &rng)
             // A step the scene refuses (a payload a `when` or a budget turns down, an outcome it cannot read) is no step.
             guard (try? session.apply(step)) != nil else { continue }
             taken.append(step)
-            if let failure = session.failures().first { return (taken, failure) }
+            if let failure = try session.failures().first { return (taken, failure) }
         }
         return nil
     }
@@ -342,7 +343,7 @@ struct SimulationRequest {
         let session = session()
         guard (try? session.open()) != nil else { return nil }
         func broken() -> Bool? {
-            let failures = session.failures()
+            guard let failures = try? session.failures() else { return nil }
             if failures.contains(where: { $0.name == name }) { return true }
             return failures.isEmpty ? false : nil
         }

@@ -22,8 +22,9 @@ extension Runtime {
     /// the documents registered by requests, which a restore registers. One
     /// nesting deeper than a restore reads (`Limits.snapshotDepth`) is
     /// refused with `limit_exceeded` (limit "depth"): what is saved restores.
+    /// A scene that cannot give its state (a pack's) fails it whole.
     public func snapshot() throws(YaiaError) -> JSON {
-        let image = unboundedSnapshot()
+        let image = try unboundedSnapshot()
         guard image.nests(within: limits.snapshotDepth) else {
             throw YaiaError.limit("depth", limits.depth, "the snapshot would nest more than \(limits.snapshotDepth) levels, "
                                   + "deeper than a restore reads (a state, arguments or a result nesting more than \(limits.depth))")
@@ -32,8 +33,8 @@ extension Runtime {
     }
 
     /// The snapshot, however deep.
-    func unboundedSnapshot() -> JSON {
-        let snapshot = lock.withLock { state.snapshot }
+    func unboundedSnapshot() throws(YaiaError) -> JSON {
+        let snapshot = try lock.withLock { () throws(YaiaError) -> JSON in try state.snapshot() }
         let registered = catalog.registered
         guard !registered.isEmpty, case .object(var o) = snapshot else { return snapshot }
         o["documents"] = .array(registered)

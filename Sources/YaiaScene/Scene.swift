@@ -71,8 +71,9 @@ public protocol LiveScene: Sendable {
     /// Reduces `action`; on error the state is unchanged.
     mutating func reduce(_ action: Action) throws(YaiaError) -> [Command]
     var viewModel: JSON { get }
-    /// The state's JSON form, which the scene type restores from.
-    var json: JSON { get }
+    /// The state's JSON form, which the scene type restores from. Only a
+    /// scene whose state lives elsewhere (a pack's) can fail to give it.
+    var json: JSON { get throws(YaiaError) }
 
     /// `reduce`, given the action's text too when the caller has it (a
     /// scene that reads text itself then need not write it again).

@@ -75,6 +75,9 @@ public struct YaiaError: Error, Equatable, Sendable, CustomStringConvertible {
     public var limit: String?
     /// For `bad_document`: every problem, `[{"code", "message", "at"}]`.
     public var problems: JSON?
+    /// For `scene_pack_error`: the code a pack's scene failed with, when it
+    /// is not one a scene may use.
+    public var packCode: String?
 
     public init(_ code: ErrorCode, _ message: String, at: String? = nil) {
         self.code = code
@@ -102,6 +105,7 @@ public struct YaiaError: Error, Equatable, Sendable, CustomStringConvertible {
         if let at { o["at"] = .string(at) }
         if let limit { o["limit"] = .string(limit) }
         if let problems { o["problems"] = problems }
+        if let packCode { o["pack_code"] = .string(packCode) }
         return .object(o)
     }
 

@@ -125,7 +125,7 @@ struct DocumentLoginTests {
     func liveScene() throws {
         var live: any LiveScene = try scene.open()
         try live.check(Action("emailChanged", payload: "a@b.c"))
-        #expect(live.json["email"] == "")
+        #expect(try live.json["email"] == "")
         #expect(try live.reduce(Action("emailChanged", payload: "a@b.c")) == [])
         #expect(live.viewModel["email"] == "a@b.c")
         #expect(yaiaError { () throws(YaiaError) in try live.check(Action("emailChanged", payload: 1)) }?.code == .badPayload)

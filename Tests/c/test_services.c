@@ -1,8 +1,8 @@
 /*
 ** test_services.c -- the effect lifecycle and services of libyaia.so, tested
 ** through its C ABI only: policies, cancellation, time-outs, the worker pool,
-** the notifier, direct perform, misbehaving services, the store plugin and
-** example/search.
+** the notifier, direct perform, borrowed answers under re-entry, misbehaving
+** services, the store plugin and example/search.
 **
 ** Prints one line per failed check and ends with "N passed, N failed".
 ** Exit status 1 when anything failed.
@@ -2217,6 +2217,97 @@ static void test_search(void)
     host_svc_destroy(&s);
 }
 
+/* ================================================= borrowed answers under re-entry */
+
+/* A host service whose perform() asks yaia_execute_borrowed before it
+** completes, with the answer it got as its result: op "leaf" asks a JSON
+** Logic sum, op "nest" performs "leaf", so a direct perform of "nest" runs
+** two borrowed calls inside its caller's. */
+static const char nest_sum[] = "{\"op\":\"logic\",\"rule\":{\"+\":[1,2]}}";
+static const char nest_leaf[] = "{\"op\":\"perform\",\"effect\":{\"service\":\"nesting\",\"op\":\"leaf\"}}";
+static const char nest_nest[] = "{\"op\":\"perform\",\"effect\":{\"service\":\"nesting\",\"op\":\"nest\"}}";
+/* What nest_nest answers: each level's answer whole, inside the next. */
+static const char nested_answer[] = "{\"ok\":true,\"result\":{\"ok\":true,\"result\":{\"ok\":true,\"result\":3}}}";
+
+static void nesting_perform(void *ctx, yaia_call *call, const char *op, const char *args_json)
+{
+    (void)args_json;
+    const char *answer = yaia_execute_borrowed(ctx, strcmp(op, "nest") == 0 ? nest_leaf : nest_sum);
+    yaia_call_complete(call, answer ? answer : "null");
+}
+
+static void nesting_cancel(void *ctx, yaia_call *call) { (void)ctx, (void)call; }
+
+/* A notifier that, once armed, performs "nest" borrowed: three levels
+** below the call that queued the event. */
+typedef struct {
+    yaia_runtime *rt;
+    int armed, calls;
+    char got[256];
+} nesting_notes;
+
+static void nesting_notify(void *ctx)
+{
+    nesting_notes *n = ctx;
+    if (!__atomic_exchange_n(&n->armed, 0, __ATOMIC_SEQ_CST))
+        return;
+    const char *answer = yaia_execute_borrowed(n->rt, nest_nest);
+    snprintf(n->got, sizeof n->got, "%s", answer ? answer : "(NULL)");
+    __atomic_fetch_add(&n->calls, 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_borrowed_reentry(void)
+{
+    section("borrowed answers under re-entry");
+    yaia_runtime *rt = runtime_with("\"clock\":\"manual\"", NULL);
+    if (!rt)
+        return;
+    yaia_service nesting = {
+        .size = sizeof nesting, .name = "nesting", .ctx = rt, .perform = nesting_perform, .cancel = nesting_cancel,
+    };
+    char *r = yaia_add_service(rt, &nesting);
+    check_has(r, "reentry: yaia_add_service(nesting)", "\"ok\":true", (const char *)NULL);
+    yaia_free(r);
+
+    const char *b = yaia_execute_borrowed(rt, nest_nest);
+    check(b && strcmp(b, nested_answer) == 0,
+          "reentry: a borrowed answer with two borrowed calls nested inside it is whole -- got %s", b ? b : "(NULL)");
+    b = yaia_execute_borrowed(rt, nest_leaf);
+    check(b && strcmp(b, "{\"ok\":true,\"result\":{\"ok\":true,\"result\":3}}") == 0,
+          "reentry: one nested call -- got %s", b ? b : "(NULL)");
+    r = yaia_execute(rt, nest_nest);
+    check(r && strcmp(r, nested_answer) == 0, "reentry: borrowed calls inside yaia_execute -- got %s", r ? r : "(NULL)");
+    yaia_free(r);
+
+    /* the notifier: called inside the borrowed send whose completion queued the event */
+    host_svc now;
+    host_svc_init(&now, ECHO_NOW);
+    add_host_service(rt, "now", &now, 0);
+    nesting_notes n = {.rt = rt};
+    check(yaia_set_notifier(rt, nesting_notify, &n) == YAIA_OK, "reentry: notifier set");
+    int64_t sid = open_scene(rt, "example/jobs", "reentry: open jobs");
+    char *send = fmt("{\"op\":\"send\",\"scene\":%lld,\"action\":{\"type\":\"run\",\"payload\":"
+                     "{\"service\":\"now\",\"op\":\"echo\",\"args\":7}}}", (long long)sid);
+    __atomic_store_n(&n.armed, 1, __ATOMIC_SEQ_CST);
+    b = yaia_execute_borrowed(rt, send);
+    char *want = fmt("{\"effects\":[{\"args\":7,\"id\":1,\"op\":\"echo\",\"service\":\"now\",\"status\":\"running\"}],"
+                     "\"ok\":true,\"routes\":[],\"scene\":%lld,\"seq\":1,\"viewModel\":{\"log\":[]}}", (long long)sid);
+    check(b && strcmp(b, want) == 0, "reentry: a borrowed send whose notifier nests three borrowed calls is whole -- got %s",
+          b ? b : "(NULL)");
+    check(n.calls == 1 && strcmp(n.got, nested_answer) == 0,
+          "reentry: the notifier's own borrowed answer is whole (calls %d) -- got %s", n.calls, n.got);
+    r = next_event(rt, "reentry: the echo's outcome");
+    check_has(r, "reentry: the outcome's update", "\"event\":\"update\"", "{\"ok\":true,\"result\":7}", (const char *)NULL);
+    yaia_free(r);
+    b = yaia_execute_borrowed(rt, nest_sum);
+    check(b && strcmp(b, "{\"ok\":true,\"result\":3}") == 0, "reentry: the thread's buffer serves the next call -- got %s",
+          b ? b : "(NULL)");
+    free(want);
+    free(send);
+    yaia_runtime_free(rt);
+    host_svc_destroy(&now);
+}
+
 /* ================================================================ main */
 
 int main(void)
@@ -2236,6 +2327,7 @@ int main(void)
     test_pool();
     test_notifier();
     test_perform();
+    test_borrowed_reentry();
     test_faults();
     test_store();
     test_host_api();

@@ -17,7 +17,8 @@
 ** "flip".
 **
 ** Its JSON reading is only what these flat objects need; the FAULT macro
-** builds the broken variants the loader's tests refuse (see the Makefile).
+** builds the broken variants the loader refuses and the answers the runtime
+** must refuse (see the Makefile).
 */
 #include <stddef.h>
 #include <stdio.h>
@@ -43,6 +44,13 @@
 #define FAULT_BAD_DOCUMENT 9 /* ships a scene document with a problem */
 #define FAULT_DOCUMENT_TWICE 10 /* ships a document of a name it defines in C */
 #define FAULT_OLD_TYPE 11    /* a scene type that ends before its invariants: loads, declares none */
+/* Answers the runtime must refuse as it refuses any untrusted input: */
+#define FAULT_STATE_GARBAGE 12  /* state() writes text that is no JSON */
+#define FAULT_VIEW_GARBAGE 13   /* a count of 13 has a view model that is no JSON (and the scene claims canonical ones) */
+#define FAULT_CODE_INTERNAL 14  /* every error has the code "internal", which only Yaia may give */
+#define FAULT_CODE_MADE_UP 15   /* every error has the code "made_up", no stable code */
+#define FAULT_INVARIANTS_GARBAGE 16 /* invariants() answers text that is no JSON */
+#define FAULT_COMMANDS_OBJECT 17    /* commands written as an object: "{}" for none, {"effect": ...} for fetch */
 
 static const yaia_scene_host *host;
 
@@ -55,6 +63,8 @@ static void put(yaia_scene_buffer *b, const char *text) { host->write(b, text, s
 
 static void fail(yaia_scene_buffer *b, const char *code, const char *message, const char *at)
 {
+    if (FAULT == FAULT_CODE_INTERNAL) code = "internal";
+    if (FAULT == FAULT_CODE_MADE_UP) code = "made_up";
     char text[1024];
     if (at)
         snprintf(text, sizeof text, "{\"code\":\"%s\",\"message\":\"%s\",\"at\":\"%s\"}", code, message, at);
@@ -143,10 +153,17 @@ static yaia_scene_state *counter_restore(const yaia_scene_type *type, const char
 
 static void view(counter *c, yaia_scene_buffer *out)
 {
+    if (FAULT == FAULT_VIEW_GARBAGE && c->count == 13) {
+        put(out, "{\"count\":13,");
+        return;
+    }
     char t[96];
     snprintf(t, sizeof t, "{\"count\":%lld,\"even\":%s}", c->count, c->count % 2 == 0 ? "true" : "false");
     put(out, t);
 }
+
+/* The commands of an action that emits none. */
+#define NO_COMMANDS (FAULT == FAULT_COMMANDS_OBJECT ? "{}" : "[]")
 
 /* Reads and applies (when apply is set) one action; 0 on success. */
 static int act(counter *c, const char *action, size_t n, yaia_scene_buffer *out, int apply)
@@ -161,7 +178,7 @@ static int act(counter *c, const char *action, size_t n, yaia_scene_buffer *out,
     char t[512];
     if (strcmp(type, "increment") == 0) {
         if (apply) c->count += c->step;
-        if (apply) put(out, "[]");
+        if (apply) put(out, NO_COMMANDS);
     } else if (strcmp(type, "add") == 0 || strcmp(type, "fetched") == 0) {
         long long x;
         const char *v = strcmp(type, "add") == 0 ? payload : (payload ? member(payload, (size_t)(end - payload), "count") : NULL);
@@ -170,7 +187,7 @@ static int act(counter *c, const char *action, size_t n, yaia_scene_buffer *out,
             return 1;
         }
         if (apply) c->count = strcmp(type, "add") == 0 ? c->count + x : x;
-        if (apply) put(out, "[]");
+        if (apply) put(out, NO_COMMANDS);
     } else if (strcmp(type, "login") == 0) {
         char email[128];
         if (!text(payload, end, email, sizeof email)) {
@@ -180,7 +197,10 @@ static int act(counter *c, const char *action, size_t n, yaia_scene_buffer *out,
         snprintf(t, sizeof t, "[{\"route\":{\"push\":\"example/login\",\"args\":{\"email\":\"%s\"}}}]", email);
         if (apply) put(out, t);
     } else if (strcmp(type, "fetch") == 0) {
-        snprintf(t, sizeof t, "[{\"effect\":{\"service\":\"echo\",\"op\":\"echo\",\"args\":{\"count\":%lld},\"then\":\"fetched\"}}]", c->count);
+        if (FAULT == FAULT_COMMANDS_OBJECT)
+            snprintf(t, sizeof t, "{\"effect\":{\"service\":\"echo\",\"op\":\"echo\",\"args\":{\"count\":%lld},\"then\":\"fetched\"}}", c->count);
+        else
+            snprintf(t, sizeof t, "[{\"effect\":{\"service\":\"echo\",\"op\":\"echo\",\"args\":{\"count\":%lld},\"then\":\"fetched\"}}]", c->count);
         if (apply) put(out, t);
     } else if (strcmp(type, "done") == 0) {
         snprintf(t, sizeof t, "[{\"route\":{\"pop\":true,\"result\":{\"count\":%lld}}}]", c->count);
@@ -218,6 +238,10 @@ static int counter_view_model(yaia_scene_state *s, yaia_scene_buffer *out)
 
 static int counter_state(yaia_scene_state *s, yaia_scene_buffer *out)
 {
+    if (FAULT == FAULT_STATE_GARBAGE) {
+        put(out, "{\"count\":");
+        return 0;
+    }
     char t[96];
     snprintf(t, sizeof t, "{\"count\":%lld,\"step\":%lld}", s->count, s->step);
     put(out, t);
@@ -235,7 +259,10 @@ static int counter_invariants(const yaia_scene_type *type, const char *state, si
         fail(out, "bad_state", "a counter's state has a whole number count", "/count");
         return 1;
     }
-    put(out, count < 1000 ? "[]" : "[\"belowThousand\"]");
+    if (FAULT == FAULT_INVARIANTS_GARBAGE)
+        put(out, "[\"belowThou");
+    else
+        put(out, count < 1000 ? "[]" : "[\"belowThousand\"]");
     return 0;
 }
 
@@ -265,7 +292,11 @@ static const yaia_scene_type counter_type = {
     counter_view_model,
     counter_state,
     counter_free,
+#if FAULT == FAULT_VIEW_GARBAGE
+    YAIA_SCENE_CANONICAL, /* so that the host would copy the text as it is */
+#else
     0, /* not YAIA_SCENE_CANONICAL: the host re-reads what snprintf wrote */
+#endif
     counter_invariants,
 };
 

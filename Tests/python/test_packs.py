@@ -154,6 +154,90 @@ def test_an_unreadable_answer_is_an_error_not_a_crash(pack: Callable[[str], str]
         assert rt.open("test/counter").view_model == {"count": 0, "even": True}
 
 
+# -- what a pack answers is checked like any other input
+
+
+def test_a_state_that_is_no_json_is_refused_and_never_recorded(pack: Callable[[str], str], tmp_path: Path) -> None:
+    journal = tmp_path / "never.jsonl"
+    with yaia.Runtime(config={"scenes": [pack("state_garbage")]}, **HOST) as rt:
+        scene = rt.open("test/counter", {"start": 2})
+        for request in ({"op": "state", "scene": scene.id}, {"op": "snapshot"}, {"op": "journal", "start": str(journal)}):
+            with pytest.raises(yaia.YaiaError) as info:
+                rt.execute(request)
+            assert info.value.code == "scene_pack_error", request
+            assert "test/counter" in info.value.message and "a state that is no JSON" in info.value.message
+        # No snapshot that no restore could read, and no journal begun with one.
+        assert not journal.exists()
+        assert rt.journal(stop=True)["journal"] is None
+        assert scene.send("increment").view_model == {"count": 3, "even": False}
+        assert rt.scenes()["scenes"] == [{"id": scene.id, "name": "test/counter", "seq": 1}]
+
+
+def test_a_view_model_that_is_no_json_is_refused(pack: Callable[[str], str]) -> None:
+    """The scene claims canonical view models, which the runtime would copy as they are."""
+    with yaia.Runtime(config={"scenes": [pack("view_garbage")]}, **HOST) as rt:
+        with pytest.raises(yaia.YaiaError) as info:
+            rt.open("test/counter", {"start": 13})
+        assert info.value.code == "scene_pack_error" and "a view model that is no JSON" in info.value.message
+        assert rt.scenes()["scenes"] == []
+        scene = rt.open("test/counter", {"start": 10})
+        # The pack's own state goes on to 13 before its answer is refused: it
+        # stays there (adding 0 keeps it), and the scene goes on from there.
+        for send in (lambda: scene.send("add", 3), lambda: rt.execute({"op": "send", "scene": scene.id, "action": {"type": "add", "payload": 0}})):
+            with pytest.raises(yaia.YaiaError) as info:
+                send()
+            assert info.value.code == "scene_pack_error" and "a view model that is no JSON" in info.value.message
+        assert scene.seq == 0
+        # The last view model read stays the scene's.
+        assert rt.execute({"op": "state", "scene": scene.id})["viewModel"] == {"count": 10, "even": True}
+        assert scene.send("increment").view_model == {"count": 14, "even": True}
+
+
+@pytest.mark.parametrize("name, code", [("code_internal", "internal"), ("code_made_up", "made_up")])
+def test_a_pack_code_no_scene_may_give_is_a_scene_pack_error(pack: Callable[[str], str], name: str, code: str) -> None:
+    with yaia.Runtime(config={"scenes": [pack(name)]}, **HOST) as rt:
+        scene = rt.open("test/counter")
+        with pytest.raises(yaia.YaiaError) as info:
+            scene.send("add", "x")
+        assert info.value.envelope["error"] == {
+            "code": "scene_pack_error",
+            "message": "scene test/counter failed with a code no scene may give: a whole number, please",
+            "pack_code": code,
+        }
+        with pytest.raises(yaia.YaiaError) as info:
+            rt.open("test/counter", {"start": "x"})
+        assert (info.value.code, info.value.envelope["error"]["pack_code"]) == ("scene_pack_error", code)
+        with pytest.raises(yaia.YaiaError) as info:
+            rt.execute({"op": "open", "scene": "test/counter", "state": {"step": 1}})
+        assert (info.value.code, info.value.envelope["error"]["pack_code"]) == ("scene_pack_error", code)
+        assert scene.seq == 0
+        assert scene.send("increment").view_model == {"count": 1, "even": False}
+
+
+def test_invariants_that_cannot_be_read_never_hold(pack: Callable[[str], str]) -> None:
+    with yaia.Runtime(config={"scenes": [pack("invariants_garbage")]}, **HOST) as rt:
+        with pytest.raises(yaia.YaiaError) as info:
+            rt.execute({"op": "simulate", "scene": "test/counter", "actions": {"increment": None}, "runs": 2, "steps": 2})
+        assert info.value.code == "scene_pack_error" and "a list of invariants that is no JSON" in info.value.message
+        scenario = {"yaia": 1, "scene": "test/counter", "steps": [{"send": "increment"}]}
+        answer = rt.execute({"op": "scenario", "scenario": scenario})
+        assert answer["passed"] is False
+        assert "scene_pack_error" in answer["failure"]["message"], answer
+        assert rt.open("test/counter").send("increment").view_model == {"count": 1, "even": False}
+
+
+def test_commands_written_as_an_object_are_refused(pack: Callable[[str], str]) -> None:
+    with yaia.Runtime(config={"scenes": [pack("commands_object")]}, **HOST) as rt:
+        scene = rt.open("test/counter")
+        for action in ("increment", "fetch"):  # {} and {"effect": {...}}
+            with pytest.raises(yaia.YaiaError) as info:
+                scene.send(action)
+            assert info.value.code == "scene_pack_error", action
+            assert "commands that are not an array" in info.value.message
+        assert scene.seq == 0
+        assert rt.snapshot()["effects"] == []  # the fetch's effect was not started
+
+
 def test_a_pack_is_shared_by_runtimes_and_their_states_are_not(pack: Callable[[str], str]) -> None:
     with yaia.Runtime(config={"scenes": [pack("counter")]}, **HOST) as a, yaia.Runtime(config={"scenes": [pack("counter")]}) as b:
         x = a.open("test/counter")
