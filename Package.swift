@@ -54,14 +54,15 @@ let package = Package(
         .target(name: "YaiaCore", dependencies: ["YaiaScene"]),
         .target(name: "YaiaKit", dependencies: ["YaiaScene", "CYaiaScene"]),
         .target(name: "YaiaTesting", dependencies: ["YaiaKit", "YaiaScene"]),
-        // YaiaScene directly too: seen only through YaiaKit's re-export, a change to
-        // its layouts would not rebuild this module (an incremental-build gap of SwiftPM).
+        // Every module that sees YaiaScene names it directly: seen only through a
+        // re-export, a change to its layouts would not rebuild the module (an
+        // incremental-build gap of SwiftPM).
         .target(name: "YaiaExamples", dependencies: ["YaiaKit", "YaiaScene"]),
         .target(name: "YaiaExamplesPack", dependencies: ["YaiaExamples"], exclude: ["pack.map"], linkerSettings: packFlags),
         .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "YaiaScene", "CYaia", "CYaiaScene"], swiftSettings: unchecked),
         .target(
             name: "YaiaABI",
-            dependencies: ["YaiaRuntime", "CYaia"],
+            dependencies: ["YaiaRuntime", "YaiaScene", "CYaia"],
             exclude: ["yaia.map"],
             swiftSettings: unchecked,
             linkerSettings: exportFlags
@@ -73,9 +74,9 @@ let package = Package(
             path: "Sources/yaia"
         ),
         // JSON Logic in the engine, timed by `make bench`.
-        .executableTarget(name: "YaiaBenchLogic", dependencies: ["YaiaCore", "YaiaRuntime"], path: "Benchmarks/logic"),
+        .executableTarget(name: "YaiaBenchLogic", dependencies: ["YaiaCore", "YaiaScene", "YaiaRuntime"], path: "Benchmarks/logic"),
         .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaScene", "YaiaExamples"]),
-        .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit", "CYaiaScene"]),
-        .testTarget(name: "YaiaTestingTests", dependencies: ["YaiaTesting", "YaiaExamples"]),
+        .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit", "YaiaScene", "CYaiaScene"]),
+        .testTarget(name: "YaiaTestingTests", dependencies: ["YaiaTesting", "YaiaExamples", "YaiaScene"]),
     ]
 )

@@ -636,7 +636,7 @@ static void test_snapshot_restore(void)
     error = NULL;
     dst = yaia_runtime_new(config, &error);
     check(dst == NULL, "a runtime with a bad snapshot is not made");
-    check_error(error, "bad_config", "a bad snapshot in the config");
+    check_error(error, "bad_snapshot", "a bad snapshot in the config");
     check_has(error, "a bad snapshot in the config", "\"at\":\"/restore/format\"", (const char *)NULL);
     yaia_free(error);
     free(config);
