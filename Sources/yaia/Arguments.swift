@@ -117,22 +117,9 @@ enum Invocation {
 }
 
 enum ArgumentReader {
-    /// Reads `args` (without the program's name) against the root command.
-    static func read(_ args: [String], root: any Command.Type) throws(CommandError) -> Invocation {
-        var args = args[...]
-        // `yaia help [COMMAND...]` is `yaia [COMMAND...] --help`.
-        if args.first == "help" {
-            args = args.dropFirst()
-            var command = root
-            var path = root.configuration.commandName
-            while let word = args.first, let sub = command.configuration.subcommands.first(where: { $0.configuration.commandName == word }) {
-                command = sub
-                path += " " + word
-                args = args.dropFirst()
-            }
-            if let word = args.first { throw usageError("Unknown command '\(word)'", path) }
-            return .help(help(command, path: path))
-        }
+    /// The command the leading words of `args` name, taken from it, with its
+    /// words as typed after the program's name ("yaia new pack").
+    static func subcommand(of root: any Command.Type, taking args: inout ArraySlice<String>) -> (any Command.Type, String) {
         var command = root
         var path = root.configuration.commandName
         while let word = args.first, let sub = command.configuration.subcommands.first(where: { $0.configuration.commandName == word }) {
@@ -140,6 +127,20 @@ enum ArgumentReader {
             path += " " + word
             args = args.dropFirst()
         }
+        return (command, path)
+    }
+
+    /// Reads `args` (without the program's name) against the root command.
+    static func read(_ args: [String], root: any Command.Type) throws(CommandError) -> Invocation {
+        var args = args[...]
+        // `yaia help [COMMAND...]` is `yaia [COMMAND...] --help`.
+        if args.first == "help" {
+            args = args.dropFirst()
+            let (command, path) = subcommand(of: root, taking: &args)
+            if let word = args.first { throw usageError("Unknown command '\(word)'", path) }
+            return .help(help(command, path: path))
+        }
+        let (command, path) = subcommand(of: root, taking: &args)
         let configuration = command.configuration
         if args.contains(where: { $0 == "--help" || $0 == "-h" }) { return .help(help(command, path: path)) }
         if let version = configuration.version, args.first == "--version" { return .version(version) }
