@@ -498,7 +498,9 @@ fuzz-short: $(FUZZ_TARGET) $(FUZZ_ANSWERS) $(FUZZ_SEEDS)/.done
 # they find a swift first on PATH that drops it.
 ASAN_SHIM  := $(FUZZ_SCRATCH)/shim
 ASAN_TESTS := test_abi test_services test_security test_grants stress test_ffi test_flows
-ASAN_ENV   := YAIA_LIBRARY=$(abspath $(ASAN_LIB)) YAIA_EXAMPLES_PACK=$(abspath $(ASAN_PACK))
+# The library is a debug build, several times slower than release: a section
+# of a C suite (a million sends in one) gets longer before it counts as hung.
+ASAN_ENV   := YAIA_LIBRARY=$(abspath $(ASAN_LIB)) YAIA_EXAMPLES_PACK=$(abspath $(ASAN_PACK)) YAIA_TEST_TIMEOUT=1200
 
 $(ASAN_BIN)/%: Tests/c/%.c Tests/c/harness.h Include/yaia.h Include/yaia_plugin.h $(FUZZ_SCRATCH)/.built
 	@mkdir -p $(ASAN_BIN)
