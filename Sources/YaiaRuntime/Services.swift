@@ -80,7 +80,7 @@ public final class LiveService: @unchecked Sendable {
             return true
         }
         guard let performFunction else { return false }
-        // The host API reads the call's op and args (HostAPI.swift); `target`,
+        // The host API reads the call's op and args (CallData.swift); `target`,
         // held until perform() returns, keeps what it hands out alive.
         let mayBlock = blocking || waiting
         let data = mayBlock ? target.attachBlocking() : nil
