@@ -88,4 +88,21 @@ private func opsNamed(in text: String) throws -> Set<String> {
         let refused = runtime.execute(try json(#"{"op":"snapshot"}"#))
         #expect(refused["error"]?["code"] == "not_permitted")
     }
+
+    /// The plain logic request's fast path knows the op by the table's name, and only it.
+    @Test func theLogicFastPathTakesOnlyTheLogicOp() {
+        let runtime = Runtime(catalog: Catalog(SceneCatalog(Examples.sceneTypes)))
+        defer { runtime.shutDown() }
+        func fast(_ text: String) -> String? {
+            var writer = JSONWriter()
+            let bytes = Array(text.utf8)
+            let taken = bytes.withUnsafeBufferPointer { runtime.fastLogic($0, into: &writer) }
+            return taken ? writer.withBytes { String(decoding: $0, as: UTF8.self) } : nil
+        }
+        #expect(fast(#"{"op":"logic","rule":{"+":[1,2]}}"#) == #"{"ok":true,"result":3}"#)
+        #expect(fast(#"{"rule":{"+":[1,2]}, "op": "logic"}"#) == #"{"ok":true,"result":3}"#)
+        for other in [#""logix""#, #""logics""#, #""logi""#, #"logic"#, #""\u006cogic""#, #""""#, "1"] {
+            #expect(fast(#"{"op":"# + other + #","rule":1}"#) == nil, "\(other)")
+        }
+    }
 }
