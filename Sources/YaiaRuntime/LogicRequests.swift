@@ -113,7 +113,7 @@ enum LogicRequestShape {
             i = end
             switch key {
             case .op:
-                guard !op, equals(bytes, start..<end, #""logic""#) else { return nil }
+                guard !op, isString(bytes, start..<end, Op.logic.name) else { return nil }
                 op = true
             case .rule:
                 guard rule == nil else { return nil }
@@ -147,6 +147,14 @@ enum LogicRequestShape {
     private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ text: StaticString) -> Bool {
         guard range.upperBound <= bytes.count, range.count == text.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
         return memcmp(base + range.lowerBound, text.utf8Start, range.count) == 0
+    }
+
+    /// Whether the value in `range` is the string `text`, written without escapes.
+    private static func isString(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ text: String) -> Bool {
+        let quote = UInt8(ascii: "\"")
+        guard range.count == text.utf8.count + 2, range.upperBound <= bytes.count,
+              bytes[range.lowerBound] == quote, bytes[range.upperBound - 1] == quote else { return false }
+        return text.utf8.elementsEqual(bytes[(range.lowerBound + 1)..<(range.upperBound - 1)])
     }
 
     /// Where the value starting at `start` ends; nil for anything but a

@@ -110,55 +110,81 @@ extension Runtime {
         return .object(result)
     }
 
-    /// Applies one journal input; answers with the response whose digest is checked.
+    /// Applies one journal input through the op that writes its kind of
+    /// line (OpTable.swift); answers with the response whose digest is checked.
     func replay(kind: String, _ o: JSONObject) throws(YaiaError) -> JSON? {
+        guard let apply = Op.replaying[kind] else { throw YaiaError(.badJournal, "unknown input kind \"\(kind)\"") }
+        return try apply(self, o)
+    }
+
+    /// An open line: the scene must open under the id it had.
+    func replayOpen(_ o: JSONObject) throws(YaiaError) -> JSON? {
+        let response = try open(try o.string("scene", code: .badRequest), args: o["args"] ?? [:], state: o["state"])
+        if let id = o["id"]?.int64Value, response["scene"]?.int64Value != id {
+            throw YaiaError(.badJournal, "the scene opened as \(response["scene"]?.int64Value ?? 0), not \(id)")
+        }
+        return response
+    }
+
+    /// A send line, to a scene or a flow.
+    func replaySend(_ o: JSONObject) throws(YaiaError) -> JSON? {
         func action() throws(YaiaError) -> Action {
             guard let a = o["action"] else { throw YaiaError(.badJournal, "a send input needs an \"action\"") }
             return try Action(json: a)
         }
-        switch kind {
-        case "open":
-            let response = try open(try o.string("scene", code: .badRequest), args: o["args"] ?? [:], state: o["state"])
-            if let id = o["id"]?.int64Value, response["scene"]?.int64Value != id {
-                throw YaiaError(.badJournal, "the scene opened as \(response["scene"]?.int64Value ?? 0), not \(id)")
-            }
-            return response
-        case "send":
-            if o["flow"] != nil { return try send(flow: try o.integer("flow", code: .badRequest), action: try action()) }
-            return try send(scene: try o.integer("scene", code: .badRequest), action: try action())
-        case "outcome":
-            let id = try o.integer("effect", code: .badRequest)
-            let outcome: Outcome
-            if let r = o["result"] { outcome = .success(r) } else { outcome = .failure(o["error"] ?? .null) }
-            var work = Work()
-            defer { run(work) }
-            return try apply(&work) { (state, env, steps) -> JSON? in
-                var stacked = false
-                return state.complete(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
-            }
-        case "close":
-            if o["flow"] != nil { try closeFlow(try o.integer("flow", code: .badRequest)) } else { try close(scene: try o.integer("scene", code: .badRequest)) }
-            return nil
-        case "start":
-            return try startFlow(name: o["name"]?.stringValue, scene: try o.string("scene", code: .badRequest), args: o["args"] ?? [:])
-        case "popped":
-            return try popped(flow: try o.integer("flow", code: .badRequest), depth: Int(try o.integer("depth", code: .badRequest)), version: nil)
-        case "link":
-            guard case .array(let path)? = o["path"] else { throw YaiaError(.badJournal, "a link input needs a \"path\"") }
-            return try link(flow: try o.integer("flow", code: .badRequest), path: path)
-        case "restore":
-            guard let s = o["snapshot"] else { throw YaiaError(.badJournal, "a restore input needs a \"snapshot\"") }
-            // As live, with each effect's policy: without services, reissued effects wait.
-            var work = Work()
-            defer { run(work) }
-            _ = try restore(s, mode: .live, work: &work)
-            return nil
-        case "register":
-            guard let document = o["document"] else { throw YaiaError(.badJournal, "a register input needs a \"document\"") }
-            return try register(document: document)
-        default:
-            throw YaiaError(.badJournal, "unknown input kind \"\(kind)\"")
+        if o["flow"] != nil { return try send(flow: try o.integer("flow", code: .badRequest), action: try action()) }
+        return try send(scene: try o.integer("scene", code: .badRequest), action: try action())
+    }
+
+    /// An outcome line: an effect's result or error, from a resolve or a service.
+    func replayOutcome(_ o: JSONObject) throws(YaiaError) -> JSON? {
+        let id = try o.integer("effect", code: .badRequest)
+        let outcome: Outcome
+        if let r = o["result"] { outcome = .success(r) } else { outcome = .failure(o["error"] ?? .null) }
+        var work = Work()
+        defer { run(work) }
+        return try apply(&work) { (state, env, steps) -> JSON? in
+            var stacked = false
+            return state.complete(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
         }
+    }
+
+    /// A close line, of a scene or a flow.
+    func replayClose(_ o: JSONObject) throws(YaiaError) -> JSON? {
+        if o["flow"] != nil { try closeFlow(try o.integer("flow", code: .badRequest)) } else { try close(scene: try o.integer("scene", code: .badRequest)) }
+        return nil
+    }
+
+    /// A start line: a flow begun.
+    func replayStart(_ o: JSONObject) throws(YaiaError) -> JSON? {
+        return try startFlow(name: o["name"]?.stringValue, scene: try o.string("scene", code: .badRequest), args: o["args"] ?? [:])
+    }
+
+    /// A popped line: the UI popped a flow by itself.
+    func replayPopped(_ o: JSONObject) throws(YaiaError) -> JSON? {
+        return try popped(flow: try o.integer("flow", code: .badRequest), depth: Int(try o.integer("depth", code: .badRequest)), version: nil)
+    }
+
+    /// A link line: a deep link into a flow.
+    func replayLink(_ o: JSONObject) throws(YaiaError) -> JSON? {
+        guard case .array(let path)? = o["path"] else { throw YaiaError(.badJournal, "a link input needs a \"path\"") }
+        return try link(flow: try o.integer("flow", code: .badRequest), path: path)
+    }
+
+    /// A restore line, from a restore or a rewind.
+    func replayRestore(_ o: JSONObject) throws(YaiaError) -> JSON? {
+        guard let s = o["snapshot"] else { throw YaiaError(.badJournal, "a restore input needs a \"snapshot\"") }
+        // As live, with each effect's policy: without services, reissued effects wait.
+        var work = Work()
+        defer { run(work) }
+        _ = try restore(s, mode: .live, work: &work)
+        return nil
+    }
+
+    /// A register line: a scene document added.
+    func replayRegister(_ o: JSONObject) throws(YaiaError) -> JSON? {
+        guard let document = o["document"] else { throw YaiaError(.badJournal, "a register input needs a \"document\"") }
+        return try register(document: document)
     }
 
     /// Time travel: the state as it was right after input `seq` of the active

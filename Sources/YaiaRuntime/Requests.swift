@@ -36,159 +36,167 @@ extension Runtime {
         guard case .string(let op) = opValue else {
             throw YaiaError(.badRequest, "\"op\" must be a string, not \(opValue.kindName)", at: "/op")
         }
-        try grants.check(op: op)
-        switch op {
-        case "open":
-            let args = o["args"] ?? [:]
-            guard case .object = args else { throw YaiaError(.notAnObject, "\"args\" must be an object, not \(args.kindName)", at: "/args") }
-            let scene = try o.string("scene", code: .badRequest)
-            let state = o["state"]
-            if state != nil && o["args"] != nil {
-                throw YaiaError(.badRequest, "open takes \"args\" or \"state\", not both", at: "/state")
-            }
-            do throws(YaiaError) {
-                return try open(scene, args: args, state: state)
-            } catch {
-                // The scene locates faults within its arguments or state.
-                if error.code == .badArgs { throw error.nested(under: "/args") }
-                if error.code == .badState { throw error.nested(under: "/state") }
-                throw error
-            }
-        case "send":
-            let target: Int64
-            let toFlow = o["flow"] != nil
-            if toFlow {
-                guard o["scene"] == nil else { throw YaiaError(.badRequest, "send takes \"scene\" or \"flow\", not both", at: "/flow") }
-                target = try o.integer("flow", code: .badRequest)
-            } else {
-                target = try o.integer("scene", code: .badRequest)
-            }
-            guard let actionValue = o["action"] else { throw YaiaError(.badRequest, "send needs an \"action\"", at: "/action") }
-            let action = try Action(json: actionValue, at: "/action")
-            do throws(YaiaError) {
-                return toFlow ? try send(flow: target, action: action) : try send(scene: target, action: action)
-            } catch {
-                // The scene locates faults within the action.
-                throw error.at == nil ? error : error.nested(under: "/action")
-            }
-        case "resolve":
-            let id = try o.integer("effect", code: .badRequest)
-            let (outcome, field): (Outcome, String)
-            switch (o["result"], o["error"]) {
-            case (let result?, nil): (outcome, field) = (.success(result), "/result")
-            case (nil, let error?): (outcome, field) = (.failure(error), "/error")
-            default: throw YaiaError(.badRequest, "resolve needs exactly one of \"result\" and \"error\"")
-            }
-            do throws(YaiaError) {
-                return try resolve(effect: id, outcome: outcome)
-            } catch {
-                // The scene reads the outcome as its action's payload: point into the request instead.
-                guard let at = error.at else { throw error }
-                var moved = error
-                moved.at = at.hasPrefix("/payload") ? field + at.dropFirst("/payload".count) : nil
-                throw moved
-            }
-        case "state":
-            return try state(scene: try o.integer("scene", code: .badRequest))
-        case "close":
-            if o["flow"] != nil {
-                let id = try o.integer("flow", code: .badRequest)
-                try closeFlow(id)
-                return ["ok": true, "flow": .int(id), "closed": true]
-            }
-            let id = try o.integer("scene", code: .badRequest)
-            try close(scene: id)
-            return ["ok": true, "scene": .int(id), "closed": true]
-        case "start":
-            let args = o["args"] ?? [:]
-            guard case .object = args else { throw YaiaError(.notAnObject, "\"args\" must be an object, not \(args.kindName)", at: "/args") }
-            var name: String?
-            if let n = o["flow"] {
-                guard case .string(let s) = n else { throw YaiaError(.badRequest, "\"flow\" names the flow: a string", at: "/flow") }
-                name = s
-            }
-            return try startFlow(name: name, scene: try o.string("scene", code: .badRequest), args: args)
-        case "flow":
-            return try describeFlow(try o.integer("flow", code: .badRequest))
-        case "popped":
-            let depth = try o.integer("depth", code: .badRequest)
-            let version = try o["version"].map { (_) throws(YaiaError) -> Int64 in try o.integer("version", code: .badRequest) }
-            return try popped(flow: try o.integer("flow", code: .badRequest), depth: Int(clamping: depth), version: version)
-        case "link":
-            guard case .array(let path)? = o["path"] else { throw YaiaError(.badRequest, "link needs a \"path\" array", at: "/path") }
-            return try link(flow: try o.integer("flow", code: .badRequest), path: path)
-        case "scenes":
-            return sceneList()
-        case "schema":
-            return try schema(of: try o.string("scene", code: .badRequest))
-        case "simulate":
-            return try simulate(o)
-        case "register":
-            guard let document = o["document"] else { throw YaiaError(.badRequest, "register needs a \"document\"", at: "/document") }
-            do throws(YaiaError) {
-                return try register(document: document)
-            } catch {
-                throw error.code == .badDocument ? error.nested(under: "/document") : error
-            }
-        case "limits":
-            return limitReport()
-        case "logic":
-            guard let rule = o["rule"] else { throw YaiaError(.badRequest, "logic needs a \"rule\"", at: "/rule") }
-            return ["ok": true, "result": try LogicRule(rule, at: "/rule").evaluate(o["data"] ?? .null)]
-        case "advance":
-            guard let seconds = o["seconds"]?.doubleValue else {
-                throw YaiaError(.badRequest, "advance takes {\"seconds\": N}", at: "/seconds")
-            }
-            return try advance(by: seconds)
-        case "services":
-            return serviceList()
-        case "load_plugin":
-            let config = o["config"] ?? [:]
-            guard case .object = config else { throw YaiaError(.notAnObject, "\"config\" must be an object", at: "/config") }
-            // Found as the config's plugins are, then opened beneath the grant where it was found.
-            let path = try o.string("path", code: .badRequest)
-            let info = try loadPlugin(path: path, config: config, files: .granted(grants, at: "/path"))
-            return ["ok": true, "plugin": info.json]
-        case "snapshot":
-            return ["ok": true, "snapshot": try snapshot()]
-        case "restore":
-            guard let image = o["snapshot"] else { throw YaiaError(.badRequest, "restore needs a \"snapshot\"", at: "/snapshot") }
-            do throws(YaiaError) {
-                return try restore(image)
-            } catch {
-                throw error.at == nil ? error : error.nested(under: "/snapshot")
-            }
-        case "journal":
-            if let start = o["start"] {
-                guard case .string(let path) = start else { throw YaiaError(.badRequest, "\"start\" takes a file path", at: "/start") }
-                return try startJournal(path: path, files: .granted(grants, at: "/start"))
-            }
-            if o["stop"] == .bool(true) { return stopJournal() }
-            if o["flush"] == .bool(true) { return flushJournal() }
-            throw YaiaError(.badRequest, "journal takes {\"start\": PATH}, {\"stop\": true} or {\"flush\": true}")
-        case "replay":
-            let path = try o.string("journal", code: .badRequest)
-            let upTo = try o["to"].map { (_) throws(YaiaError) -> Int64 in try o.integer("to", code: .badRequest) }
-            return try Runtime.replay(path: path, catalog: catalog, upTo: upTo, maxLine: limits.requestBytes,
-                                      files: .granted(grants, at: "/journal"))
-        case "rewind":
-            return try rewind(to: try o.integer("to", code: .badRequest))
-        case "inspect":
-            guard case .bool(let on)? = o["on"] else { throw YaiaError(.badRequest, "inspect takes {\"on\": true|false}", at: "/on") }
-            setInspecting(on)
-            return ["ok": true, "inspect": .bool(on)]
-        case "bind":
-            // A library named by its path is a file like any other; a soname is the system's.
-            return try bind(o, at: "", files: .granted(grants, at: "/library"))
-        case "scenario":
-            return try scenarioRequest(o)
-        case "scenario_from_journal":
-            return try scenariosFromJournal(path: try o.string("path", code: .badRequest), files: .granted(grants, at: "/path"))
-        case "perform":
-            guard let value = o["effect"] else { throw YaiaError(.badRequest, "perform needs an \"effect\"", at: "/effect") }
-            return try perform(try Effect(json: value, at: "/effect"))
-        default:
-            throw YaiaError(.unknownOp, "unknown op \"\(op)\"" + Suggestion.hint(op, among: ordinaryOps.union(Grants.privilegedOps)), at: "/op")
+        guard let entry = Op.named[op] else { throw Op.unknown(op) }
+        try grants.check(entry)
+        return try entry.handle(self, o)
+    }
+}
+
+/// The handlers of the ops whose requests take more than a line to read (OpTable.swift).
+extension Runtime {
+    func request(open o: JSONObject) throws(YaiaError) -> JSON {
+        let args = o["args"] ?? [:]
+        guard case .object = args else { throw YaiaError(.notAnObject, "\"args\" must be an object, not \(args.kindName)", at: "/args") }
+        let scene = try o.string("scene", code: .badRequest)
+        let state = o["state"]
+        if state != nil && o["args"] != nil {
+            throw YaiaError(.badRequest, "open takes \"args\" or \"state\", not both", at: "/state")
         }
+        do throws(YaiaError) {
+            return try open(scene, args: args, state: state)
+        } catch {
+            // The scene locates faults within its arguments or state.
+            if error.code == .badArgs { throw error.nested(under: "/args") }
+            if error.code == .badState { throw error.nested(under: "/state") }
+            throw error
+        }
+    }
+
+    func request(send o: JSONObject) throws(YaiaError) -> JSON {
+        let target: Int64
+        let toFlow = o["flow"] != nil
+        if toFlow {
+            guard o["scene"] == nil else { throw YaiaError(.badRequest, "send takes \"scene\" or \"flow\", not both", at: "/flow") }
+            target = try o.integer("flow", code: .badRequest)
+        } else {
+            target = try o.integer("scene", code: .badRequest)
+        }
+        guard let actionValue = o["action"] else { throw YaiaError(.badRequest, "send needs an \"action\"", at: "/action") }
+        let action = try Action(json: actionValue, at: "/action")
+        do throws(YaiaError) {
+            return toFlow ? try send(flow: target, action: action) : try send(scene: target, action: action)
+        } catch {
+            // The scene locates faults within the action.
+            throw error.at == nil ? error : error.nested(under: "/action")
+        }
+    }
+
+    func request(resolve o: JSONObject) throws(YaiaError) -> JSON {
+        let id = try o.integer("effect", code: .badRequest)
+        let (outcome, field): (Outcome, String)
+        switch (o["result"], o["error"]) {
+        case (let result?, nil): (outcome, field) = (.success(result), "/result")
+        case (nil, let error?): (outcome, field) = (.failure(error), "/error")
+        default: throw YaiaError(.badRequest, "resolve needs exactly one of \"result\" and \"error\"")
+        }
+        do throws(YaiaError) {
+            return try resolve(effect: id, outcome: outcome)
+        } catch {
+            // The scene reads the outcome as its action's payload: point into the request instead.
+            guard let at = error.at else { throw error }
+            var moved = error
+            moved.at = at.hasPrefix("/payload") ? field + at.dropFirst("/payload".count) : nil
+            throw moved
+        }
+    }
+
+    func request(close o: JSONObject) throws(YaiaError) -> JSON {
+        if o["flow"] != nil {
+            let id = try o.integer("flow", code: .badRequest)
+            try closeFlow(id)
+            return ["ok": true, "flow": .int(id), "closed": true]
+        }
+        let id = try o.integer("scene", code: .badRequest)
+        try close(scene: id)
+        return ["ok": true, "scene": .int(id), "closed": true]
+    }
+
+    func request(start o: JSONObject) throws(YaiaError) -> JSON {
+        let args = o["args"] ?? [:]
+        guard case .object = args else { throw YaiaError(.notAnObject, "\"args\" must be an object, not \(args.kindName)", at: "/args") }
+        var name: String?
+        if let n = o["flow"] {
+            guard case .string(let s) = n else { throw YaiaError(.badRequest, "\"flow\" names the flow: a string", at: "/flow") }
+            name = s
+        }
+        return try startFlow(name: name, scene: try o.string("scene", code: .badRequest), args: args)
+    }
+
+    func request(popped o: JSONObject) throws(YaiaError) -> JSON {
+        let depth = try o.integer("depth", code: .badRequest)
+        let version = try o["version"].map { (_) throws(YaiaError) -> Int64 in try o.integer("version", code: .badRequest) }
+        return try popped(flow: try o.integer("flow", code: .badRequest), depth: Int(clamping: depth), version: version)
+    }
+
+    func request(link o: JSONObject) throws(YaiaError) -> JSON {
+        guard case .array(let path)? = o["path"] else { throw YaiaError(.badRequest, "link needs a \"path\" array", at: "/path") }
+        return try link(flow: try o.integer("flow", code: .badRequest), path: path)
+    }
+
+    func request(register o: JSONObject) throws(YaiaError) -> JSON {
+        guard let document = o["document"] else { throw YaiaError(.badRequest, "register needs a \"document\"", at: "/document") }
+        do throws(YaiaError) {
+            return try register(document: document)
+        } catch {
+            throw error.code == .badDocument ? error.nested(under: "/document") : error
+        }
+    }
+
+    func request(logic o: JSONObject) throws(YaiaError) -> JSON {
+        guard let rule = o["rule"] else { throw YaiaError(.badRequest, "logic needs a \"rule\"", at: "/rule") }
+        return ["ok": true, "result": try LogicRule(rule, at: "/rule").evaluate(o["data"] ?? .null)]
+    }
+
+    func request(advance o: JSONObject) throws(YaiaError) -> JSON {
+        guard let seconds = o["seconds"]?.doubleValue else {
+            throw YaiaError(.badRequest, "advance takes {\"seconds\": N}", at: "/seconds")
+        }
+        return try advance(by: seconds)
+    }
+
+    func request(loadPlugin o: JSONObject) throws(YaiaError) -> JSON {
+        let config = o["config"] ?? [:]
+        guard case .object = config else { throw YaiaError(.notAnObject, "\"config\" must be an object", at: "/config") }
+        // Found as the config's plugins are, then opened beneath the grant where it was found.
+        let path = try o.string("path", code: .badRequest)
+        let info = try loadPlugin(path: path, config: config, files: .granted(grants, at: "/path"))
+        return ["ok": true, "plugin": info.json]
+    }
+
+    func request(restore o: JSONObject) throws(YaiaError) -> JSON {
+        guard let image = o["snapshot"] else { throw YaiaError(.badRequest, "restore needs a \"snapshot\"", at: "/snapshot") }
+        do throws(YaiaError) {
+            return try restore(image)
+        } catch {
+            throw error.at == nil ? error : error.nested(under: "/snapshot")
+        }
+    }
+
+    func request(journal o: JSONObject) throws(YaiaError) -> JSON {
+        if let start = o["start"] {
+            guard case .string(let path) = start else { throw YaiaError(.badRequest, "\"start\" takes a file path", at: "/start") }
+            return try startJournal(path: path, files: .granted(grants, at: "/start"))
+        }
+        if o["stop"] == .bool(true) { return stopJournal() }
+        if o["flush"] == .bool(true) { return flushJournal() }
+        throw YaiaError(.badRequest, "journal takes {\"start\": PATH}, {\"stop\": true} or {\"flush\": true}")
+    }
+
+    func request(replay o: JSONObject) throws(YaiaError) -> JSON {
+        let path = try o.string("journal", code: .badRequest)
+        let upTo = try o["to"].map { (_) throws(YaiaError) -> Int64 in try o.integer("to", code: .badRequest) }
+        return try Runtime.replay(path: path, catalog: catalog, upTo: upTo, maxLine: limits.requestBytes,
+                                  files: .granted(grants, at: "/journal"))
+    }
+
+    func request(inspect o: JSONObject) throws(YaiaError) -> JSON {
+        guard case .bool(let on)? = o["on"] else { throw YaiaError(.badRequest, "inspect takes {\"on\": true|false}", at: "/on") }
+        setInspecting(on)
+        return ["ok": true, "inspect": .bool(on)]
+    }
+
+    func request(perform o: JSONObject) throws(YaiaError) -> JSON {
+        guard let value = o["effect"] else { throw YaiaError(.badRequest, "perform needs an \"effect\"", at: "/effect") }
+        return try perform(try Effect(json: value, at: "/effect"))
     }
 }

@@ -75,7 +75,7 @@ extension Runtime {
             try loadScenarioScenes(scenario.scenes, base: base, into: &catalog)
         }
         if scenario.steps.contains(where: { if case .perform = $0.input { return true } else { return false } }) {
-            try grants.check(op: "perform")
+            try grants.check(Op.perform)
         }
         let scratch = Runtime(catalog: catalog, workers: 1, limits: limits, clock: .manual(ManualClock(now: scenario.now)), env: scenario.env)
         defer { scratch.shutDown() }
@@ -119,7 +119,7 @@ extension Runtime {
             case .pack(let file): (files, isPack) = ([try grants.confine(file, at: at)], true)
             }
             guard !files.isEmpty else { continue }
-            let op = isPack ? "load_plugin" : "register"
+            let op = isPack ? Op.loadPlugin.name : Op.register.name
             guard grants.ops.contains(op) else {
                 throw YaiaError(.notPermitted, "the scenario loads \(path), which needs the \"\(op)\" grant on this runtime's requests: {\"allow\": {\"ops\": [\"\(op)\"]}}", at: at)
             }

@@ -6,9 +6,8 @@ import YaiaCore
 /// requests may come from anyone the host forwards them from.
 public struct Grants: Sendable, Equatable {
     /// Ops that reach code, files, services directly or the runtime as a
-    /// whole: refused on the request path unless granted.
-    public static let privilegedOps: Set<String> = ["bind", "load_plugin", "perform", "journal", "replay", "snapshot", "restore", "rewind",
-                                                    "register", "scenario_from_journal"]
+    /// whole: refused on the request path unless granted (OpTable.swift).
+    public static let privilegedOps: Set<String> = Set(Op.all.filter(\.privileged).map(\.name))
 
     /// The granted privileged ops.
     public var ops: Set<String>
@@ -42,7 +41,7 @@ public struct Grants: Sendable, Equatable {
                 let at = JSONPointer.appending(pointer + "/ops", i)
                 guard case .string(let op) = item else { throw YaiaError(.badConfig, "an op to allow is a string", at: at) }
                 guard Grants.privilegedOps.contains(op) else {
-                    let why = ordinaryOps.contains(op) ? "\"\(op)\" is always allowed; list only privileged ops"
+                    let why = Op.named[op] != nil ? "\"\(op)\" is always allowed; list only privileged ops"
                         : "\"\(op)\" is not a privileged op" + Suggestion.hint(op, among: Grants.privilegedOps)
                     throw YaiaError(.badConfig, why + " (" + Grants.privilegedOps.sorted().joined(separator: ", ") + ")", at: at)
                 }
@@ -67,9 +66,9 @@ public struct Grants: Sendable, Equatable {
     }
 
     /// `not_permitted` unless `op` is ordinary or granted.
-    func check(op: String) throws(YaiaError) {
-        guard Grants.privilegedOps.contains(op), !ops.contains(op) else { return }
-        throw YaiaError(.notPermitted, "\"\(op)\" is not permitted on this runtime's requests; the host grants it in the config: {\"allow\": {\"ops\": [\"\(op)\"]}}",
+    func check(_ op: Op) throws(YaiaError) {
+        guard op.privileged, !ops.contains(op.name) else { return }
+        throw YaiaError(.notPermitted, "\"\(op.name)\" is not permitted on this runtime's requests; the host grants it in the config: {\"allow\": {\"ops\": [\"\(op.name)\"]}}",
                         at: "/op")
     }
 
@@ -109,10 +108,6 @@ public struct Grants: Sendable, Equatable {
         ["ops": .array(ops.sorted().map(JSON.string)), "files": .array(directories.map(JSON.string))]
     }
 }
-
-/// Ops every request may use.
-let ordinaryOps: Set<String> = ["open", "send", "resolve", "state", "close", "scenes", "start", "flow", "popped", "link",
-                                "services", "inspect", "limits", "advance", "schema", "logic", "scenario", "simulate"]
 
 /// `path` with every symbolic link, `.` and `..` resolved, or nil when it does not exist.
 func canonicalPath(_ path: String) -> String? {
