@@ -68,7 +68,7 @@ def test_finalizer_frees_unreferenced_runtime() -> None:
 
 
 def test_runtime_with_service_is_collected_and_released() -> None:
-    from yaia import runtime as module
+    from yaia import services as module
 
     runtime = yaia.Runtime()
     runtime.add_service("feed", lambda op, args: {"items": []})

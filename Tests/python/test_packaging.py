@@ -57,6 +57,7 @@ def test_wheel(tmp_path: Path) -> None:
     archive = zipfile.ZipFile(wheel)
     names = archive.namelist()
     for name in ("yaia/__init__.py", "yaia/py.typed", "yaia/ffi.py", "yaia/runtime.py", "yaia/errors.py",
+                 "yaia/values.py", "yaia/services.py", "yaia/scenes.py", "yaia/jsonvalues.py", "yaia/testing.py",
                  "yaia/pytest_plugin.py", "yaia/_cli.py"):
         assert name in names
     for name in NATIVE:

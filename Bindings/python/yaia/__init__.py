@@ -26,21 +26,18 @@ from typing import Iterable, Optional, Union
 from . import bundle, ffi
 from .bundle import command, examples_pack, plugin
 from .errors import AbiMismatch, LibraryNotFound, PluginError, ServiceError, YaiaError
-from .runtime import (
+from .runtime import Runtime
+from .scenes import Flow, Scene
+from .services import Call, DeferredServiceFunction, ServiceFunction
+from .values import (
     MISSING,
-    Call,
-    DeferredServiceFunction,
     Effect,
     Event,
-    Flow,
     FlowStack,
     Inspection,
     LinkItem,
     NavigationError,
     ReplayResult,
-    Runtime,
-    Scene,
-    ServiceFunction,
     StackEntry,
     Update,
 )

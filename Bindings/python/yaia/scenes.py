@@ -1,0 +1,290 @@
+"""Open scenes and flows: Scene, a scene the host sends actions to, and
+Flow, a navigation stack of scenes whose routes the runtime applies."""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+
+from . import ffi
+from .errors import YaiaError
+from .handle import _Closeable
+from .values import MISSING, FlowStack, LinkItem, StackEntry, Update
+
+if TYPE_CHECKING:
+    from .runtime import Runtime
+
+__all__ = ["Scene", "Flow"]
+
+
+class _RuntimeObject(_Closeable):
+    """Scene and Flow: an ``id`` in ``runtime``, closed at most once."""
+
+    runtime: Runtime
+    id: int
+    _closed: bool
+
+    def _close(self, kind: str) -> None:
+        """Sends {"op": "close", kind: id} the first time; once the runtime is
+        freed there is nothing to send (freeing it closed everything)."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.runtime.closed:
+            return  # freeing the runtime closed it
+        self.runtime.execute({"op": "close", kind: self.id})
+
+
+class Scene(_RuntimeObject):
+    """An open scene. ``id`` is its runtime id, ``name`` its type, ``opened`` the open update.
+
+    A scene of a type that declares its interface (a scene document) is an
+    instance of a subclass made for its type, whose docstring lists its
+    actions and their payloads: ``help(scene)`` shows them, and
+    :attr:`actions` maps them.
+    """
+
+    def __init__(self, runtime: Runtime, scene_id: int, name: str, opened: Update) -> None:
+        self.runtime = runtime
+        self.id = scene_id
+        self.name = name
+        self.opened = opened
+        self._closed = False
+        self._send_prefix = b'{"op":"send","scene":%d,"action":' % scene_id
+
+    def send(
+        self,
+        action: Union[str, Mapping[str, Any]],
+        payload: Any = MISSING,
+        *,
+        error: bool = False,
+        meta: Any = MISSING,
+        tag: Any = MISSING,
+        validate: Optional[bool] = None,
+    ) -> Update:
+        """Reduces an action: ``send("emailChanged", "a@b.c")`` or ``send({"type": ...})``.
+
+        For a scene that declares its interface, the action is checked
+        against the scene's schema first (``validate``: True or False for
+        this call; None follows ``Runtime(validate=...)``). An action the
+        runtime would refuse raises the YaiaError it would raise
+        ("unknown_action" at "/action/type", with the nearest action type,
+        or "bad_payload" at "/action/payload/...") and is not sent.
+        """
+        check = self._refusal if (self.runtime.validate if validate is None else validate) else None
+        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag, check)
+
+    def _refusal(self, action: Mapping[str, Any]) -> Optional[YaiaError]:
+        """The error the runtime would refuse ``action`` with, by the schema."""
+        schema = self.runtime._declared(self.name)
+        refusal = schema.check(action) if schema is not None else None
+        if refusal is None:
+            return None
+        # Restoring a snapshot may have given this id to a scene of another
+        # type: refuse only by the type the scene has now.
+        try:
+            now = self.runtime.execute({"op": "state", "scene": self.id}).get("name")
+        except YaiaError:
+            return None  # no such scene any more: the runtime says so
+        if now == self.name:
+            return refusal
+        other = self.runtime._declared(now) if isinstance(now, str) else None
+        return other.check(action) if other is not None else None
+
+    @property
+    def actions(self) -> Dict[str, Any]:
+        """Action type -> the JSON Schema of its payload (``{}``: any
+        payload, or none), for a scene that declares its interface; empty
+        for Swift and pack scenes, which take any action."""
+        schema = self.runtime._declared(self.name)
+        return copy.deepcopy(schema.payloads()) if schema is not None else {}
+
+    def _snapshot(self) -> Dict[str, Any]:
+        return self.runtime.execute({"op": "state", "scene": self.id})
+
+    @property
+    def view_model(self) -> Any:
+        """The current view model (asked of the runtime each time)."""
+        return self._snapshot()["viewModel"]
+
+    @property
+    def state(self) -> Any:
+        """The current state (asked of the runtime each time)."""
+        return self._snapshot()["state"]
+
+    @property
+    def seq(self) -> int:
+        """The number of reductions so far."""
+        seq: int = self._snapshot()["seq"]
+        return seq
+
+    def close(self) -> None:
+        """Closes the scene; calls its services perform are cancelled. Idempotent."""
+        self._close("scene")
+
+    def __repr__(self) -> str:
+        return f"<yaia.Scene {self.name} #{self.id}{' closed' if self._closed else ''}>"
+
+
+def _send(
+    runtime: Runtime,
+    prefix: bytes,
+    action: Union[str, Mapping[str, Any]],
+    payload: Any,
+    error: bool,
+    meta: Any,
+    tag: Any,
+    check: Optional[Callable[[Mapping[str, Any]], Optional[YaiaError]]],
+) -> Update:
+    """Scene.send and Flow.send: ``prefix`` is the request up to its action;
+    ``check`` returns the error to raise instead of sending, if any."""
+    if isinstance(action, Mapping):
+        if payload is not MISSING or error or meta is not MISSING:
+            raise TypeError("send(action_dict) takes no payload, error or meta: put them in the dict")
+        body: Any = action
+    else:
+        body = {"type": action}
+        if payload is not MISSING:
+            body["payload"] = payload
+        if error:
+            body["error"] = True
+        if meta is not MISSING:
+            body["meta"] = meta
+    # {"op":"send","scene"|"flow":ID,"action":ACTION[,"tag":TAG]}, the constant part encoded once.
+    data = prefix + ffi.encode(body)
+    if tag is not MISSING:
+        data += b',"tag":' + ffi.encode(tag)
+    if check is not None:
+        refusal = check(body)  # after encoding: what cannot be JSON fails as it always did
+        if refusal is not None:
+            if tag is not MISSING:
+                refusal.envelope["tag"] = tag
+            raise refusal
+    return Update.from_raw(runtime._answer(runtime._lib.yaia_execute_n(runtime._handle, data + b"}", len(data) + 1)))
+
+
+class Flow(_RuntimeObject):
+    """A flow: a navigation stack of scenes whose routes the runtime applies.
+
+    ``id`` is its runtime id, ``name`` the name it was started with (or
+    None), ``started`` the root scene's open update (None for a flow taken
+    with :meth:`Runtime.flow`). Actions go to the scene on top; the stack is
+    asked of the runtime on each read of :attr:`stack`, :attr:`version` and
+    :attr:`top`. Use it as a context manager or call :meth:`close`.
+    """
+
+    def __init__(self, runtime: Runtime, flow_id: int, name: Optional[str], started: Optional[Update]) -> None:
+        self.runtime = runtime
+        self.id = flow_id
+        self.name = name
+        self.started = started
+        self._closed = False
+        self._send_prefix = b'{"op":"send","flow":%d,"action":' % flow_id
+        # The type of the scene on top as last seen, for checking actions:
+        # events may have changed it since, so a refusal asks again.
+        self._top: Optional[str] = started.stack[-1].scene if started is not None and started.stack else None
+
+    def send(
+        self,
+        action: Union[str, Mapping[str, Any]],
+        payload: Any = MISSING,
+        *,
+        error: bool = False,
+        meta: Any = MISSING,
+        tag: Any = MISSING,
+        validate: Optional[bool] = None,
+    ) -> Update:
+        """Reduces an action on the scene on top of the flow (as :meth:`Scene.send`,
+        checked against the top scene's schema as there).
+
+        When its routes changed the flow, the update's ``flow``, ``version``
+        and ``stack`` describe it; refused routes are in ``navigation_errors``.
+        """
+        check = self._refusal if (self.runtime.validate if validate is None else validate) else None
+        update = _send(self.runtime, self._send_prefix, action, payload, error, meta, tag, check)
+        if update.stack:
+            self._top = update.stack[-1].scene
+        return update
+
+    def _refusal(self, action: Mapping[str, Any]) -> Optional[YaiaError]:
+        """The error the runtime would refuse ``action`` with, by the schema
+        of the scene on top."""
+        top = self._top if self._top is not None else self._top_now()
+        schema = self.runtime._declared(top) if top is not None else None
+        refusal = schema.check(action) if schema is not None else None
+        if refusal is None:
+            return None
+        now = self._top_now()  # the top as last seen may be gone
+        if now == top:
+            return refusal
+        other = self.runtime._declared(now) if now is not None else None
+        return other.check(action) if other is not None else None
+
+    def _top_now(self) -> Optional[str]:
+        """The type of the scene on top, asked of the runtime; None when
+        there is no flow any more (the runtime answers the send then)."""
+        try:
+            stack = self.describe()
+        except YaiaError:
+            return None
+        return stack.top.scene if stack.stack else None
+
+    def _seen(self, stack: FlowStack) -> FlowStack:
+        if stack.stack:
+            self._top = stack.top.scene
+        return stack
+
+    def describe(self) -> FlowStack:
+        """The flow's stack and version now."""
+        return self._seen(FlowStack.from_raw(self.runtime.execute({"op": "flow", "flow": self.id})))
+
+    @property
+    def stack(self) -> List[StackEntry]:
+        """The scenes, bottom to top (asked of the runtime each time)."""
+        return self.describe().stack
+
+    @property
+    def version(self) -> int:
+        """Counts the changes of the stack (asked of the runtime each time)."""
+        return self.describe().version
+
+    @property
+    def top(self) -> StackEntry:
+        """The scene on top, which receives :meth:`send`."""
+        return self.describe().top
+
+    def popped(self, depth: int, version: Optional[int] = None) -> FlowStack:
+        """Reports that the UI removed scenes by itself (a back swipe): the
+        flow keeps its first ``depth`` scenes and closes the others.
+
+        ``version`` is the flow version the UI showed; a report against
+        another version, or a depth that no longer exists (a report delivered
+        twice), raises YaiaError "stale_navigation" and changes nothing.
+        """
+        request: Dict[str, Any] = {"op": "popped", "flow": self.id, "depth": depth}
+        if version is not None:
+            request["version"] = version
+        return self._seen(FlowStack.from_raw(self.runtime.execute(request)))
+
+    def link(self, path: Sequence[LinkItem]) -> FlowStack:
+        """Follows a deep link: keeps the root, replaces everything above it
+        with ``path`` in one step.
+
+        Items are scene names (pushed, no arguments) or {"scene": NAME,
+        "args": {...}, "presentation": "push" | "present"}. If any scene is
+        unknown ("unknown_scene") or refuses its arguments, nothing changes.
+        """
+        items: List[Any] = [item if isinstance(item, str) else dict(item) for item in path]
+        return self._seen(FlowStack.from_raw(self.runtime.execute({"op": "link", "flow": self.id, "path": items})))
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def close(self) -> None:
+        """Closes the flow and all its scenes (their effects are cancelled). Idempotent."""
+        self._close("flow")
+
+    def __repr__(self) -> str:
+        label = f" {self.name!r}" if self.name is not None else ""
+        return f"<yaia.Flow{label} #{self.id}{' closed' if self._closed else ''}>"
