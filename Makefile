@@ -500,6 +500,9 @@ ASAN_SHIM  := $(FUZZ_SCRATCH)/shim
 ASAN_TESTS := test_abi test_services test_security test_grants stress test_ffi test_flows
 # The library is a debug build, several times slower than release: a section
 # of a C suite (a million sends in one) gets longer before it counts as hung.
+# The stress test at a quarter of its load, as under TSan: every thread and
+# path, and a journal the debug library replays in minutes.
+ASAN_STRESS := STRESS_SENDS=2500 STRESS_EFFECTS=5000 STRESS_TIMEOUT=900
 ASAN_ENV   := YAIA_LIBRARY=$(abspath $(ASAN_LIB)) YAIA_EXAMPLES_PACK=$(abspath $(ASAN_PACK)) YAIA_TEST_TIMEOUT=1200
 
 $(ASAN_BIN)/%: Tests/c/%.c Tests/c/harness.h Include/yaia.h Include/yaia_plugin.h $(FUZZ_SCRATCH)/.built
@@ -516,8 +519,8 @@ asan: $(addprefix $(ASAN_BIN)/,$(ASAN_TESTS)) $(ASAN_SHIM)/swift plugins $(TEST_
 	$(ASAN_ENV) $(ASAN_BIN)/test_services
 	$(ASAN_ENV) ASAN_OPTIONS=quarantine_size_mb=8 $(ASAN_BIN)/test_security
 	$(ASAN_ENV) $(ASAN_BIN)/test_grants
-	$(ASAN_ENV) $(ASAN_BIN)/stress
-	$(ASAN_ENV) STRESS_JOURNAL=$(abspath $(ASAN_BIN))/stress.jsonl $(ASAN_BIN)/stress
+	$(ASAN_ENV) $(ASAN_STRESS) $(ASAN_BIN)/stress
+	$(ASAN_ENV) $(ASAN_STRESS) STRESS_JOURNAL=$(abspath $(ASAN_BIN))/stress.jsonl $(ASAN_BIN)/stress
 	$(ASAN_ENV) $(ASAN_BIN)/test_ffi
 	$(ASAN_ENV) $(ASAN_BIN)/test_flows
 	$(ASAN_ENV) LD_PRELOAD=$(ASAN_RT) ASAN_OPTIONS=detect_leaks=0 PATH=$(abspath $(ASAN_SHIM)):$$PATH \
