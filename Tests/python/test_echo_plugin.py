@@ -223,6 +223,8 @@ def test_twice_delivers_once(echo_rt: yaia.Runtime, echo: Echo) -> None:
 def test_later_from_another_thread(echo_rt: yaia.Runtime, echo: Echo) -> None:
     event = submit(echo_rt, echo, "later", {"user": "late"})
     assert event.routes == [{"args": {"user": "late"}, "push": "example/home"}]
+    # The update is queued inside the completion: it can be received before echo's thread has returned.
+    assert echo.returned.wait(WAIT)
     assert echo.returns == [("complete", ffi.YAIA_OK)]
     assert echo.errors() == []
 
