@@ -6,27 +6,22 @@ extension JSON {
     /// levels down, so it is safe on any value, however deep.
     public func depth(upTo limit: Int) -> Int {
         switch self {
-        case .array(let a):
-            guard limit > 0 else { return 1 }
-            var deepest = 0
-            for x in a {
-                let d = x.depth(upTo: limit - 1)
-                if d >= limit { return limit + 1 }
-                deepest = Swift.max(deepest, d)
-            }
-            return deepest + 1
-        case .object(let o):
-            guard limit > 0 else { return 1 }
-            var deepest = 0
-            for m in o.members {
-                let d = m.value.depth(upTo: limit - 1)
-                if d >= limit { return limit + 1 }
-                deepest = Swift.max(deepest, d)
-            }
-            return deepest + 1
-        default:
-            return 0
+        case .array(let a): return Self.depth(of: a, upTo: limit)
+        case .object(let o): return Self.depth(of: o.members.lazy.map(\.value), upTo: limit)
+        default: return 0
         }
+    }
+
+    /// One more than the deepest of `children`, walked as `depth(upTo:)` walks.
+    private static func depth(of children: some Sequence<JSON>, upTo limit: Int) -> Int {
+        guard limit > 0 else { return 1 }
+        var deepest = 0
+        for child in children {
+            let d = child.depth(upTo: limit - 1)
+            if d >= limit { return limit + 1 }
+            deepest = Swift.max(deepest, d)
+        }
+        return deepest + 1
     }
 
     /// Whether this value nests at most `limit` levels.
