@@ -5,6 +5,8 @@
 **
 ** Measures, in one run and with the same method (medians of BATCHES batches):
 **   abi_version   yaia_abi_version(): the floor of any call into the library
+**   by hand       the same emailChanged on a login scene written by hand in C
+**                 (bench.h): the baseline the target is a ratio to
 **   hand-written  yaia_send(emailChanged) + yaia_free on example/login, whose
 **                 JSON forms are written by hand (the examples pack)
 **   Codable       the same on notes/login, written with Codable only (the
@@ -29,7 +31,8 @@
 #define BATCHES 31
 #define CALLS 20000
 #define LOADS 21
-#define TARGET_NS 1500.0
+/* The target, as a ratio to the hand-written C login of the same run. */
+#define TARGET_RATIO 12.0
 
 static const char action[] = "{\"type\":\"emailChanged\",\"payload\":\"a@b.c\"}";
 
@@ -41,6 +44,16 @@ static void run_abi_version(int n)
 {
     for (int i = 0; i < n; i++)
         sink += yaia_abi_version();
+}
+
+static void run_by_hand(int n)
+{
+    struct hand_login s = {{0}, {0}, 0};
+    for (int i = 0; i < n; i++) {
+        char *r = hand_login_send(&s, i, action);
+        sink += r[0];
+        free(r);
+    }
 }
 
 static void run_send(int n)
@@ -168,6 +181,7 @@ int main(int argc, char **argv)
     printf("\n");
 
     double floor_ns = median_ns(run_abi_version);
+    double by_hand = median_ns(run_by_hand);
     if (open_login(examples, "example/login") != 0) return 1;
     double hand = median_ns(run_send);
     yaia_runtime_free(rt);
@@ -178,16 +192,18 @@ int main(int argc, char **argv)
         yaia_runtime_free(rt);
     }
 
-    printf("  %-42s %8s %14s\n", "call", "ns/call", "x abi_version");
-    printf("  %-42s %8.1f %14.1f\n", "yaia_abi_version()", floor_ns, 1.0);
-    printf("  %-42s %8.1f %14.1f\n", "send, hand-written example/login (pack)", hand, hand / floor_ns);
+    printf("  %-42s %8s %14s\n", "call", "ns/call", "x by hand");
+    printf("  %-42s %8.1f %14.2f\n", "yaia_abi_version()", floor_ns, floor_ns / by_hand);
+    printf("  %-42s %8.1f %14.2f\n", "login by hand in C (baseline)", by_hand, 1.0);
+    printf("  %-42s %8.1f %14.2f\n", "send, hand-written example/login (pack)", hand, hand / by_hand);
     if (notes) {
-        printf("  %-42s %8.1f %14.1f\n", "send, Codable notes/login (pack)", codable, codable / floor_ns);
+        printf("  %-42s %8.1f %14.2f\n", "send, Codable notes/login (pack)", codable, codable / by_hand);
         printf("\n  Codable vs hand-written: %.2fx\n", codable / hand);
     }
-    printf("  target: a send through a pack under %.1f us:\n", TARGET_NS / 1e3);
-    printf("    hand-written example/login: %s (%.2f us)\n", hand < TARGET_NS ? "met" : "NOT met", hand / 1e3);
+    printf("  target: a send through a pack at most %.0fx the login by hand:\n", TARGET_RATIO);
+    printf("    hand-written example/login: %s (%.2fx)\n", hand <= TARGET_RATIO * by_hand ? "met" : "NOT met", hand / by_hand);
     if (notes)
-        printf("    Codable notes/login:        %s (%.2f us)\n", codable < TARGET_NS ? "met" : "NOT met", codable / 1e3);
+        printf("    Codable notes/login:        %s (%.2fx)\n", codable <= TARGET_RATIO * by_hand ? "met" : "NOT met",
+               codable / by_hand);
     return 0;
 }
