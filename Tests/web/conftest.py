@@ -193,3 +193,29 @@ def make_server() -> Iterator[Callable[..., ServerThread]]:
     yield make
     for server in servers:
         server.stop()
+
+
+CHROMIUM = os.environ.get("YAIA_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def browser():  # type: ignore[no-untyped-def]
+    """Chromium from Debian's package, driven by Playwright; nothing downloads a browser."""
+    playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (make deps installs it)")
+    if not Path(CHROMIUM).is_file():
+        pytest.skip(f"no Chromium at {CHROMIUM} (Debian's chromium package; make deps installs it)")
+    with playwright_api.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser):  # type: ignore[no-untyped-def]
+    context = browser.new_context()
+    tab = context.new_page()
+    errors: List[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.errors = errors
+    yield tab
+    context.close()
