@@ -6,7 +6,7 @@ makes them."""
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional, Set
 
 from .. import ffi
 from ..errors import YaiaError
@@ -88,7 +88,7 @@ def full_views(engine: Engine) -> Dict[str, List[Dict[str, Any]]]:
     a tab needs to draw its session from nothing (on connect, after a gap)."""
     listing = engine.execute_value({"op": "scenes"})
     flows: List[Dict[str, Any]] = []
-    in_flows = set()
+    in_flows: Set[Any] = set()
     for item in listing.get("flows", []) if isinstance(listing.get("flows"), list) else []:
         if not isinstance(item, dict):
             continue

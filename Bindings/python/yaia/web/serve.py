@@ -23,8 +23,8 @@ def check(config: WebConfig) -> None:
     try:
         if config.start is not None:
             answer = engine.execute_value({"op": "schema", "scene": config.start})
-            error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
-            if answer.get("ok") is not True and error.get("code") == "unknown_scene":
+            error = answer.get("error")
+            if isinstance(error, dict) and error.get("code") == "unknown_scene":
                 raise YaiaError("unknown_scene", f"--start names no scene type: {config.start}")
     finally:
         engine.close()

@@ -8,7 +8,7 @@ import collections
 import secrets
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, Optional, OrderedDict, Tuple
+from typing import Any, Callable, Dict, Mapping, Optional, OrderedDict, Tuple
 
 from aiohttp import WSMsgType, web
 
@@ -50,7 +50,7 @@ class Server:
         #: kept or dropped (tests wait on it).
         self.on_detached: Optional[Callable[[str], None]] = None
 
-    def _runtime_engine(self, restore: Optional[Dict[str, Any]]) -> Engine:
+    def _runtime_engine(self, restore: Optional[Mapping[str, Any]]) -> Engine:
         return RuntimeEngine(self.config.runtime_config(restore))
 
     # -- sessions
