@@ -1,7 +1,7 @@
 # Yaia -- build, demo, test, bench, install.
 #
 #   make demo      build libyaia.so and the example plugins, run the example scenes
-#   make test      build and run every test suite (Swift, C, Python) and a short fuzzing pass
+#   make test      build and run every test suite (Swift, C, Python, the browser) and a short fuzzing pass
 #   make bench     benchmarks (medians, with ratios against baselines of the same run)
 #   make tsan      stress test against a thread-sanitized libyaia (debug build)
 #   make fuzz      fuzz yaia_execute for FUZZ_SECONDS (600); `make test` runs a short pass
@@ -281,6 +281,24 @@ demo: $(NOTES_PACK) $(CBIN)/notes
 test-python: $(NOTES_PACK)
 # <<< end of the notes block
 
+# ---------------------------------------------------------------- the web shell (yaia.web, Bindings/web)
+# >>> web block: this block, the recipe lines that run the notes app in a
+# >>> browser (demo), and test-web among test's suites belong to the web shell.
+# The server runs on aiohttp; the browser tests drive Debian's Chromium with
+# Playwright, which must never download a browser of its own.
+APT_PACKAGES += chromium
+PY_PACKAGES  += aiohttp playwright
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
+WEB_SHOTS    := $(BUILD)/web-screenshots
+
+.PHONY: test-web
+
+test-web: lib $(EXAMPLES_PACK) plugins $(NOTES_PACK)
+	PYTHONPATH=Bindings/python:Tests/web $(PYTHON) -m pytest -q Tests/web
+
+demo: plugins
+# <<< end of the web block
+
 # ---------------------------------------------------------------- demo
 
 demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
@@ -306,6 +324,11 @@ demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
 	@echo "== the notes app as scene documents (Examples/notes-documents) from C, then from Python"
 	$(CBIN)/notes $(NOTES_DOCS) $(PLUGINS)/auth.so $(PLUGINS)/store.so
 	PYTHONPATH=Bindings/python $(PYTHON) $(NOTES)/python/notes.py $(NOTES_DOCS) $(PLUGINS)/auth.so $(PLUGINS)/store.so
+	@echo
+	@echo "== the notes app in a browser (Examples/notes-web), headless, over the documents then the pack; screenshots in $(WEB_SHOTS)"
+	@echo "   to open it yourself: PYTHONPATH=Bindings/python $(PYTHON) -m yaia.web $(NOTES_DOCS) --plugin-dir $(PLUGINS) --plugin-config store='{\"path\":\"notes.db\"}' --start notes/login --static Examples/notes-web"
+	PYTHONPATH=Bindings/python $(PYTHON) Examples/notes-web/demo.py $(NOTES_DOCS) $(PLUGINS) $(WEB_SHOTS)
+	PYTHONPATH=Bindings/python $(PYTHON) Examples/notes-web/demo.py $(NOTES_PACK) $(PLUGINS) $(WEB_SHOTS)
 
 # ---------------------------------------------------------------- tests
 
@@ -315,7 +338,7 @@ demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
 # pass). The suites share nothing else, so they run two at a time; each
 # one's output is printed whole when it ends, and one failing stops none.
 test: $(BUILD)/.deps
-	$(MAKE) -k -j2 --output-sync=target test-swift test-c test-python test-notes fuzz-short
+	$(MAKE) -k -j2 --output-sync=target test-swift test-c test-python test-notes test-web fuzz-short
 
 test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/test_security $(CBIN)/test_grants $(CBIN)/stress
 	$(CBIN)/test_abi

@@ -1,0 +1,104 @@
+"""What a web server lets a browser tab do, and the bounds it keeps: one
+place for the ops a frame may carry and for every per-connection limit."""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence
+
+__all__ = ["WebConfig", "TAB_OPS", "PRIVILEGED_OPS", "is_loopback"]
+
+#: The ops a tab may send with no grant: those that act on its own session's
+#: scenes and flows and read its catalog. The runtime's other ordinary ops
+#: (scenario, simulate, logic, advance, inspect, services) serve tools, not
+#: pages; a server that wants them for its tabs grants them like privileged ones.
+TAB_OPS: FrozenSet[str] = frozenset({
+    "open", "send", "resolve", "state", "close", "scenes", "schema", "limits",
+    "start", "flow", "popped", "link", "view",
+})
+
+#: Ops the runtime itself guards (docs/security.md): named here only so that a
+#: refusal says not_permitted rather than unknown_op.
+PRIVILEGED_OPS: FrozenSet[str] = frozenset({
+    "bind", "load_plugin", "perform", "journal", "replay", "snapshot", "restore",
+    "rewind", "register", "scenario_from_journal",
+})
+
+#: Ordinary ops of the runtime a server may grant its tabs besides TAB_OPS.
+GRANTABLE_OPS: FrozenSet[str] = PRIVILEGED_OPS | {"scenario", "simulate", "logic", "advance", "inspect", "services"}
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass
+class WebConfig:
+    """A server's settings. ``runtime`` is the runtime config each session's
+    runtime is made with (the host's word: scenes, plugins, limits), ``allow``
+    the ops granted to tabs beyond :data:`TAB_OPS`.
+
+    Limits: ``frame_bytes`` bounds a frame either way (a bigger one from a tab
+    closes its connection with 1009); ``queue`` the requests of one
+    connection waiting for its runtime (more are refused with
+    ``limit_exceeded``, limit ``queue``); ``outbox`` the frames waiting for a
+    tab that does not read (beyond it the connection is closed, and the tab
+    resumes); ``sessions`` the connected sessions; ``detached`` the snapshots
+    kept for tabs that went away, each for ``resume_seconds``.
+    """
+
+    runtime: Dict[str, Any] = field(default_factory=dict)
+    allow: FrozenSet[str] = frozenset()
+    host: str = "127.0.0.1"
+    port: int = 8080
+    static: Optional[str] = None
+    start: Optional[str] = None
+    token: Optional[str] = None
+    origins: Sequence[str] = ()
+    frame_bytes: int = 1 << 20
+    queue: int = 64
+    outbox: int = 4096
+    sessions: int = 64
+    detached: int = 256
+    resume_seconds: float = 600.0
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.allow) - GRANTABLE_OPS)
+        if unknown:
+            raise ValueError(f"cannot grant tabs {', '.join(unknown)}: grantable are {', '.join(sorted(GRANTABLE_OPS))}")
+        for name in ("frame_bytes", "queue", "outbox", "sessions", "detached"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        if not is_loopback(self.host) and not self.token:
+            raise ValueError(f"bound to {self.host}, which is not loopback: a token is required")
+
+    @property
+    def tab_ops(self) -> FrozenSet[str]:
+        return TAB_OPS | frozenset(self.allow)
+
+    def runtime_config(self, restore: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """The config of a session's runtime: the host's, plus the grants the
+        server itself needs (snapshot, to keep a session over a reload) and
+        those it gives tabs; the frame limit caps the runtime's request size."""
+        config = dict(self.runtime)
+        grant = dict(config.get("allow") or {})
+        ops = grant.get("ops", [])
+        if ops != "all":
+            listed: List[str] = list(ops) if isinstance(ops, (list, tuple)) else []
+            wanted = {"snapshot"} | (set(self.allow) & PRIVILEGED_OPS)
+            grant["ops"] = sorted(set(listed) | wanted)
+        config["allow"] = grant
+        limits = dict(config.get("limits") or {})
+        limits.setdefault("request_bytes", max(64, self.frame_bytes))
+        limits.setdefault("events", 4096)
+        limits.setdefault("scenes", 1000)
+        config["limits"] = limits
+        if restore is not None:
+            config["restore"] = dict(restore)
+        return config

@@ -1,0 +1,177 @@
+"""One browser session: a runtime of its own, driven by a worker thread of
+its own, so that a slow or flooding tab blocks only itself and never the
+event loop the other tabs share."""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import json
+import threading
+from typing import Any, Callable, Deque, Dict, Mapping, Optional, Tuple
+
+from ..errors import YaiaError
+from .engine import Engine, envelope, full_views
+
+__all__ = ["Session", "MakeEngine", "Sink"]
+
+#: Makes a session's engine, from a snapshot to restore or from nothing.
+MakeEngine = Callable[[Optional[Mapping[str, Any]]], Engine]
+#: Takes a frame for the tab; called on the worker thread, must not block.
+Sink = Callable[[str], None]
+
+# Events drained in one go before the worker looks at its requests again.
+_DRAIN_BATCH = 256
+
+_Job = Tuple[str, Any]
+
+
+class Session:
+    """Requests of one connection, run in order on one thread.
+
+    The event loop calls :meth:`submit`, :meth:`hello` and :meth:`detach`;
+    everything else happens on the worker, which owns the engine. Answers and
+    events go to ``sink`` in the order the runtime produced them.
+    """
+
+    def __init__(self, key: str, make_engine: MakeEngine, sink: Sink, queue: int,
+                 restore: Optional[Mapping[str, Any]] = None) -> None:
+        self.key = key
+        self._make_engine = make_engine
+        self._sink = sink
+        self._queue = queue
+        self._restore = restore
+        self._cond = threading.Condition()
+        self._jobs: Deque[_Job] = collections.deque()
+        self._wakeup = False
+        self._ended = False
+        self.engine: Optional[Engine] = None
+        self.resumed = False
+        self._thread = threading.Thread(target=self._run, name=f"yaia-web-{key[:8]}", daemon=True)
+
+    def start(self, hello: Dict[str, Any]) -> None:
+        """Makes the engine on the worker, then answers the hello frame with
+        everything the tab needs to draw the session."""
+        self._jobs.append(("hello", hello))
+        self._thread.start()
+
+    # -- called from the event loop
+
+    def submit(self, request: bytes) -> bool:
+        """Queues a request for the runtime; False when the queue is full."""
+        with self._cond:
+            if self._ended or len(self._jobs) >= self._queue:
+                return False
+            self._jobs.append(("request", request))
+            self._cond.notify()
+        return True
+
+    def sync(self, tag: Any) -> bool:
+        """Queues a full resync (every view model whole); False when full."""
+        with self._cond:
+            if self._ended or len(self._jobs) >= self._queue:
+                return False
+            self._jobs.append(("sync", tag))
+            self._cond.notify()
+        return True
+
+    def detach(self) -> "concurrent.futures.Future[Optional[Dict[str, Any]]]":
+        """Drops the requests still queued, takes the runtime's snapshot, frees
+        the runtime and ends the worker. The future holds the snapshot (None
+        when there is none to keep)."""
+        done: "concurrent.futures.Future[Optional[Dict[str, Any]]]" = concurrent.futures.Future()
+        with self._cond:
+            self._jobs.clear()
+            self._jobs.append(("detach", done))
+            self._ended = True
+            self._cond.notify()
+        if not self._thread.is_alive() and self._thread.ident is None:
+            done.set_result(None)
+        return done
+
+    # -- the worker
+
+    def _wake(self) -> None:
+        # The runtime's notifier: on any thread, possibly inside a send.
+        with self._cond:
+            self._wakeup = True
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._jobs and not self._wakeup:
+                    self._cond.wait()
+                job = self._jobs.popleft() if self._jobs else None
+                self._wakeup = False
+            if job is not None:
+                kind, value = job
+                if kind == "detach":
+                    self._end(value)
+                    return
+                try:
+                    self._do(kind, value)
+                except Exception as error:  # a bug here must not end the session's thread silently
+                    self._sink(envelope("internal", f"the web session failed: {type(error).__name__}"))
+            self._drain()
+
+    def _do(self, kind: str, value: Any) -> None:
+        if kind == "hello":
+            self._hello(value)
+        elif self.engine is None:
+            self._sink(envelope("bad_handle", "the session has no runtime"))
+        elif kind == "request":
+            self._sink(self.engine.execute(value))
+        elif kind == "sync":
+            self._sink(self._views("sync", value))
+
+    def _drain(self) -> None:
+        if self.engine is None:
+            return
+        for _ in range(_DRAIN_BATCH):
+            text = self.engine.receive()
+            if text is None:
+                return
+            self._sink(text)
+        with self._cond:
+            self._wakeup = True  # more to come: after the requests waiting
+
+    def _views(self, op: str, tag: Any, extra: Optional[Dict[str, Any]] = None) -> str:
+        assert self.engine is not None
+        answer: Dict[str, Any] = {"ok": True, "op": op}
+        answer.update(full_views(self.engine))
+        if extra:
+            answer.update(extra)
+        if tag is not None:
+            answer["tag"] = tag
+        return json.dumps(answer, separators=(",", ":"), sort_keys=True)
+
+    def _hello(self, hello: Dict[str, Any]) -> None:
+        tag = hello.pop("tag", None)
+        try:
+            if self._restore is not None:
+                try:
+                    self.engine = self._make_engine(self._restore)
+                    self.resumed = True
+                except YaiaError:
+                    self.engine = None  # a snapshot this runtime refuses: start afresh
+            if self.engine is None:
+                self.engine = self._make_engine(None)
+        except YaiaError as error:
+            self._sink(envelope(error.code, error.message, tag=tag))
+            return
+        self._restore = None
+        self.engine.set_notifier(self._wake)
+        hello.update(session=self.key, resumed=self.resumed)
+        self._sink(self._views("hello", tag, hello))
+
+    def _end(self, done: "concurrent.futures.Future[Optional[Dict[str, Any]]]") -> None:
+        snapshot: Optional[Dict[str, Any]] = None
+        try:
+            if self.engine is not None:
+                self.engine.set_notifier(None)
+                snapshot = self.engine.snapshot()
+                self.engine.close()
+                self.engine = None
+        finally:
+            done.set_result(snapshot)

@@ -1,0 +1,280 @@
+// yaia.js: a browser tab's side of a Yaia web session (docs/web.md). No
+// dependencies, no build step: `import { connect } from "/yaia/yaia.js"`.
+//
+//   const app = connect({ start: "notes/login", render(viewModel, send, context) { ... } });
+//
+// It keeps each scene's view model (whole, or patched when the runtime sends
+// patches), follows the flow's stack with the browser's history, reconnects
+// and resumes the session after a reload or a dropped socket.
+
+import { applyPatch, PatchError } from "./patch.js";
+import { FlowHistory } from "./history.js";
+import { Schemas } from "./schemas.js";
+
+export { applyPatch, PatchError };
+
+/** A refusal: the runtime's error envelope, or the page's own in its words. */
+export class YaiaError extends Error {
+  constructor(error) {
+    super(error && error.message ? error.message : "request failed");
+    this.name = "YaiaError";
+    this.code = (error && error.code) || "internal";
+    this.at = error ? error.at : undefined;
+    this.error = error || {};
+  }
+}
+
+const SESSION_KEY = "yaia.session";
+
+export class Client {
+  constructor(options = {}) {
+    this.options = options;
+    this.url = options.url || Client.defaultURL();
+    this.storage = options.storage === undefined ? globalThis.sessionStorage : options.storage;
+    this.scenes = new Map(); // id -> {id, name, seq, viewModel}
+    this.flow = null; // {flow, version, stack: [{id, scene, presentation}]}
+    this.pending = new Map(); // tag -> {resolve, reject, request}
+    this.waiting = []; // requests made while no session was ready
+    this.nextTag = 1;
+    this.connected = false;
+    this.ready = false;
+    this.error = null;
+    this.session = null;
+    this.resumed = false;
+    this.backoff = 100;
+    this.closedByPage = false;
+    this.renderQueued = false;
+    this.schemas = new Schemas(this);
+    this.history = options.history === false ? null : new FlowHistory(this, options);
+    this.whenReady = new Promise((resolve) => { this.readyResolve = resolve; });
+    this.open();
+  }
+
+  static defaultURL() {
+    const loc = globalThis.location;
+    const url = new URL("/ws", loc.href);
+    url.protocol = loc.protocol === "https:" ? "wss:" : "ws:";
+    const token = new URLSearchParams(loc.search).get("token");
+    if (token) url.searchParams.set("token", token);
+    return url.href;
+  }
+
+  // -- the socket
+
+  open() {
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.backoff = 100;
+      const hello = { op: "hello", tag: 0 };
+      const key = this.storage && this.storage.getItem(SESSION_KEY);
+      if (key) hello.session = key;
+      ws.send(JSON.stringify(hello));
+    };
+    ws.onmessage = (event) => this.receive(event.data);
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.connected = this.ready = false;
+      for (const [, p] of this.pending) p.reject(new YaiaError({ code: "disconnected", message: "the connection closed before the answer came" }));
+      this.pending.clear();
+      this.scheduleRender();
+      if (!this.closedByPage) setTimeout(() => this.open(), this.backoff);
+      this.backoff = Math.min(this.backoff * 2, 5000);
+    };
+  }
+
+  /** Closes the socket for good (the session is kept for a reload). */
+  close() {
+    this.closedByPage = true;
+    if (this.ws) this.ws.close();
+  }
+
+  receive(text) {
+    let frame;
+    try { frame = JSON.parse(text); } catch { return; }
+    if (frame === null || typeof frame !== "object") return;
+    if (frame.op === "hello" || frame.op === "sync") this.resync(frame);
+    else this.absorb(frame);
+    const waiter = frame.tag !== undefined ? this.pending.get(frame.tag) : undefined;
+    if (waiter) {
+      this.pending.delete(frame.tag);
+      if (frame.ok === true) waiter.resolve(frame);
+      else waiter.reject(new YaiaError(frame.error));
+    } else if (frame.ok === false) {
+      this.fail(new YaiaError(frame.error));
+    }
+    this.scheduleRender();
+  }
+
+  // Everything the session holds, whole: on connect and after a gap.
+  resync(frame) {
+    if (frame.ok !== true) { this.fail(new YaiaError(frame.error)); return; }
+    this.scenes.clear();
+    for (const s of frame.scenes || []) this.scenes.set(s.scene, { id: s.scene, name: s.name, seq: s.seq, viewModel: s.viewModel });
+    this.flow = null;
+    for (const f of frame.flows || []) this.setFlow(f); // a page has one flow: the last started
+    if (frame.op === "hello") {
+      this.session = frame.session;
+      this.resumed = frame.resumed;
+      if (this.storage) this.storage.setItem(SESSION_KEY, frame.session);
+      this.connected = this.ready = true;
+      this.start = this.options.start || frame.start;
+      const queued = this.waiting.splice(0);
+      for (const item of queued) this.transmit(item);
+      this.readyResolve();
+      if (!this.flow && this.start) this.startFlow();
+    }
+  }
+
+  async startFlow() {
+    const started = await this.request({ op: "start", scene: this.start });
+    const path = this.history ? this.history.linkPath() : null;
+    if (path && path.length) await this.request({ op: "link", flow: started.flow, path }).catch((e) => this.fail(e));
+    return started;
+  }
+
+  // An answer or event: the view models, flow and errors it carries.
+  absorb(frame) {
+    if (frame.dropped) { this.requestSync(); return; }
+    if (frame.event === "error") { this.fail(new YaiaError(frame.error)); return; }
+    if (Array.isArray(frame.stack) && frame.flow !== undefined) this.setFlow(frame);
+    if (frame.scene !== undefined && typeof frame.scene === "number") this.update(frame);
+    if (frame.closed && frame.scene !== undefined) this.scenes.delete(frame.scene);
+  }
+
+  setFlow(f) {
+    if (this.flow && this.flow.flow === f.flow && f.version < this.flow.version) return; // an older stack
+    const ids = new Set(f.stack.map((e) => e.id));
+    if (this.flow) for (const e of this.flow.stack) if (!ids.has(e.id)) this.scenes.delete(e.id);
+    for (const e of f.stack) {
+      const known = this.scenes.get(e.id);
+      if (e.viewModel !== undefined && (!known || e.seq === undefined || known.seq === undefined || e.seq >= known.seq))
+        this.scenes.set(e.id, { id: e.id, name: e.scene, seq: e.seq !== undefined ? e.seq : known && known.seq, viewModel: e.viewModel });
+    }
+    this.flow = { flow: f.flow, version: f.version, name: f.name, stack: f.stack.map((e) => ({ id: e.id, scene: e.scene, presentation: e.presentation })) };
+    if (this.history) this.history.follow(this.flow);
+  }
+
+  // A scene update: a whole view model, or a patch to the one the client
+  // holds. A patch whose base is not the client's view model is a gap:
+  // the client asks for the view model whole.
+  update(u) {
+    const known = this.scenes.get(u.scene);
+    if (u.viewModel !== undefined) {
+      if (!known || known.seq === undefined || u.seq === undefined || u.seq >= known.seq)
+        this.scenes.set(u.scene, { id: u.scene, name: (known && known.name) || u.name, seq: u.seq, viewModel: u.viewModel });
+      return;
+    }
+    if (!Array.isArray(u.patch)) return;
+    const base = typeof u.base === "number" ? u.base : u.seq - 1;
+    if (known && known.seq === base && known.viewModel !== undefined) {
+      try {
+        known.viewModel = applyPatch(known.viewModel, u.patch);
+        known.seq = u.seq;
+        return;
+      } catch (error) {
+        if (!(error instanceof PatchError)) throw error;
+      }
+    } else if (known && typeof u.seq === "number" && known.seq >= u.seq) {
+      return; // older than what the client holds
+    }
+    this.requestView(u.scene);
+  }
+
+  requestView(id) {
+    this.request({ op: "view", scene: id })
+      .catch((e) => (e.code === "unknown_op" ? this.request({ op: "state", scene: id }) : Promise.reject(e)))
+      .catch((e) => this.fail(e));
+  }
+
+  requestSync() {
+    this.request({ op: "sync" }).catch((e) => this.fail(e));
+  }
+
+  // -- requests
+
+  /** Sends a request (the C ABI's JSON); resolves with the answer, rejects with YaiaError. */
+  request(request) {
+    return new Promise((resolve, reject) => {
+      const item = { request: { ...request, tag: this.nextTag++ }, resolve, reject };
+      if (this.ready && this.ws.readyState === WebSocket.OPEN) this.transmit(item);
+      else this.waiting.push(item);
+      this.scheduleRender();
+    });
+  }
+
+  transmit(item) {
+    this.pending.set(item.request.tag, item);
+    this.ws.send(JSON.stringify(item.request));
+  }
+
+  /** Sends an action to the flow's top scene (or to `scene`), checked first
+   * against the scene's declared actions: an unknown one is refused here. */
+  async send(type, payload, scene) {
+    const target = scene !== undefined ? this.scenes.get(scene) : this.top();
+    const action = payload === undefined ? { type } : { type, payload };
+    try {
+      if (target) {
+        const refusal = await this.schemas.check(target.name, action);
+        if (refusal) throw new YaiaError(refusal);
+      }
+      const request = scene === undefined && this.flow ? { op: "send", flow: this.flow.flow, action } : { op: "send", scene: target ? target.id : scene, action };
+      const answer = await this.request(request);
+      this.error = null;
+      return answer;
+    } catch (error) {
+      this.fail(error);
+      throw error;
+    }
+  }
+
+  /** Functions named after the actions the scene type declares: actions.emailChanged("a@b.c"). */
+  async actions(sceneName) {
+    const names = await this.schemas.actionNames(sceneName);
+    const out = {};
+    for (const name of names || []) out[name] = (payload) => this.send(name, payload);
+    return out;
+  }
+
+  top() {
+    if (this.flow && this.flow.stack.length) return this.scenes.get(this.flow.stack[this.flow.stack.length - 1].id);
+    for (const s of this.scenes.values()) return s;
+    return undefined;
+  }
+
+  fail(error) {
+    this.error = error;
+    if (this.options.onError) this.options.onError(error);
+    this.scheduleRender();
+  }
+
+  // -- rendering: once per burst of frames, after they are all applied
+
+  scheduleRender() {
+    if (this.renderQueued || !this.options.render) return;
+    this.renderQueued = true;
+    queueMicrotask(() => {
+      this.renderQueued = false;
+      this.renderNow();
+    });
+  }
+
+  renderNow() {
+    const top = this.top();
+    const context = {
+      client: this,
+      scene: top ? top.name : null,
+      id: top ? top.id : null,
+      stack: this.flow ? this.flow.stack.map((e) => ({ ...e, viewModel: (this.scenes.get(e.id) || {}).viewModel })) : [],
+      connected: this.connected,
+      busy: this.pending.size + this.waiting.length > 0,
+      error: this.error,
+    };
+    this.options.render(top ? top.viewModel : null, (type, payload) => this.send(type, payload), context);
+  }
+}
+
+/** Connects a page to its session; see Client. */
+export function connect(options) {
+  return new Client(options);
+}

@@ -1,0 +1,126 @@
+"""yaia.js in Chromium: the JSON Patch suite, view models kept from patches
+and resynced after a gap, actions refused in the page, reconnecting."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from conftest import FakeEngine
+from yaia.web import WebConfig
+
+SUITE = Path(os.environ.get("YAIA_JSON_PATCH_TESTS", Path(__file__).resolve().parents[3] / "shared/conformance/json-patch"))
+
+RUN_SUITE = """async (cases) => {
+  const { applyPatch, jsonEqual } = await import("/yaia/patch.js");
+  const failures = [];
+  let ran = 0;
+  for (const t of cases) {
+    if (t.disabled) continue;
+    ran++;
+    const before = JSON.stringify(t.doc);
+    let got, error;
+    try { got = applyPatch(t.doc, t.patch); } catch (e) { error = e; }
+    const ok = "error" in t ? error !== undefined : error === undefined && (!("expected" in t) || jsonEqual(got, t.expected));
+    if (!ok) failures.push([t.comment || "", String(error), JSON.stringify(got)]);
+    if (JSON.stringify(t.doc) !== before) failures.push([t.comment || "", "the document given was changed", ""]);
+  }
+  return { ran, failures };
+}"""
+
+
+def test_the_patch_applier_passes_the_json_patch_suite(make_server, page) -> None:  # type: ignore[no-untyped-def]
+    files = [SUITE / "tests.json", SUITE / "spec_tests.json"]
+    if not all(f.is_file() for f in files):
+        pytest.skip(f"the JSON Patch suite is not at {SUITE} (../shared/conformance/json-patch)")
+    cases: List[Dict[str, Any]] = [case for f in files for case in json.loads(f.read_text())]
+    server = make_server(WebConfig(), lambda restore: FakeEngine())
+    page.goto(server.url)
+    result = page.evaluate(RUN_SUITE, cases)
+    assert result["failures"] == []
+    assert result["ran"] == len([c for c in cases if not c.get("disabled")]) > 100
+
+
+def scripted() -> FakeEngine:
+    """A session holding one free scene of a declared type, as a runtime with patches would answer."""
+    schema = {"declared": True, "ok": True, "scene": "t/list", "schema": {"$defs": {"action": {"oneOf": [
+        {"properties": {"type": {"const": "add"}}}, {"properties": {"type": {"const": "clear"}}}]}}}}
+    return FakeEngine({
+        "scenes": lambda r: {"ok": True, "flows": [], "scenes": [{"id": 1, "name": "t/list", "seq": 0}]},
+        "state": lambda r: {"ok": True, "scene": 1, "name": "t/list", "seq": 0, "viewModel": {"items": ["a"]}},
+        "schema": lambda r: schema,
+        "view": lambda r: {"ok": True, "scene": 1, "seq": 5, "viewModel": {"items": ["whole"]}},
+        "send": lambda r: {"ok": True, "scene": 1, "seq": 1, "patch": [{"op": "add", "path": "/items/-", "value": r["action"]["type"]}]},
+    })
+
+
+def view_of(page) -> Any:  # type: ignore[no-untyped-def]
+    return json.loads(page.text_content("#view") or "null")
+
+
+def test_the_client_keeps_view_models_from_patches_and_resyncs_after_a_gap(make_server, page) -> None:  # type: ignore[no-untyped-def]
+    engines: List[FakeEngine] = []
+    server = make_server(WebConfig(), lambda restore: engines.append(scripted()) or engines[-1])
+    page.goto(server.url)
+    page.wait_for_function("() => document.querySelector('#view').textContent.includes('\"a\"')")
+    engine = engines[0]
+    # A send whose answer is a patch to the view model the page holds.
+    page.evaluate("() => window.app.send('add')")
+    page.wait_for_function("() => JSON.parse(document.querySelector('#view').textContent).items.length === 2")
+    assert view_of(page) == {"items": ["a", "add"]}
+    # An event two reductions ahead: a gap, so the page asks for the view model whole.
+    engine.push({"event": "update", "ok": True, "scene": 1, "seq": 3, "patch": [{"op": "remove", "path": "/items/0"}]})
+    page.wait_for_function("() => document.querySelector('#view').textContent.includes('whole')")
+    assert view_of(page) == {"items": ["whole"]}
+    assert {"op": "view", "scene": 1} in [{k: v for k, v in r.items() if k != "tag"} for r in engine.requests]
+    # An older update than the one held changes nothing; the next one in line applies.
+    engine.push({"event": "update", "ok": True, "scene": 1, "seq": 4, "viewModel": {"items": ["old"]}})
+    engine.push({"event": "update", "ok": True, "scene": 1, "seq": 6, "patch": [{"op": "replace", "path": "/items/0", "value": "next"}]})
+    page.wait_for_function("() => document.querySelector('#view').textContent.includes('next')")
+    # Events were dropped: everything is asked for again.
+    scenes_asked = len([r for r in engine.requests if r["op"] == "scenes"])
+    engine.push({"event": "update", "ok": True, "dropped": 3, "scene": 1, "seq": 9, "patch": []})
+    page.wait_for_function("() => document.querySelector('#view').textContent.includes('\"a\"')")
+    assert len([r for r in engine.requests if r["op"] == "scenes"]) == scenes_asked + 1
+    assert page.errors == []
+
+
+def test_an_undeclared_action_is_refused_in_the_page(make_server, page) -> None:  # type: ignore[no-untyped-def]
+    engines: List[FakeEngine] = []
+    server = make_server(WebConfig(), lambda restore: engines.append(scripted()) or engines[-1])
+    page.goto(server.url)
+    page.wait_for_function("() => document.querySelector('#view').textContent.includes('\"a\"')")
+    refusal = page.evaluate("() => window.app.send('claer').then(() => null, (e) => ({code: e.code, message: e.message, at: e.at}))")
+    assert refusal == {"code": "unknown_action", "message": 'unknown action type "claer"', "at": "/action/type"}
+    page.wait_for_function("() => document.querySelector('#error').textContent.startsWith('unknown_action')")
+    assert not [r for r in engines[0].requests if r["op"] == "send"]
+    refusal = page.evaluate("() => window.app.send('cleer').catch((e) => e.message)")
+    assert refusal == 'unknown action type "cleer"; did you mean "clear"?'
+    names = page.evaluate("() => window.app.actions('t/list').then(Object.keys)")
+    assert names == ["add", "clear"]
+
+
+def test_the_client_reconnects_and_resumes_its_session(make_server, page) -> None:  # type: ignore[no-untyped-def]
+    engines: List[FakeEngine] = []
+    restored: List[Any] = []
+
+    def make(restore: Any) -> FakeEngine:
+        restored.append(restore)
+        engines.append(scripted())
+        return engines[-1]
+    server = make_server(WebConfig(), make)
+    page.goto(server.url)
+    page.wait_for_function("() => window.app && window.app.ready")
+    key = page.evaluate("() => sessionStorage.getItem('yaia.session')")
+    gone = server.detached()
+    # The server drops the socket (a restart, a network fault): the page comes back by itself.
+    server.call(lambda: [__import__("asyncio").ensure_future(c.ws.close()) for c in list(server.server.live.values())])
+    assert gone.wait(30)
+    page.wait_for_function("() => window.app.ready && window.app.resumed")
+    assert page.evaluate("() => window.app.session") == key
+    assert restored == [None, {"fake": True}]
