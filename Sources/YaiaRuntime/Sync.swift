@@ -1,5 +1,6 @@
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// A pthread mutex. A class so that its address is stable.
 final class Lock: @unchecked Sendable {
