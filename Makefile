@@ -249,7 +249,7 @@ NOTES_PACK := $(NOTES)/.build/release/libnotes.so
 NOTES_DOCS := Examples/notes-documents
 export YAIA_NOTES_PACK := $(abspath $(NOTES_PACK))
 # Its sources, and those of the YaiaKit product it is built with.
-NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaScene Sources/YaiaKit Sources/CYaiaScene -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') \
+NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaKit Sources/CYaiaScene -name '*.swift' -o -name '*.h' -o -name '*.c' -o -name '*.map') \
                  $(NOTES)/Package.swift Package.swift Include/yaia_scene.h
 
 .PHONY: notes test-notes
@@ -258,13 +258,8 @@ NOTES_SOURCES := $(shell find $(NOTES)/Sources Sources/YaiaScene Sources/YaiaKit
 # cached build plan would not see a source file added to this package, on
 # which the notes package depends by path: the plan is made afresh.
 NOTES_SWIFT := --package-path $(NOTES) --disable-build-manifest-caching
-# SwiftPM does not recompile a module of this package when a YaiaScene type
-# it sees through YaiaKit changes (a stale witness table crashes the pack):
-# the modules above YaiaScene are rebuilt whenever YaiaScene or YaiaKit changed.
 $(NOTES_PACK): $(BUILD)/.deps $(NOTES_SOURCES)
 	@if [ -f $@ ] && [ $(NOTES)/Sources/NotesPack/notes.map -nt $@ ]; then rm -f $@; fi
-	@if [ -f $@ ] && [ -n "$$(find Sources/YaiaScene Sources/YaiaKit Include/yaia_scene.h -newer $@ -print -quit)" ]; then \
-	  rm -rf $(foreach m,Notes NotesPack NotesTests YaiaKit YaiaTesting,$(NOTES)/.build/*/release/$(m).build $(NOTES)/.build/*/debug/$(m).build); fi
 	$(SWIFT) build -c release -Xswiftc -static-stdlib $(NOTES_SWIFT)
 	@touch $@
 
@@ -468,12 +463,7 @@ FUZZ_QUIET   := grep --line-buffered -v -E '^(\#[0-9]+[[:space:]]+(NEW|REDUCE) |
 
 .PHONY: fuzz fuzz-short asan
 
-# The example scenes see YaiaScene through YaiaKit's @_exported import: when a
-# change to YaiaScene leaves YaiaKit's interface as it was, SwiftPM does not
-# recompile them, and they keep YaiaScene's old layouts (a stack overflow
-# under ASan). Their modules are small: always build them afresh.
 $(FUZZ_SCRATCH)/.built: $(BUILD)/.deps $(SWIFT_SOURCES) $(SWIFT_TEST_SOURCES)
-	rm -f $(FUZZ_REL)/YaiaExamples.build/*.o $(FUZZ_REL)/YaiaExamplesPack.build/*.o
 	$(SWIFT_ASAN)
 	@ln -sf libyaia.so $(FUZZ_REL)/libyaia.so.$(ABI_MAJOR)
 	@touch $@

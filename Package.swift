@@ -27,7 +27,7 @@ let unchecked: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"]
 let package = Package(
     name: "Yaia",
     products: [
-        // For scene authors: everything a scene is written with.
+        // For scene authors: everything a scene is written with, and no more.
         .library(name: "YaiaKit", targets: ["YaiaKit"]),
         // For scene authors' tests: SceneTest, an exhaustive test store.
         .library(name: "YaiaTesting", targets: ["YaiaTesting"]),
@@ -47,36 +47,34 @@ let package = Package(
         // Include/yaia_scene.h alone: what a scene pack is built against.
         .target(name: "CYaiaScene", path: "Sources/CYaiaScene"),
         // What a scene is written with: JSON values and their coders, actions,
-        // commands, effects, routes, the scene protocol and errors. Scene packs
-        // are built from this (through YaiaKit) and not from YaiaCore.
-        .target(name: "YaiaScene"),
+        // commands, effects, routes, the scene protocol, errors and ScenePack,
+        // which turns scene types into a loadable scene pack. Scene authors
+        // import this module alone; what the rest of this package needs from
+        // it beyond that is `package`, not `public`.
+        .target(name: "YaiaKit", dependencies: ["CYaiaScene"]),
         // The logic engine, scene documents, scenarios, the runtime's state.
-        .target(name: "YaiaCore", dependencies: ["YaiaScene"]),
-        .target(name: "YaiaKit", dependencies: ["YaiaScene", "CYaiaScene"]),
-        .target(name: "YaiaTesting", dependencies: ["YaiaKit", "YaiaScene"]),
-        // Every module that sees YaiaScene names it directly: seen only through a
-        // re-export, a change to its layouts would not rebuild the module (an
-        // incremental-build gap of SwiftPM).
-        .target(name: "YaiaExamples", dependencies: ["YaiaKit", "YaiaScene"]),
+        .target(name: "YaiaCore", dependencies: ["YaiaKit"]),
+        .target(name: "YaiaTesting", dependencies: ["YaiaKit"]),
+        .target(name: "YaiaExamples", dependencies: ["YaiaKit"]),
         .target(name: "YaiaExamplesPack", dependencies: ["YaiaExamples"], exclude: ["pack.map"], linkerSettings: packFlags),
-        .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "YaiaScene", "CYaia", "CYaiaScene"], swiftSettings: unchecked),
+        .target(name: "YaiaRuntime", dependencies: ["YaiaCore", "YaiaKit", "CYaia", "CYaiaScene"], swiftSettings: unchecked),
         .target(
             name: "YaiaABI",
-            dependencies: ["YaiaRuntime", "YaiaScene", "CYaia"],
+            dependencies: ["YaiaRuntime", "YaiaKit", "CYaia"],
             exclude: ["yaia.map"],
             swiftSettings: unchecked,
             linkerSettings: exportFlags
         ),
-        // The command line, a host of the C ABI like any other (YaiaScene for its JSON values).
+        // The command line, a host of the C ABI like any other (YaiaKit for its JSON values).
         .executableTarget(
             name: "YaiaCLI",
-            dependencies: ["YaiaABI", "CYaia", "YaiaCore", "YaiaScene", "YaiaRuntime"],
+            dependencies: ["YaiaABI", "CYaia", "YaiaCore", "YaiaKit", "YaiaRuntime"],
             path: "Sources/yaia"
         ),
         // JSON Logic in the engine, timed by `make bench`.
-        .executableTarget(name: "YaiaBenchLogic", dependencies: ["YaiaCore", "YaiaScene", "YaiaRuntime"], path: "Benchmarks/logic"),
-        .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaScene", "YaiaExamples"]),
-        .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit", "YaiaScene", "CYaiaScene"]),
-        .testTarget(name: "YaiaTestingTests", dependencies: ["YaiaTesting", "YaiaExamples", "YaiaScene"]),
+        .executableTarget(name: "YaiaBenchLogic", dependencies: ["YaiaCore", "YaiaKit", "YaiaRuntime"], path: "Benchmarks/logic"),
+        .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaKit", "YaiaExamples"]),
+        .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit", "CYaiaScene"]),
+        .testTarget(name: "YaiaTestingTests", dependencies: ["YaiaTesting", "YaiaExamples", "YaiaKit"]),
     ]
 )

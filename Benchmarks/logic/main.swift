@@ -11,6 +11,7 @@
 import Glibc
 #endif
 import YaiaCore
+import YaiaKit
 import YaiaRuntime
 
 let batches = 21

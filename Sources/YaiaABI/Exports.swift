@@ -3,6 +3,7 @@
 import CYaia
 import Glibc
 import YaiaCore
+import YaiaKit
 import YaiaRuntime
 
 /// Runtimes by handle: a yaia_runtime * is an id, never an address.

@@ -3,6 +3,7 @@ import CYaia
 import Glibc
 import Synchronization
 import YaiaCore
+import YaiaKit
 
 /// What a C service's call holds for the plugin API: its op and args, the
 /// C strings handed out for them (freed with it), the result being built,

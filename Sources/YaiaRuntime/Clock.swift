@@ -1,4 +1,5 @@
 import YaiaCore
+import YaiaKit
 
 /// The time a runtime's deadlines run on, in seconds: the system's monotonic
 /// clock, or a manual one that moves only when told (`advance`), so that a

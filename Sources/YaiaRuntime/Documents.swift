@@ -3,6 +3,7 @@
 // beside Swift and pack scene types (docs/scene-documents.md).
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// Where a scene document came from, for messages and the `scenes` answer.
 public enum DocumentOrigin: Sendable, Equatable {

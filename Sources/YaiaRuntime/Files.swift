@@ -1,5 +1,6 @@
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// Opens a regular file, and only a regular file, without ever blocking.
 ///

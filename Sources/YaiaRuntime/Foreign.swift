@@ -1,6 +1,7 @@
 import CYaia
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// A C function called through libffi: its signature parsed and its
 /// `ffi_cif` prepared once, at bind time, and reused by every call.

@@ -3,6 +3,7 @@
 import CYaia
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// A file the runtime opened: its descriptor (`O_CLOEXEC`; whoever receives
 /// it closes it) and the path its messages show.

@@ -4,6 +4,7 @@
 import CYaia
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// The host API table: one, constant, for the life of the process.
 nonisolated(unsafe) let hostAPI: UnsafeMutablePointer<yaia_host_api> = {

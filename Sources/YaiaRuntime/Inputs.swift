@@ -1,4 +1,5 @@
 import YaiaCore
+import YaiaKit
 
 /// The requests that change the runtime's state: each is applied to `state`
 /// (which decides) and journaled as one input.

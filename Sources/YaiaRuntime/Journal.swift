@@ -1,6 +1,7 @@
 import CYaia
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// An append-only record of every input to a runtime, one JSON object a line.
 ///

@@ -1,6 +1,7 @@
 import CYaia
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// A journal's file and the thread that writes it. `Journal` hands over
 /// buffers of records; the thread formats them into lines and writes them. A few buffers circulate: when all

@@ -1,4 +1,5 @@
 import YaiaCore
+import YaiaKit
 
 /// One input to a runtime, as the journal records it.
 enum JournalInput {

@@ -1,4 +1,5 @@
 import YaiaCore
+import YaiaKit
 
 /// Recording: every input runs under the journal's lock and is written to it.
 extension Runtime {

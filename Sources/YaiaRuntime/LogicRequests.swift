@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import YaiaCore
+import YaiaKit
 
 /// The `logic` request's fast path. Hosts evaluate the same rules over and
 /// over; parsing and compiling a rule costs several times its evaluation.

@@ -1,4 +1,5 @@
 import YaiaCore
+import YaiaKit
 
 /// A request op (`{"op": NAME, ...}` to `yaia_execute`), declared once:
 /// the request path dispatches through it, the config's grants and the

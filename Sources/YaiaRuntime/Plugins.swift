@@ -1,6 +1,7 @@
 import CYaia
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// What a runtime knows of a loaded plugin.
 public struct PluginInfo: Sendable, Equatable {

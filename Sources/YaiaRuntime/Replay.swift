@@ -1,6 +1,7 @@
 import CYaia
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// Replay and rewind: a journal re-run in a scratch runtime, checked line by line.
 extension Runtime {

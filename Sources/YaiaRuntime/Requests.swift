@@ -1,4 +1,5 @@
 import YaiaCore
+import YaiaKit
 
 /// The JSON request protocol of `yaia_execute` (see docs/abi.md).
 extension Runtime {

@@ -1,6 +1,7 @@
 // A call's result as a plugin builds it through the host API: members placed, containers opened and closed, within limits.
 import CYaia
 import YaiaCore
+import YaiaKit
 
 /// A change a call's result refused: its code and, for bad JSON or a
 /// limit, the error the call then fails with.

@@ -1,6 +1,7 @@
 import CYaia
 import Synchronization
 import YaiaCore
+import YaiaKit
 
 /// The root object: scene catalog, the runtime's state, the service holder
 /// and the event queue.

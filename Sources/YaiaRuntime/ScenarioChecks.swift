@@ -1,5 +1,6 @@
 // A step's expectations: what its input did checked against them, or written as them when recording.
 import YaiaCore
+import YaiaKit
 
 extension ScenarioRun {
     /// Whether what a step's input did is what the step expects.

@@ -1,6 +1,7 @@
 // A recorded journal as scenario files: the session someone clicked through
 // becomes a test (docs/scenarios.md).
 import YaiaCore
+import YaiaKit
 
 extension Runtime {
     /// One scene's part of a journal: how it opened and the inputs it reduced.

@@ -1,5 +1,6 @@
 // One run of a scenario: its scratch runtime started, each step's input applied and what it made happen collected.
 import YaiaCore
+import YaiaKit
 
 /// Why a step could not run.
 struct StepProblem: Error {

@@ -3,6 +3,7 @@
 // the exhaustive rules of the testing kit.
 import Glibc
 import YaiaCore
+import YaiaKit
 
 extension Runtime {
     /// `{"op": "scenario", "scenario": {...}, "base": DIR}` or `{"op": "scenario", "path": FILE}`.

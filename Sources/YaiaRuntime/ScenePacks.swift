@@ -4,6 +4,7 @@ import CYaia
 import CYaiaScene
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// A scene type a runtime can open: a Swift type of this process, one of a
 /// scene pack's types, or a scene document.

@@ -1,5 +1,6 @@
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// What the request path (`yaia_execute`) may do beyond the ordinary ops,
 /// as the runtime's config grants it: the config is the host's word,

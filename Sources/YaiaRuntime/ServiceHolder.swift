@@ -1,4 +1,5 @@
 import YaiaCore
+import YaiaKit
 
 /// The service holder (DESIGN.md): the services of a runtime by name,
 /// registered by the host, by plugins and by bindings; effects reach them by

@@ -276,3 +276,4 @@ private func staleCompletion() {
 }
 
 import Glibc
+import YaiaKit

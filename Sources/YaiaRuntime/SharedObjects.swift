@@ -3,6 +3,7 @@
 // through the descriptor, then the dynamic loader maps that very file.
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// Checks `file` as a shared object for this machine, then `dlopen`s it
 /// through `/proc/self/fd/N` (`RTLD_NOW | RTLD_LOCAL`; never closed). Takes

@@ -1,5 +1,6 @@
 import CYaia
 import YaiaCore
+import YaiaKit
 
 /// The runtime's view of the world, as its state asks for it: the clock, the
 /// service holder and the catalog. Used only while the runtime's lock is held.

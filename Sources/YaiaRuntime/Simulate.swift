@@ -2,6 +2,7 @@
 // actions and effect outcomes, its invariants checked after every step, and
 // a failing sequence shrunk to a short scenario.
 import YaiaCore
+import YaiaKit
 
 extension CatalogEntry {
     /// Whether the type declares invariants that `failingInvariants` checks.

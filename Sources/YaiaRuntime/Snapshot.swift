@@ -197,3 +197,4 @@ struct CheckedSnapshot {
 }
 
 import Glibc
+import YaiaKit

@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// Where two JSON values differ, one line per differing leaf, each naming its
 /// JSON Pointer: `/email: expected "a@b.c", got ""`. Objects are compared
 /// member by member and arrays element by element (`ScenarioDiff`'s walk), so

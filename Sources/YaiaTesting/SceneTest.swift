@@ -1,5 +1,5 @@
-@_exported import YaiaKit
 import Testing
+import YaiaKit
 
 /// How much of a scene's behaviour a `SceneTest` requires a test to assert.
 public enum Exhaustivity: Sendable, Equatable {

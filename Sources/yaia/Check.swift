@@ -1,6 +1,7 @@
 // `yaia check DOC...`: every problem of scene documents, each at its JSON
 // Pointer, as the runtime finds them when it registers each document.
 import YaiaCore
+import YaiaKit
 
 struct CheckCommand: Command {
     static let configuration = CommandConfiguration(

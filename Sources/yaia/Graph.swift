@@ -4,6 +4,7 @@
 // which action emits which effect or route.
 import Glibc
 import YaiaCore
+import YaiaKit
 
 struct GraphCommand: Command {
     static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@ import CYaia
 import Glibc
 import YaiaABI
 import YaiaCore
+import YaiaKit
 import YaiaRuntime
 
 /// A command's failure: its message (printed on standard error) and exit status.

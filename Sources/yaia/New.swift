@@ -2,6 +2,7 @@
 // document to start from, which `yaia check` passes.
 import Glibc
 import YaiaCore
+import YaiaKit
 
 struct NewCommand: Command {
     static let configuration = CommandConfiguration(

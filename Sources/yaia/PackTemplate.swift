@@ -256,6 +256,7 @@ func counterTests(_ n: PackNames) -> String {
     // action, asserts the whole new state, and holds every effect until the
     // test resolves it with the outcome a service would give.
     import Testing
+    import YaiaKit
     import YaiaTesting
     @testable import \#(n.scenes)
 

@@ -3,6 +3,7 @@
 // same way; a list of numbers, strings and the like fills its lines.
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// The columns of the terminal on standard output; else $COLUMNS; else 80.
 func outputColumns() -> Int {

@@ -2,6 +2,7 @@
 // `--scenario OUT` turns it into scenario files (`scenario_from_journal`).
 import Glibc
 import YaiaCore
+import YaiaKit
 
 struct ReplayCommand: Command {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@
 // or is a session command (":help").
 import Glibc
 import YaiaCore
+import YaiaKit
 
 /// A path or a scene name given on the command line, and the scene types it names.
 struct Target {

@@ -2,6 +2,7 @@
 // `yaia test --simulate N --seed S SCENE`: random runs by its `simulate` op.
 import Glibc
 import YaiaCore
+import YaiaKit
 
 struct TestCommand: Command {
     static let configuration = CommandConfiguration(

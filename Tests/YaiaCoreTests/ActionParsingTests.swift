@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 /// `Action(parsing:)` reads an action straight from its text; it must agree
 /// with `Action(json: JSONParser.parse(...))` on every input, errors included.

@@ -1,6 +1,7 @@
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 
 // JSONValueEncoder / JSONValueDecoder and the Codable defaults for scenes.
 // Values in, values out: every test compares values (and errors) with ==.

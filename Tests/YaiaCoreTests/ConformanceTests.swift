@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YaiaCore
+import YaiaKit
 
 /// The JSONTestSuite parsing files (https://github.com/nst/JSONTestSuite):
 /// y_ must be accepted, n_ refused, i_ either (but never crash).

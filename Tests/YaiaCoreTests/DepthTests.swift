@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 /// How deeply values nest, and the bound a document scene keeps its state,
 /// its effects' arguments and its routes within.

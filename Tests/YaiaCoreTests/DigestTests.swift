@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 @Suite("Digest: yaia-digest-1") struct DigestTests {
     func digest(_ bytes: [UInt8], firstByte: UInt8? = nil) -> String {

@@ -2,6 +2,7 @@ import Testing
 @testable import YaiaCore
 #if canImport(Glibc)
 import Glibc
+import YaiaKit
 #endif
 
 /// The hot paths write and read effects, commands and updates without

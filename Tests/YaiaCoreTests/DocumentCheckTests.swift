@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 // Loading a scene document: every rule, each with a document that breaks it.
 

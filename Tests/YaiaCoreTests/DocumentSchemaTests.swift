@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 @Suite("Scene documents: the schema of a scene")
 struct DocumentSchemaTests {

@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 // Scene documents driven with values: a document, an action, the expected
 // state, commands and view model.

@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 /// The runtime's effect decisions, with values only: a table, an input and
 /// the time read from a clock; expected: the table after and the steps.

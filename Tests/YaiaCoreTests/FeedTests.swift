@@ -1,6 +1,7 @@
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 
 func feed(items: [JSON] = [], isLoading: Bool = false, error: String? = nil) -> FeedState {
     var s = FeedState()

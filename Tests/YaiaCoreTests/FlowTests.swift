@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 /// The flow reducer, with values only: a stack, a route, the steps and the stack after.
 @Suite struct FlowReducerTests {

@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 /// The parser keeps the members and elements of open containers on stacks
 /// that start small and grow, checks key order as keys arrive (comparing

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YaiaCore
+import YaiaKit
 
 @Suite("JSON parse and serialize")
 struct JSONRoundTripTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YaiaCore
+import YaiaKit
 
 /// The JSON Logic project's shared test cases: an array of [rule, data,
 /// expected] triples, with strings as section comments.

@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 /// The value of `rule` on `data` (both JSON text).
 private func logic(_ rule: String, _ data: String = "null", budget: Int = LogicRule.defaultBudget,

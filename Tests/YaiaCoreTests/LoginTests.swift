@@ -1,6 +1,7 @@
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 
 /// Builds a LoginState field by field (its memberwise init is not public).
 func login(email: String = "", password: String = "", isSubmitting: Bool = false,

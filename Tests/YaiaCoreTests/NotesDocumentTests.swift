@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YaiaCore
+import YaiaKit
 
 // The notes app's scene documents (Examples/notes-documents) driven with
 // values through the interpreter: a document, an action, the expected state,

@@ -1,6 +1,7 @@
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 
 /// The runtime as a value: given a state and an input, the answer, the
 /// state after and the steps for the shell. No thread, no clock, no IO:

@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 @Suite("Scenario files, read and written")
 struct ScenarioReadingTests {

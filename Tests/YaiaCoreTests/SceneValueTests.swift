@@ -1,6 +1,7 @@
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 
 /// A minimal scene type of the tests' own, to check the catalog with other names.
 struct NamedScene<Name: SceneName>: SceneState {
@@ -8,7 +9,7 @@ struct NamedScene<Name: SceneName>: SceneState {
 
     enum Action: SceneAction {
         case nothing
-        init(_ action: YaiaCore.Action) throws(YaiaError) { throw action.unknown }
+        init(_ action: YaiaKit.Action) throws(YaiaError) { throw action.unknown }
     }
 
     struct ViewModel: JSONRepresentable, Equatable, Sendable {

@@ -1,6 +1,7 @@
 import Testing
 @testable import YaiaCore
 import YaiaExamples
+import YaiaKit
 
 // Invariants of documents and Swift scenes, and the simulator's pure parts:
 // its random source, the values it draws from schemas, its shrinker.

@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 
 // Small helpers shared by the YaiaCore suites. Everything here is values only.
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 import YaiaRuntime
 
 @Suite("Runtime: concurrency")

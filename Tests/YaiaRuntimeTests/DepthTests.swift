@@ -1,12 +1,13 @@
 import Testing
 import YaiaCore
+import YaiaKit
 @testable import YaiaRuntime
 
 /// A Swift scene holding whatever its open arguments give it: a state as
 /// deep as a request can carry.
 struct Holder: SceneState {
     struct Action: SceneAction {
-        init(_ action: YaiaCore.Action) throws(YaiaError) { throw YaiaError(.unknownAction, "a holder takes no actions") }
+        init(_ action: YaiaKit.Action) throws(YaiaError) { throw YaiaError(.unknownAction, "a holder takes no actions") }
     }
     static let name = "test/holder"
     var held: JSON

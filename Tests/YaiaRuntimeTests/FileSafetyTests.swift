@@ -4,6 +4,7 @@ import Glibc
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 @testable import YaiaRuntime
 
 /// Files and ids read from files are checked like requests: only regular

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import YaiaCore
+import YaiaKit
 @testable import YaiaRuntime
 
 /// The journal's machinery below the runtime: the text kept for seq and

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 import YaiaRuntime
 
 /// example/login with one deliberate change: emails are lower-cased.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 @testable import YaiaRuntime
 
 /// The repository's root, from this file's place in it.

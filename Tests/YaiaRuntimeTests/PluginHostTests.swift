@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 import YaiaCore
+import YaiaKit
 @testable import YaiaRuntime
 
 /// A plugin written in Swift, in process: its setup() reads its config,

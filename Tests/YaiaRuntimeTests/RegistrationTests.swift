@@ -1,5 +1,6 @@
 import Testing
 import YaiaCore
+import YaiaKit
 @testable import YaiaRuntime
 
 /// Registering documents one by one costs the same however many there are:

@@ -1,6 +1,7 @@
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 import YaiaRuntime
 
 @Suite("Runtime: scenes through the Swift API")

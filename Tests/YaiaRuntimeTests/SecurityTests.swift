@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 import YaiaRuntime
 
 /// A fresh directory of the test's own, removed at the end.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 @testable import YaiaRuntime
 
 /// Opens a login scene, fills it in and submits it: effect 1 goes to the auth service.

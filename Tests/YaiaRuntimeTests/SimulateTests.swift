@@ -4,6 +4,7 @@ import Testing
 import YaiaCore
 import YaiaExamples
 @testable import YaiaKit
+import YaiaKit
 @testable import YaiaRuntime
 
 // The simulate op: random runs of a document scene, invariants checked

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import YaiaCore
 import YaiaExamples
+import YaiaKit
 import YaiaRuntime
 
 /// A runtime with the example scene types and nothing else.
@@ -212,10 +213,10 @@ struct ProbeState: SceneState {
     var last: JSON = .null
 
     struct Action: SceneAction {
-        var action: YaiaCore.Action
+        var action: YaiaKit.Action
         var effect: Effect?
 
-        init(_ action: YaiaCore.Action) throws(YaiaError) {
+        init(_ action: YaiaKit.Action) throws(YaiaError) {
             self.action = action
             if action.type == "call" {
                 effect = try Effect(json: action.payload ?? .null, at: "/payload")

@@ -1,5 +1,6 @@
 import Testing
 import YaiaExamples
+import YaiaKit
 import YaiaTesting
 
 /// A login scene at the point of submitting a valid form.
@@ -17,7 +18,7 @@ struct PingState: SceneState {
 
     enum Action: SceneAction, Equatable {
         case ping
-        init(_ action: YaiaTesting.Action) throws(YaiaError) {
+        init(_ action: YaiaKit.Action) throws(YaiaError) {
             guard action.type == "ping" else { throw action.unknown }
             self = .ping
         }

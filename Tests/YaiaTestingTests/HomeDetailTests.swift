@@ -1,5 +1,6 @@
 import Testing
 import YaiaExamples
+import YaiaKit
 import YaiaTesting
 
 /// Home items, built through the state's JSON form (`HomeState.Item` has no

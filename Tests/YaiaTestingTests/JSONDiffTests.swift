@@ -1,5 +1,6 @@
 import Testing
 import YaiaExamples
+import YaiaKit
 @testable import YaiaTesting
 
 @Suite("JSONDiff: one line per differing leaf, located by JSON Pointer")

@@ -1,5 +1,6 @@
 import Testing
 import YaiaExamples
+import YaiaKit
 import YaiaTesting
 
 @Suite("SceneTest drives example/login")

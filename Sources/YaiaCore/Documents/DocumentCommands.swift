@@ -1,3 +1,5 @@
+import YaiaKit
+
 // Reading a branch's commands: action names, effects with their policies, and routes.
 
 extension DocumentReader {

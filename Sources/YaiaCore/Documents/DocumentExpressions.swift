@@ -1,3 +1,5 @@
+import YaiaKit
+
 // Reading expressions: conditions, value templates and JSON Logic rules, each with its roots.
 
 extension DocumentReader {

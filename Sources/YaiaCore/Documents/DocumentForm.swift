@@ -1,3 +1,5 @@
+import YaiaKit
+
 // A scene document's compiled form: templates, effects, routes, branches, actions, and the storage that holds them.
 
 /// A value template: literals, expressions, and objects and arrays of them.

@@ -1,6 +1,6 @@
 // Invariants of scene documents: JSON Logic rules the runtime evaluates on
-// request (the Swift half, Invariant and InvariantFailure, is in YaiaScene).
-import YaiaScene
+// request (the Swift half, Invariant and InvariantFailure, is in YaiaKit).
+import YaiaKit
 
 extension SceneDocument {
     /// The names of the document's invariants, in the byte order of their names (as JSON objects keep members).

@@ -1,3 +1,5 @@
+import YaiaKit
+
 // Reading a document into its compiled form: names, arguments, actions and their branches.
 
 /// Reads a document into its compiled form, collecting every problem on

@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// A scene type made of a scene document: opens and restores live scenes
 /// (`DocumentSceneValue`) that a runtime hosts like Swift scenes.
 public struct DocumentScene: Sendable {

@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// A document's interface as JSON Schema: what it takes (arguments,
 /// actions), what it holds (state), what it emits (effects, routes) and
 /// what it shows (view model). Types come from declarations, from literal

@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// A type declaration of a scene document (a payload's or an argument's),
 /// read into the JSON Schema subset that every form of declaration maps
 /// onto: `"string?"`, `["string"]`, `{"id": "integer"}` and `{"schema": S}`

@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// What a valid scene document may well not mean. An object inside an
 /// operator's arguments is a literal (docs/logic.md): an expression in it is
 /// kept as data, never evaluated, though it reads as if it were. The

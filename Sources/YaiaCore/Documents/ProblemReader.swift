@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// Reading JSON that collects every problem rather than stopping at the first:
 /// what scene documents and scenario files share.
 protocol ProblemReader {

@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// One thing wrong with a scene document: a stable code, a message for
 /// people and where it lies in the document (a JSON Pointer).
 public struct DocumentProblem: Sendable, Equatable, CustomStringConvertible {

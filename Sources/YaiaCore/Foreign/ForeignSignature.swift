@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// The C types of the foreign-function signature language (docs/ffi.md).
 public enum ForeignType: String, Sendable, Equatable, CaseIterable {
     case void, bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64

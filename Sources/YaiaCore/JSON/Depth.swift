@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// How deeply values nest, counted as the parser counts: a scalar is 0
 /// levels, an array or object one more than its deepest element.
 extension JSON {

@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// JSON Logic (jsonlogic.com): rules as JSON, evaluated against JSON data.
 /// docs/logic.md lists the operators, the scene extras, the budget and the errors.
 ///

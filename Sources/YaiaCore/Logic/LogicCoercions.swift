@@ -1,3 +1,5 @@
+import YaiaKit
+
 // JavaScript's coercions as the operators apply them: truthiness, text, numbers, primitives.
 
 extension LogicMachine {

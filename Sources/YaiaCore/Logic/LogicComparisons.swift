@@ -1,3 +1,5 @@
+import YaiaKit
+
 // JavaScript's comparisons as the operators apply them: ===, == and <, by content for arrays and objects.
 
 extension LogicMachine {

@@ -1,3 +1,5 @@
+import YaiaKit
+
 // The compiler: a rule's JSON checked and lowered into a LogicProgram.
 
 struct LogicCompiler {

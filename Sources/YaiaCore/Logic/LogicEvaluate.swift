@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// Why an evaluation stopped.
 enum LogicStop: Error {
     case budget

@@ -1,3 +1,5 @@
+import YaiaKit
+
 // The scene extras: operators that refuse values JavaScript would coerce.
 
 extension LogicMachine {

@@ -1,3 +1,5 @@
+import YaiaKit
+
 // LogicNumber: a JavaScript number as the operators compute with it.
 
 /// A JavaScript number as Yaia keeps it: an exact integer while it can be one.

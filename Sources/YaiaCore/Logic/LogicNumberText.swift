@@ -1,3 +1,5 @@
+import YaiaKit
+
 // Numbers as JavaScript writes and reads them: Number.prototype.toString, Number(text), parseFloat.
 
 extension LogicMachine {

@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// The operators, with JavaScript's coercions as the reference
 /// implementation of JSON Logic has them (docs/logic.md says where Yaia
 /// differs: integers stay exact, NaN and infinities become null, arrays and

@@ -1,3 +1,5 @@
+import YaiaKit
+
 // A rule's compiled form: split `var` paths, flat instructions and the program that holds them.
 
 /// A `var` path split at compile time. `head` tells a reduce body's

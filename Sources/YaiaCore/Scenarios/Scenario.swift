@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// A scenario file (`*.scenario.json`, docs/scenarios.md), read and checked:
 /// a scene or a flow to start, then steps, each an input and what it must
 /// produce. Pure values: the runtime's `scenario` request runs one.

@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// The pure parts of the simulator (docs/simulation.md): a seeded random
 /// source, values drawn from a JSON Schema, and the shrinking of a failing
 /// sequence. Each is deterministic: the same seed gives the same values on

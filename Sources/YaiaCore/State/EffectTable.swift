@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// The effects a runtime has in flight, as a value: their records, the keyed
 /// policies (`concurrent`, `latest`, `queue`) with their queues, deadlines
 /// and ids. Every decision about an effect's life is made here, as a pure

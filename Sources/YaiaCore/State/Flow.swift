@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// A flow: the coordinator's navigation stack, as a value.
 ///
 /// Entries run bottom to top. The first entry is the root; an entry whose

@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// What a runtime's state asks of the world while it applies an input: the
 /// time on the runtime's clock, whether a service is registered, and new
 /// scenes of a type (a route opens them). Read only when needed.

@@ -1,3 +1,5 @@
+import YaiaKit
+
 /// The open scenes of a runtime state, by id: a value (copying a state
 /// copies its scenes, on the first change after), whose scenes are reduced
 /// in place, without moving a scene's state in or out of a table.

@@ -1,3 +1,5 @@
+import YaiaKit
+
 // Effects' outcomes, deadlines and direct calls, each reduced on the scene that asked.
 
 extension RuntimeState {

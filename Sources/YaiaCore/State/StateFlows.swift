@@ -1,3 +1,5 @@
+import YaiaKit
+
 // Flows: starting, sending to, popping, linking and closing them, and the routes their scenes take.
 
 extension RuntimeState {

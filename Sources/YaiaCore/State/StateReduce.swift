@@ -1,3 +1,5 @@
+import YaiaKit
+
 // Reducing an action on a scene: its effects admitted, its routes applied, its updates written.
 
 extension RuntimeState {

@@ -1,3 +1,5 @@
+import YaiaKit
+
 // Snapshots: the state written out, and read back with its effects reissued or cancelled.
 
 extension RuntimeState {

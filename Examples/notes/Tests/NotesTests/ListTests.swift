@@ -1,5 +1,6 @@
 @testable import Notes
 import Testing
+import YaiaKit
 import YaiaTesting
 
 /// What store.list answers for these notes.

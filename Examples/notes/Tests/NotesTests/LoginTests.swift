@@ -1,5 +1,6 @@
 @testable import Notes
 import Testing
+import YaiaKit
 import YaiaTesting
 
 @Suite("notes/login")

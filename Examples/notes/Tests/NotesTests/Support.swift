@@ -1,5 +1,6 @@
 @testable import Notes
 import Testing
+import YaiaKit
 import YaiaTesting
 
 /// The error `body` throws; a recorded issue (and nil) when it throws none.

@@ -133,7 +133,7 @@ extension JSONParser {
     func compareMembers(_ i: Int, _ j: Int) -> Int {
         let a = keySpans[i], b = keySpans[j]
         if a != Self.escapedKey && b != Self.escapedKey { return compareText(a, b) }
-        return YaiaScene.compareKeys(pendingMembers[i].key, pendingMembers[j].key)
+        return YaiaKit.compareKeys(pendingMembers[i].key, pendingMembers[j].key)
     }
 
     /// The few members from `base` up, sorted by key with only the last of

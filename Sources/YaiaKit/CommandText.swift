@@ -7,7 +7,7 @@ extension Command {
     ///
     /// Nil when the text is not such a list, or anything in it is wrong: the
     /// caller then parses it in full, which names the problem.
-    public static func list(from bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) -> [Command]? {
+    package static func list(from bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) -> [Command]? {
         try? JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(JSONParser.Stop) -> [Command] in
             try parser.commandList()
         }

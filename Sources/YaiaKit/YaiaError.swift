@@ -86,14 +86,14 @@ public struct YaiaError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// `limit_exceeded` for the limit `name`, whose value is `value`.
-    public static func limit(_ name: String, _ value: Int, _ what: String, at: String? = nil) -> YaiaError {
+    package static func limit(_ name: String, _ value: Int, _ what: String, at: String? = nil) -> YaiaError {
         var error = YaiaError(.limitExceeded, "\(what): the \"\(name)\" limit is \(value)", at: at)
         error.limit = name
         return error
     }
 
     /// The same error, located under `prefix` (a JSON Pointer).
-    public func nested(under prefix: String) -> YaiaError {
+    package func nested(under prefix: String) -> YaiaError {
         var copy = self
         copy.at = prefix + (at ?? "")
         return copy
@@ -110,7 +110,7 @@ public struct YaiaError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// `{"ok": false, "error": {...}}`, with `tag` echoed when given.
-    public func envelope(tag: JSON? = nil) -> JSON {
+    package func envelope(tag: JSON? = nil) -> JSON {
         var o: JSONObject = ["ok": false, "error": json]
         if let tag { o["tag"] = tag }
         return .object(o)
@@ -122,15 +122,15 @@ public struct YaiaError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// RFC 6901 JSON Pointer helpers.
-public enum JSONPointer {
+package enum JSONPointer {
     /// Escapes one reference token: `~` as `~0`, `/` as `~1`.
-    public static func token(_ key: String) -> String {
+    package static func token(_ key: String) -> String {
         guard key.utf8.contains(where: { $0 == UInt8(ascii: "~") || $0 == UInt8(ascii: "/") }) else { return key }
         return key.replacingTildeAndSlash()
     }
 
-    public static func appending(_ pointer: String, _ key: String) -> String { pointer + "/" + token(key) }
-    public static func appending(_ pointer: String, _ index: Int) -> String { pointer + "/" + String(index) }
+    package static func appending(_ pointer: String, _ key: String) -> String { pointer + "/" + token(key) }
+    package static func appending(_ pointer: String, _ index: Int) -> String { pointer + "/" + String(index) }
 }
 
 extension String {

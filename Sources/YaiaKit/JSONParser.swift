@@ -6,11 +6,11 @@
 /// outside the range of a double are refused, not turned into infinity.
 /// Nesting deeper than `maxDepth` is refused (`limit_exceeded`, limit
 /// "depth") before it can exhaust the stack.
-public struct JSONParser {
-    public static let defaultMaxDepth = 512
+package struct JSONParser {
+    package static let defaultMaxDepth = 512
 
     /// Parses one JSON text. Errors have code `invalid_json` and name the byte offset.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
+    package static func parse(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
         try withParser(bytes, maxDepth: maxDepth) { (parser) throws(Stop) -> JSON in
             parser.skipSpace()
             let value = try parser.parseValue(depth: 0)
@@ -22,13 +22,13 @@ public struct JSONParser {
         }
     }
 
-    public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
+    package static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
         var text = text
         // withUTF8 rethrows untyped errors; carry the typed one out in a Result.
         return try text.withUTF8 { buffer in Result { () throws(YaiaError) in try parse(buffer, maxDepth: maxDepth) } }.get()
     }
 
-    public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
+    package static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(YaiaError) -> JSON {
         try bytes.withUnsafeBufferPointer { buffer in Result { () throws(YaiaError) in try parse(buffer, maxDepth: maxDepth) } }.get()
     }
 

@@ -36,7 +36,7 @@ public struct Action: Sendable, Equatable {
     }
 
     /// Writes `json`'s text without building it.
-    public func write(into w: inout JSONWriter) {
+    package func write(into w: inout JSONWriter) {
         w.raw("{")
         if error { w.raw("\"error\":true,") }
         if let meta { w.raw("\"meta\":"); w.write(meta); w.raw(",") }
@@ -253,7 +253,7 @@ public struct Effect: Sendable, Equatable {
     }
 
     /// Writes `json`'s text without building it (the same bytes).
-    public func write(into w: inout JSONWriter) { box.fields.write(into: &w) }
+    package func write(into w: inout JSONWriter) { box.fields.write(into: &w) }
 
     /// Writes a record's text for this effect (`EffectTable.Record.json`).
     package func writeRecord(id: Int64, status: String, into w: inout JSONWriter) {
@@ -277,7 +277,7 @@ public struct Effect: Sendable, Equatable {
     }
 
     /// The action that delivers an outcome, if the effect asked for one.
-    public func outcomeAction(_ outcome: Outcome) -> Action? {
+    package func outcomeAction(_ outcome: Outcome) -> Action? {
         switch outcome {
         case .success(let result): return then.map { Action($0, payload: result) }
         case .failure(let error): return self.catch.map { Action($0, payload: error, error: true) }
@@ -389,7 +389,7 @@ public enum Command: Sendable, Equatable {
     }
 
     /// Writes `json`'s text; an effect's without building it.
-    public func write(into w: inout JSONWriter) {
+    package func write(into w: inout JSONWriter) {
         switch self {
         case .effect(let e):
             w.raw("{\"effect\":")

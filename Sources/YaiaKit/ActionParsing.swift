@@ -8,7 +8,7 @@ extension Action {
     /// `skippingPayload`: the payload is checked as strictly, with the same
     /// errors, but not built; `payloadSkipped` tells so, and the payload is
     /// in `bytes`, for a reader of the text (a scene pack) or for `parsingPayload(from:)`.
-    public init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth,
+    package init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth,
                 skippingPayload: Bool = false) throws(YaiaError) {
         let action = try JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(JSONParser.Stop) -> Action? in
             parser.skipSpace()
@@ -82,7 +82,7 @@ extension Action {
     /// This action with its payload built from `text`, the text it was
     /// read from with `skippingPayload` (so known to be valid within its
     /// limits); itself when its payload was built.
-    public func parsingPayload(from text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> Action {
+    package func parsingPayload(from text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> Action {
         guard payloadSkipped else { return self }
         guard let text else { throw YaiaError(.internal, "an action read without its payload came without its text") }
         return try Action(parsing: text, maxDepth: Int.max / 2)

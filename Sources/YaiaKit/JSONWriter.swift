@@ -23,7 +23,7 @@ public struct JSONWriter: ~Copyable {
     /// Whether `base` is the caller's memory (`init(borrowing:)`), not malloc's.
     @usableFromInline var borrowed = false
 
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         base = malloc(capacity)?.assumingMemoryBound(to: UInt8.self)
         self.capacity = base == nil ? 0 : capacity
         failed = base == nil
@@ -32,7 +32,7 @@ public struct JSONWriter: ~Copyable {
     /// Writes into `buffer` until the text outgrows it, then moves to memory
     /// of its own: a short text needs no heap. `buffer` must outlive the
     /// writer (stack memory of the caller's, typically).
-    public init(borrowing buffer: UnsafeMutableRawBufferPointer) {
+    package init(borrowing buffer: UnsafeMutableRawBufferPointer) {
         base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self)
         capacity = base == nil ? 0 : buffer.count
         borrowed = base != nil
@@ -41,25 +41,25 @@ public struct JSONWriter: ~Copyable {
     deinit { if !borrowed { free(base) } }
 
     /// Forgets the text so far, keeping the memory.
-    public mutating func reset() { count = 0 }
+    package mutating func reset() { count = 0 }
 
     /// How many bytes have been written.
-    public var byteCount: Int { count }
+    package var byteCount: Int { count }
 
     /// Reads the text so far without copying it.
-    public func withBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
+    package func withBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
         guard let base, !failed else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         return body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
     /// The text so far, as bytes.
-    public consuming func takeBytes() -> [UInt8] {
+    package consuming func takeBytes() -> [UInt8] {
         guard let base, !failed else { return [] }
         return Array(UnsafeBufferPointer(start: base, count: count))
     }
 
     /// The text as a NUL-terminated malloc'd string, owned by the caller (free()).
-    public consuming func takeCString() -> UnsafeMutablePointer<CChar>? {
+    package consuming func takeCString() -> UnsafeMutablePointer<CChar>? {
         if borrowed { moveToHeap(capacity: count + 1) }
         reserve(1)
         guard let buffer = base, !failed else { return nil }
@@ -70,7 +70,7 @@ public struct JSONWriter: ~Copyable {
 
     /// The text as a `JSONText`, which takes the writer's memory as it is;
     /// nil when memory ran out.
-    public consuming func takeText() -> JSONText? {
+    package consuming func takeText() -> JSONText? {
         let n = count
         guard let text = takeCString() else { return nil }
         return JSONText(taking: text, count: n)
@@ -78,7 +78,7 @@ public struct JSONWriter: ~Copyable {
 
     /// The text so far, NUL-terminated, still owned by the writer: valid
     /// until it is next changed or freed.
-    public mutating func cStringView() -> UnsafePointer<CChar>? {
+    package mutating func cStringView() -> UnsafePointer<CChar>? {
         reserve(1)
         guard let buffer = base, !failed else { return nil }
         buffer[count] = 0
@@ -86,7 +86,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// The memory it holds.
-    public var capacityInBytes: Int { capacity }
+    package var capacityInBytes: Int { capacity }
 
     @usableFromInline
     mutating func reserve(_ extra: Int) {
@@ -124,7 +124,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Swaps buffers (and what they hold) with `other`.
-    public mutating func exchange(with other: inout JSONWriter) {
+    package mutating func exchange(with other: inout JSONWriter) {
         swap(&base, &other.base)
         swap(&count, &other.count)
         swap(&capacity, &other.capacity)
@@ -135,7 +135,7 @@ public struct JSONWriter: ~Copyable {
     /// Lets `body` write at most `maxCount` bytes directly into the buffer;
     /// it returns how many it wrote.
     @inlinable
-    public mutating func appendDirect(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+    package mutating func appendDirect(maxCount: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         if count + maxCount > capacity { reserve(maxCount) }
         guard let base, !failed else { return }
         count += body(base + count)
@@ -143,7 +143,7 @@ public struct JSONWriter: ~Copyable {
 
     /// Replaces a `null}` that ends the text with what `body` writes, then
     /// `}`: for an object whose last member was left null to be filled in.
-    public mutating func replaceNullAtEnd(_ body: (inout JSONWriter) -> Void) {
+    package mutating func replaceNullAtEnd(_ body: (inout JSONWriter) -> Void) {
         guard let base, !failed, count >= 5, base[count - 5] == UInt8(ascii: "n"), base[count - 1] == UInt8(ascii: "}") else { return }
         count -= 5
         body(&self)
@@ -151,7 +151,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Appends bytes that are already JSON text.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         append(bytes.bindMemory(to: UInt8.self))
     }
 
@@ -183,11 +183,11 @@ public struct JSONWriter: ~Copyable {
     }
 
     @inlinable @inline(__always)
-    public mutating func raw(_ s: StaticString) {
+    package mutating func raw(_ s: StaticString) {
         append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
-    public mutating func write(_ value: JSON) {
+    package mutating func write(_ value: JSON) {
         switch value {
         case .null: raw("null")
         case .bool(let b): b ? raw("true") : raw("false")
@@ -212,7 +212,7 @@ public struct JSONWriter: ~Copyable {
     /// Writes an object and answers the offset at which its last member
     /// begins (or its "}", when it has none), for `digestOfObject(from:)`.
     @discardableResult
-    public mutating func writeObject(_ o: JSONObject) -> Int {
+    package mutating func writeObject(_ o: JSONObject) -> Int {
         append(UInt8(ascii: "{"))
         var last = count
         o.members.withUnsafeBufferPointer { members in
@@ -231,13 +231,13 @@ public struct JSONWriter: ~Copyable {
     /// The digest of the object made of the members written from `start`
     /// (a member's offset, from `writeObject`) to the end, which closes the
     /// object: the "{" or "," before `start` is taken as that object's "{".
-    public func digestOfObject(from start: Int) -> UInt64? {
+    package func digestOfObject(from start: Int) -> UInt64? {
         guard let base, !failed, start >= 1, start <= count else { return nil }
         return Digest.value(UnsafeRawBufferPointer(start: base + start - 1, count: count - start + 1), firstByte: UInt8(ascii: "{"))
     }
 
     @inlinable
-    public mutating func writeInteger(_ value: Int64) {
+    package mutating func writeInteger(_ value: Int64) {
         if value < 0 {
             append(UInt8(ascii: "-"))
             writeUnsigned(value.magnitude)
@@ -247,7 +247,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     @inlinable
-    public mutating func writeUnsigned(_ value: UInt64) {
+    package mutating func writeUnsigned(_ value: UInt64) {
         // Ids and seqs are mostly small.
         if value < 10 { return append(UInt8(truncatingIfNeeded: value) &+ 48) }
         var digits = 1
@@ -268,7 +268,7 @@ public struct JSONWriter: ~Copyable {
         count += digits
     }
 
-    public mutating func writeDouble(_ d: Double) {
+    package mutating func writeDouble(_ d: Double) {
         guard d.isFinite else { raw("null"); return }
         // -0.0 keeps its sign (JSON equality tells it from 0, so bytes stay canonical).
         if d == 0 && d.sign == .minus {
@@ -292,7 +292,7 @@ public struct JSONWriter: ~Copyable {
         text.withUTF8 { append($0) }
     }
 
-    public mutating func writeString(_ s: String) {
+    package mutating func writeString(_ s: String) {
         // Native strings, small or not, lend their UTF-8 without a copy.
         if s.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0) }) == nil {
             var s = s
@@ -300,7 +300,7 @@ public struct JSONWriter: ~Copyable {
         }
     }
 
-    public mutating func writeString(utf8 buffer: UnsafeBufferPointer<UInt8>) {
+    package mutating func writeString(utf8 buffer: UnsafeBufferPointer<UInt8>) {
         let n = buffer.count
         guard let source = buffer.baseAddress else {
             raw("\"\"")
@@ -364,7 +364,7 @@ public struct JSONWriter: ~Copyable {
 public final class JSONText: @unchecked Sendable, Equatable {
     /// Nil once taken by `takeCString`, which only the sole holder may do.
     private var start: UnsafeMutablePointer<CChar>?
-    public let count: Int
+    package let count: Int
 
     init(taking start: UnsafeMutablePointer<CChar>, count: Int) {
         self.start = start
@@ -373,14 +373,14 @@ public final class JSONText: @unchecked Sendable, Equatable {
 
     deinit { free(start) }
 
-    public var bytes: UnsafeBufferPointer<UInt8> {
+    package var bytes: UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: UnsafeRawPointer(start)?.assumingMemoryBound(to: UInt8.self), count: start == nil ? 0 : count)
     }
 
     /// The text as a malloc'd, NUL-terminated string owned by the caller
     /// (free()): `text`'s own memory when nothing else holds `text`,
     /// otherwise a copy.
-    public static func takeCString(_ text: inout JSONText) -> UnsafeMutablePointer<CChar>? {
+    package static func takeCString(_ text: inout JSONText) -> UnsafeMutablePointer<CChar>? {
         if isKnownUniquelyReferenced(&text), let start = text.start {
             text.start = nil
             return start
@@ -402,7 +402,7 @@ extension JSON {
     }
 
     /// The canonical JSON text of this value, as UTF-8 bytes.
-    public func serializedBytes() -> [UInt8] {
+    package func serializedBytes() -> [UInt8] {
         var writer = JSONWriter()
         writer.write(self)
         return writer.takeBytes()
@@ -421,16 +421,16 @@ extension JSON {
 /// h = M(a ^ b ^ K0, c ^ count) and the digest is M(h ^ K2, h ^ K3). The
 /// constants are the first 64 bits of the fractional parts of the square
 /// roots of 2, 3, 5 and 7.
-public enum Digest {
+package enum Digest {
     /// A digest as journals write it: 16 lowercase hex digits.
-    public static func hex(_ h: UInt64) -> String {
+    package static func hex(_ h: UInt64) -> String {
         var out = [UInt8](repeating: 0, count: 16)
         out.withUnsafeMutableBufferPointer { if let p = $0.baseAddress { writeHex(h, to: p) } }
         return String(decoding: out, as: UTF8.self)
     }
 
     /// Writes those 16 hex digits at `p`.
-    public static func writeHex(_ h: UInt64, to p: UnsafeMutablePointer<UInt8>) {
+    package static func writeHex(_ h: UInt64, to p: UnsafeMutablePointer<UInt8>) {
         let digits: StaticString = "0123456789abcdef"
         for i in 0..<16 { p[15 - i] = digits.utf8Start[Int(h >> (UInt64(i) * 4) & 15)] }
     }
@@ -448,7 +448,7 @@ public enum Digest {
 
     /// The digest of `raw`, or of `raw` with its first byte replaced by
     /// `firstByte` (so that text need not be copied, nor changed in place).
-    public static func value(_ raw: UnsafeRawBufferPointer, firstByte: UInt8? = nil) -> UInt64 {
+    package static func value(_ raw: UnsafeRawBufferPointer, firstByte: UInt8? = nil) -> UInt64 {
         var a = k0, b = k1, c = k2
         let n = raw.count
         @inline(__always) func mix(_ p: UnsafeRawPointer, first: Bool) {

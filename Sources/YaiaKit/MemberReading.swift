@@ -3,9 +3,9 @@
 /// wrong type, or missing when required, throws `code` with a message that
 /// names it and `at` pointing at it. Pointers are built only for an error:
 /// reading effects and requests is on the hot path.
-public enum MemberReading {
+package enum MemberReading {
     /// A string; `nonEmpty` refuses "".
-    public static func string(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode,
+    package static func string(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode,
                               nonEmpty: Bool = false) throws(YaiaError) -> String {
         let what = nonEmpty ? "a non-empty string" : "a string"
         guard let value else { throw missing(name, what, at: pointer(), code: code) }
@@ -14,7 +14,7 @@ public enum MemberReading {
     }
 
     /// A string, or nil when missing or null.
-    public static func optionalString(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode) throws(YaiaError) -> String? {
+    package static func optionalString(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode) throws(YaiaError) -> String? {
         switch value {
         case nil, .null?: return nil
         case .string(let s)?: return s
@@ -22,14 +22,14 @@ public enum MemberReading {
         }
     }
 
-    public static func bool(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode) throws(YaiaError) -> Bool {
+    package static func bool(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode) throws(YaiaError) -> Bool {
         guard let value else { throw missing(name, "a boolean", at: pointer(), code: code) }
         guard case .bool(let b) = value else { throw wrong(name, "a boolean", value, at: pointer(), code: code) }
         return b
     }
 
     /// A whole number (`1.0` is one), within `range` when given.
-    public static func integer(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode,
+    package static func integer(_ value: JSON?, _ name: String, at pointer: @autoclosure () -> String, code: ErrorCode,
                                in range: ClosedRange<Int64>? = nil) throws(YaiaError) -> Int64 {
         func what() -> String { range.map { "a whole number from \($0.lowerBound) to \($0.upperBound)" } ?? "a whole number" }
         guard let value else { throw missing(name, what(), at: pointer(), code: code) }

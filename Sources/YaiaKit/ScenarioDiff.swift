@@ -2,20 +2,20 @@
 // SceneTest report when a value is not the one expected.
 
 /// Structured differences between JSON values, by JSON Pointer.
-public enum ScenarioDiff {
-    public struct Difference: Sendable, Equatable {
-        public var pointer: String
+package enum ScenarioDiff {
+    package struct Difference: Sendable, Equatable {
+        package var pointer: String
         /// Nil: no such member or element on that side.
-        public var expected: JSON?
-        public var actual: JSON?
+        package var expected: JSON?
+        package var actual: JSON?
 
-        public init(pointer: String, expected: JSON?, actual: JSON?) {
+        package init(pointer: String, expected: JSON?, actual: JSON?) {
             self.pointer = pointer
             self.expected = expected
             self.actual = actual
         }
 
-        public var json: JSON {
+        package var json: JSON {
             var o: JSONObject = ["pointer": .string(pointer)]
             if let expected { o["expected"] = expected }
             if let actual { o["actual"] = actual }
@@ -23,18 +23,18 @@ public enum ScenarioDiff {
         }
 
         /// `/email: expected "a@b.c", got ""`.
-        public var line: String {
+        package var line: String {
             let absent = "nothing"
             return "\(pointer.isEmpty ? "(root)" : pointer): expected \(expected.map { ScenarioDiff.render($0) } ?? absent), got \(actual.map { ScenarioDiff.render($0) } ?? absent)"
         }
     }
 
     /// Differences reported past this many are dropped: a diff of a large list stays readable.
-    public static let maxDifferences = 40
+    package static let maxDifferences = 40
 
     /// Where `actual` differs from `expected`, leaf by leaf, under `pointer`,
     /// in the order of their pointers; at most `limit` of them.
-    public static func differences(expected: JSON, actual: JSON, at pointer: String = "", limit: Int = maxDifferences) -> [Difference] {
+    package static func differences(expected: JSON, actual: JSON, at pointer: String = "", limit: Int = maxDifferences) -> [Difference] {
         var out: [Difference] = []
         walk(expected, actual, at: pointer, limit: limit, into: &out)
         return out
@@ -75,7 +75,7 @@ public enum ScenarioDiff {
 
     /// Differences where `actual` lacks or differs from what `expected`'s
     /// members state (members of objects, recursively only at the top level).
-    public static func partial(expected: JSONObject, actual: JSON, at pointer: String) -> [Difference] {
+    package static func partial(expected: JSONObject, actual: JSON, at pointer: String) -> [Difference] {
         var out: [Difference] = []
         for m in expected.members {
             let p = m.key.hasPrefix("/") ? m.key : JSONPointer.appending("", m.key)
@@ -90,7 +90,7 @@ public enum ScenarioDiff {
     }
 
     /// Whether `text` is a JSON Pointer whose escapes are well formed.
-    public static func isPointer(_ text: String) -> Bool {
+    package static func isPointer(_ text: String) -> Bool {
         guard text.isEmpty || text.hasPrefix("/") else { return false }
         var bytes = text.utf8.makeIterator()
         while let b = bytes.next() {
@@ -113,7 +113,7 @@ public enum ScenarioDiff {
     }
 
     /// The value at `pointer` in `json`, if there is one.
-    public static func value(at pointer: String, in json: JSON) -> JSON? {
+    package static func value(at pointer: String, in json: JSON) -> JSON? {
         var current = json
         for token in tokens(pointer) {
             switch current {
@@ -131,7 +131,7 @@ public enum ScenarioDiff {
     }
 
     /// `json` with `value` set at `pointer`; nil when there is nowhere to put it.
-    public static func setting(_ value: JSON, at pointer: String, in json: JSON) -> JSON? {
+    package static func setting(_ value: JSON, at pointer: String, in json: JSON) -> JSON? {
         set(value, tokens(pointer)[...], in: json)
     }
 
@@ -163,7 +163,7 @@ public enum ScenarioDiff {
     }
 
     /// A value as compact JSON, shortened past `limit` characters.
-    public static func render(_ value: JSON, limit: Int = 240) -> String {
+    package static func render(_ value: JSON, limit: Int = 240) -> String {
         let text = value.serialized()
         guard text.count > limit else { return text }
         return text.prefix(limit) + "…"

@@ -15,7 +15,7 @@ public struct InvariantFailure: Sendable, Equatable, CustomStringConvertible {
     public var description: String { message }
 
     /// The failure of invariant `name` of scene type `scene`, which does not hold.
-    public static func broken(_ name: String, scene: String) -> InvariantFailure {
+    package static func broken(_ name: String, scene: String) -> InvariantFailure {
         InvariantFailure(name: name, message: "the invariant \"\(name)\" of \(scene) does not hold")
     }
 }

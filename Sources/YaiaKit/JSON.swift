@@ -130,7 +130,7 @@ public struct JSONObject: Sendable {
 
     /// Changes the value of `key` in place, `absent` inserted first when
     /// there is none: no copy of the value, no second search.
-    public mutating func update<T, E: Error>(_ key: String, absent: JSON, _ body: (inout JSON) throws(E) -> T) throws(E) -> T {
+    package mutating func update<T, E: Error>(_ key: String, absent: JSON, _ body: (inout JSON) throws(E) -> T) throws(E) -> T {
         let (index, found) = position(of: key)
         if !found { members.insert(Member(key: key, value: absent), at: index) }
         return try body(&members[index].value)
@@ -159,7 +159,7 @@ public struct JSONObject: Sendable {
 }
 
 /// Orders keys by their UTF-8 bytes: -1, 0 or 1.
-public func compareKeys(_ a: String, _ b: String) -> Int {
+package func compareKeys(_ a: String, _ b: String) -> Int {
     // Native strings, small or not, have contiguous UTF-8: compare with memcmp.
     // Keys are short: a byte loop beats a call to memcmp.
     let fast = a.utf8.withContiguousStorageIfAvailable { pa in
