@@ -72,22 +72,28 @@ extension SceneDocument {
         let name: String
         /// Nil: the scene takes no arguments.
         let args: [(key: String, argument: DocumentArgument)]?
-        let state: [(key: String, value: Template)]
+        /// The initial state's template and the view model's.
+        struct Templates: Sendable {
+            var state: [(key: String, value: Template)]
+            /// Nil: the view model is the state.
+            var view: [(key: String, value: Template)]?
+        }
+
+        let templates: Templates
         let actions: [String: DocumentAction]
-        /// Nil: the view model is the state.
-        let view: [(key: String, value: Template)]?
         /// Named truth conditions over `state`, `args` and `env`, by name.
         let invariants: [(key: String, rule: LogicRule)]
 
-        init(source: JSON, name: String, args: [(key: String, argument: DocumentArgument)]?,
-             state: [(key: String, value: Template)], actions: [String: DocumentAction],
-             view: [(key: String, value: Template)]?, invariants: [(key: String, rule: LogicRule)]) {
+        var state: [(key: String, value: Template)] { templates.state }
+        var view: [(key: String, value: Template)]? { templates.view }
+
+        init(source: JSON, name: String, args: [(key: String, argument: DocumentArgument)]?, templates: Templates,
+             actions: [String: DocumentAction], invariants: [(key: String, rule: LogicRule)]) {
             self.source = source
             self.name = name
             self.args = args
-            self.state = state
+            self.templates = templates
             self.actions = actions
-            self.view = view
             self.invariants = invariants
         }
     }

@@ -95,8 +95,8 @@ struct DocumentReader: ProblemReader {
             }
         }
         guard let sceneName, problems.isEmpty else { return nil }
-        return SceneDocument.Storage(source: json, name: sceneName, args: args, state: state, actions: actions, view: view,
-                                     invariants: invariants)
+        return SceneDocument.Storage(source: json, name: sceneName, args: args, templates: .init(state: state, view: view),
+                                     actions: actions, invariants: invariants)
     }
 
     mutating func arguments(_ json: JSON) -> [(key: String, argument: DocumentArgument)]? {

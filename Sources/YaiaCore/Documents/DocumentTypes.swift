@@ -13,32 +13,43 @@ public final class DeclaredType: Sendable {
 
     /// Nil: any type.
     let kinds: [Kind]?
-    let properties: [(key: String, type: DeclaredType)]
-    let required: [String]
-    let additionalProperties: Bool
+    /// An object's members: `properties`, `required`, `additionalProperties`.
+    struct Members: Sendable {
+        var properties: [(key: String, type: DeclaredType)] = []
+        var required: [String] = []
+        var additional = true
+    }
+
+    /// `minLength`, `maxLength`, `minimum` and `maximum`; the numbers as
+    /// written, so that the schema shows them as they were.
+    struct Bounds: Sendable {
+        var minLength: Int?
+        var maxLength: Int?
+        var minimum: JSON?
+        var maximum: JSON?
+    }
+
+    let members: Members
     let items: DeclaredType?
     let enumeration: [JSON]?
-    let minLength: Int?
-    let maxLength: Int?
-    /// Numbers as written, so that the schema shows them as they were.
-    let minimum: JSON?
-    let maximum: JSON?
+    let bounds: Bounds
     let description: String?
 
-    init(kinds: [Kind]?, properties: [(key: String, type: DeclaredType)] = [], required: [String] = [],
-         additionalProperties: Bool = true, items: DeclaredType? = nil, enumeration: [JSON]? = nil,
-         minLength: Int? = nil, maxLength: Int? = nil, minimum: JSON? = nil, maximum: JSON? = nil,
-         description: String? = nil) {
+    var properties: [(key: String, type: DeclaredType)] { members.properties }
+    var required: [String] { members.required }
+    var additionalProperties: Bool { members.additional }
+    var minLength: Int? { bounds.minLength }
+    var maxLength: Int? { bounds.maxLength }
+    var minimum: JSON? { bounds.minimum }
+    var maximum: JSON? { bounds.maximum }
+
+    init(kinds: [Kind]?, members: Members = Members(), items: DeclaredType? = nil, enumeration: [JSON]? = nil,
+         bounds: Bounds = Bounds(), description: String? = nil) {
         self.kinds = kinds
-        self.properties = properties
-        self.required = required
-        self.additionalProperties = additionalProperties
+        self.members = members
         self.items = items
         self.enumeration = enumeration
-        self.minLength = minLength
-        self.maxLength = maxLength
-        self.minimum = minimum
-        self.maximum = maximum
+        self.bounds = bounds
         self.description = description
     }
 
@@ -89,7 +100,7 @@ public final class DeclaredType: Sendable {
                 properties.append((key, type))
                 if !type.acceptsNull { required.append(key) }
             }
-            return DeclaredType(kinds: [.object], properties: properties, required: required)
+            return DeclaredType(kinds: [.object], members: Members(properties: properties, required: required))
         default:
             problems.append(.init(.badDeclaration, "a type declaration is a type name, [DECLARATION], an object of declarations or {\"schema\": ...}, not \(json.kindName)", at: pointer))
             return .any
@@ -176,9 +187,9 @@ public final class DeclaredType: Sendable {
         if let d = o["description"] {
             if case .string(let s) = d { description = s } else { bad("description", "\"description\" is a string") }
         }
-        return DeclaredType(kinds: kinds, properties: properties, required: required, additionalProperties: additional,
-                            items: items, enumeration: enumeration, minLength: count("minLength"), maxLength: count("maxLength"),
-                            minimum: bound("minimum"), maximum: bound("maximum"), description: description)
+        let bounds = Bounds(minLength: count("minLength"), maxLength: count("maxLength"), minimum: bound("minimum"), maximum: bound("maximum"))
+        return DeclaredType(kinds: kinds, members: Members(properties: properties, required: required, additional: additional),
+                            items: items, enumeration: enumeration, bounds: bounds, description: description)
     }
 
     // MARK: checking

@@ -119,19 +119,6 @@ public struct Scenario: Sendable {
         self = scenario
     }
 
-    init(name: String?, scenes: [String], subject: Subject, args: JSON, state: JSON?, env: JSONObject, now: Double,
-         exhaustive: Bool, steps: [Step]) {
-        self.name = name
-        self.scenes = scenes
-        self.subject = subject
-        self.args = args
-        self.state = state
-        self.env = env
-        self.now = now
-        self.exhaustive = exhaustive
-        self.steps = steps
-    }
-
     /// The label of a step: what it does, short.
     static func label(_ input: Input) -> String {
         switch input {
@@ -257,8 +244,12 @@ struct ScenarioReader: ProblemReader {
             problem(.wrongType, "\"steps\" must be an array, not \(other.kindName)", at: "/steps")
         }
         guard let subject else { return nil }
-        return Scenario(name: name, scenes: scenes, subject: subject, args: args, state: o["state"], env: env, now: now,
-                        exhaustive: exhaustive, steps: steps)
+        var scenario = Scenario(name: name, subject: subject, args: args, state: o["state"], steps: steps)
+        scenario.scenes = scenes
+        scenario.env = env
+        scenario.now = now
+        scenario.exhaustive = exhaustive
+        return scenario
     }
 
     mutating func readReference(_ json: JSON, _ what: String, at pointer: String) -> Scenario.EffectReference? {
@@ -462,8 +453,18 @@ extension Scenario.Step {
 }
 
 extension Scenario {
+    /// A scenario with no scene files of its own, an empty `env`, the clock
+    /// at 0, and exhaustive.
     public init(name: String?, subject: Subject, args: JSON = [:], state: JSON? = nil, steps: [Step]) {
-        self.init(name: name, scenes: [], subject: subject, args: args, state: state, env: [:], now: 0, exhaustive: true, steps: steps)
+        self.name = name
+        self.scenes = []
+        self.subject = subject
+        self.args = args
+        self.state = state
+        self.env = [:]
+        self.now = 0
+        self.exhaustive = true
+        self.steps = steps
     }
 
     /// As a scenario file writes it: reading it back gives this scenario.
