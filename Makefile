@@ -42,7 +42,8 @@ APT_PACKAGES := gcc make pkg-config libffi-dev libsqlite3-dev zlib1g-dev binutil
 # `yaia graph --format svg|png` draws with Graphviz's dot; the tests drive `yaia run` in tmux.
 APT_PACKAGES += graphviz tmux
 # setuptools and wheel: the packaging tests build the wheel offline (pip --no-build-isolation).
-PY_PACKAGES  := pytest setuptools wheel mypy jsonschema
+# jsonpatch: an independent JSON Patch implementation the patch tests check against.
+PY_PACKAGES  := pytest setuptools wheel mypy jsonschema jsonpatch
 
 export YAIA_LIBRARY    := $(abspath $(LIB))
 export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))

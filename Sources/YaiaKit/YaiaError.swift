@@ -62,6 +62,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let badScenario = ErrorCode(rawValue: "bad_scenario")
     public static let documentFailed = ErrorCode(rawValue: "document_failed")
     public static let notSimulatable = ErrorCode(rawValue: "not_simulatable")
+    public static let badPatch = ErrorCode(rawValue: "bad_patch")
+    public static let patchTestFailed = ErrorCode(rawValue: "patch_test_failed")
     public static let `internal` = ErrorCode(rawValue: "internal")
 }
 

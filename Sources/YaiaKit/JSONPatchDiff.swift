@@ -1,0 +1,149 @@
+// The operations that turn one JSON value into another. The walk stops where
+// both sides are the same storage: a list a change did not touch costs one
+// comparison, so a diff costs what changed, not what the values hold.
+
+extension JSON {
+    /// Whether both are the same array or object storage, so equal without
+    /// a look inside: one comparison, whatever their size. False for scalars.
+    package func sharesStorage(with other: JSON) -> Bool {
+        switch (self, other) {
+        case let (.array(a), .array(b)): return sameBuffer(a, b)
+        case let (.object(a), .object(b)): return sameBuffer(a.members, b.members)
+        default: return false
+        }
+    }
+}
+
+/// Two live arrays with one element buffer share it, and a shared buffer is
+/// never written (copy on write): equal contents.
+private func sameBuffer<T>(_ a: [T], _ b: [T]) -> Bool {
+    guard a.count == b.count else { return false }
+    if a.isEmpty { return true }
+    return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+}
+
+package struct JSONDiffer {
+    package private(set) var operations: [JSONPatch.Operation] = []
+    /// Pairs of nodes compared so far: what the diff cost.
+    package private(set) var visited = 0
+    /// Deeper than this a changed value is replaced whole, so that the walk's
+    /// recursion stays bounded whatever a value's nesting.
+    private let maxDepth: Int
+
+    package init(maxDepth: Int = JSONParser.defaultMaxDepth) {
+        self.maxDepth = maxDepth
+    }
+
+    package mutating func diff(_ old: JSON, _ new: JSON, at path: String, depth: Int = 0) {
+        visited += 1
+        if old.sharesStorage(with: new) { return }
+        switch (old, new) {
+        case let (.object(a), .object(b)) where depth < maxDepth:
+            diffObjects(a.members, b.members, at: path, depth: depth)
+        case let (.array(a), .array(b)) where depth < maxDepth:
+            diffArrays(a, b, at: path, depth: depth)
+        default:
+            if !same(old, new, depth: depth) { operations.append(.replace(path: path, value: new)) }
+        }
+    }
+
+    /// Members are sorted by key on both sides: one merge walk.
+    private mutating func diffObjects(_ a: [JSONObject.Member], _ b: [JSONObject.Member], at path: String, depth: Int) {
+        var i = 0
+        var j = 0
+        while i < a.count || j < b.count {
+            let order = i == a.count ? 1 : j == b.count ? -1 : compareKeys(a[i].key, b[j].key)
+            if order < 0 {
+                operations.append(.remove(path: JSONPointer.appending(path, a[i].key)))
+                i += 1
+            } else if order > 0 {
+                operations.append(.add(path: JSONPointer.appending(path, b[j].key), value: b[j].value))
+                j += 1
+            } else {
+                if !unchanged(a[i].value, b[j].value) {
+                    diff(a[i].value, b[j].value, at: JSONPointer.appending(path, a[i].key), depth: depth + 1)
+                }
+                i += 1
+                j += 1
+            }
+        }
+    }
+
+    /// The common prefix and suffix are skipped; the middle is diffed
+    /// element by element, the longer side's rest added or removed. One
+    /// changed element gives operations under its own path only.
+    private mutating func diffArrays(_ a: [JSON], _ b: [JSON], at path: String, depth: Int) {
+        var start = 0
+        while start < a.count && start < b.count && same(a[start], b[start], depth: depth + 1) { start += 1 }
+        var endA = a.count
+        var endB = b.count
+        while endA > start && endB > start && same(a[endA - 1], b[endB - 1], depth: depth + 1) {
+            endA -= 1
+            endB -= 1
+        }
+        let paired = min(endA, endB) - start
+        for k in start..<start + paired where !unchanged(a[k], b[k]) {
+            diff(a[k], b[k], at: JSONPointer.appending(path, k), depth: depth + 1)
+        }
+        // Only one side has a rest: inserted in order, or removed from the end down.
+        for k in start + paired..<endB {
+            operations.append(.add(path: JSONPointer.appending(path, k), value: b[k]))
+        }
+        for k in stride(from: endA - 1, through: start + paired, by: -1) {
+            operations.append(.remove(path: JSONPointer.appending(path, k)))
+        }
+    }
+
+    /// Shared storage or equal scalars: settled without writing a path.
+    private mutating func unchanged(_ a: JSON, _ b: JSON) -> Bool {
+        switch (a, b) {
+        case (.array, .array), (.object, .object):
+            guard a.sharesStorage(with: b) else { return false }
+            visited += 1
+            return true
+        case (.array, _), (.object, _), (_, .array), (_, .object):
+            return false
+        default:
+            visited += 1
+            return sameScalar(a, b)
+        }
+    }
+
+    /// Deep equality that trusts shared storage. Past the depth limit values
+    /// count as different (and are replaced whole).
+    private mutating func same(_ a: JSON, _ b: JSON, depth: Int) -> Bool {
+        visited += 1
+        switch (a, b) {
+        case let (.array(x), .array(y)):
+            if sameBuffer(x, y) { return true }
+            guard x.count == y.count, depth < maxDepth else { return false }
+            for k in x.indices {
+                if !same(x[k], y[k], depth: depth + 1) { return false }
+            }
+            return true
+        case let (.object(x), .object(y)):
+            if sameBuffer(x.members, y.members) { return true }
+            guard x.count == y.count, depth < maxDepth else { return false }
+            for (p, q) in zip(x.members, y.members) {
+                if compareKeys(p.key, q.key) != 0 || !same(p.value, q.value, depth: depth + 1) { return false }
+            }
+            return true
+        default:
+            return sameScalar(a, b)
+        }
+    }
+}
+
+/// Equal and of one kind: `1` and `1.0` print differently, so a view model
+/// that changes one into the other gets a `replace`.
+private func sameScalar(_ a: JSON, _ b: JSON) -> Bool {
+    switch (a, b) {
+    case (.null, .null): return true
+    case let (.bool(x), .bool(y)): return x == y
+    case let (.int(x), .int(y)): return x == y
+    case let (.uint(x), .uint(y)): return x == y
+    case let (.double(x), .double(y)): return x == y && x.sign == y.sign
+    case let (.string(x), .string(y)): return compareKeys(x, y) == 0
+    default: return false
+    }
+}
