@@ -161,6 +161,12 @@
 **   {"op": "scenario_from_journal", "path": FILE}     a journal as scenarios, one per scene
 **                                                     opened: {"ok":true,"scenarios":[...]};
 **                                                     privileged
+**   {"op": "expect", "test": RECORD?, "step": NAME, ...}  one step of a test checked by
+**                                                     the exhaustive rules of SceneTest and
+**                                                     scenario files, for a test kept outside
+**                                                     Swift: {"ok":true,"test":RECORD,
+**                                                     "failure"?: TEXT}; keeps nothing
+**                                                     (docs/testing.md)
 **
 ** An ACTION is a Flux Standard Action: {"type": NAME, "payload": ANY,
 ** "error": BOOL, "meta": ANY}; only "type" is required. An EFFECT is

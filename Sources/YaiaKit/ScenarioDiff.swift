@@ -8,11 +8,14 @@ package enum ScenarioDiff {
         /// Nil: no such member or element on that side.
         package var expected: JSON?
         package var actual: JSON?
+        /// What is absent on one side is an element of an array, not a member.
+        package var inArray = false
 
-        package init(pointer: String, expected: JSON?, actual: JSON?) {
+        package init(pointer: String, expected: JSON?, actual: JSON?, inArray: Bool = false) {
             self.pointer = pointer
             self.expected = expected
             self.actual = actual
+            self.inArray = inArray
         }
 
         package var json: JSON {
@@ -24,7 +27,7 @@ package enum ScenarioDiff {
 
         /// `/email: expected "a@b.c", got ""`.
         package var line: String {
-            let absent = "nothing"
+            let absent = inArray ? "no element" : "no member"
             return "\(pointer.isEmpty ? "(root)" : pointer): expected \(expected.map { ScenarioDiff.render($0) } ?? absent), got \(actual.map { ScenarioDiff.render($0) } ?? absent)"
         }
     }
@@ -41,8 +44,8 @@ package enum ScenarioDiff {
     }
 
     static func walk(_ expected: JSON, _ actual: JSON, at pointer: String, limit: Int = maxDifferences, into out: inout [Difference]) {
-        func add(_ p: String, _ e: JSON?, _ a: JSON?) {
-            if out.count < limit { out.append(Difference(pointer: p, expected: e, actual: a)) }
+        func add(_ p: String, _ e: JSON?, _ a: JSON?, inArray: Bool = false) {
+            if out.count < limit { out.append(Difference(pointer: p, expected: e, actual: a, inArray: inArray)) }
         }
         guard out.count < limit else { return }
         switch (expected, actual) {
@@ -66,7 +69,7 @@ package enum ScenarioDiff {
         case let (.array(e), .array(a)):
             for i in 0..<max(e.count, a.count) {
                 let p = JSONPointer.appending(pointer, i)
-                if i >= a.count { add(p, e[i], nil) } else if i >= e.count { add(p, nil, a[i]) } else { walk(e[i], a[i], at: p, limit: limit, into: &out) }
+                if i >= a.count { add(p, e[i], nil, inArray: true) } else if i >= e.count { add(p, nil, a[i], inArray: true) } else { walk(e[i], a[i], at: p, limit: limit, into: &out) }
             }
         default:
             if expected != actual { add(pointer, expected, actual) }
@@ -130,13 +133,14 @@ package enum ScenarioDiff {
         return current
     }
 
-    /// `json` with `value` set at `pointer`; nil when there is nowhere to put it.
-    package static func setting(_ value: JSON, at pointer: String, in json: JSON) -> JSON? {
+    /// `json` with `value` set at `pointer` (a nil value removes what is
+    /// there); nil when there is nowhere to put it.
+    package static func setting(_ value: JSON?, at pointer: String, in json: JSON) -> JSON? {
         set(value, tokens(pointer)[...], in: json)
     }
 
-    private static func set(_ value: JSON, _ tokens: ArraySlice<String>, in json: JSON) -> JSON? {
-        guard let token = tokens.first else { return value }
+    private static func set(_ value: JSON?, _ tokens: ArraySlice<String>, in json: JSON) -> JSON? {
+        guard let token = tokens.first else { return value ?? .null }
         let rest = tokens.dropFirst()
         switch json {
         case .object(var o):
@@ -150,10 +154,14 @@ package enum ScenarioDiff {
         case .array(var a):
             // "-", or the index one past the end, appends (as a JSON Patch add does).
             if rest.isEmpty && (token == "-" || token == String(a.count)) {
-                a.append(value)
+                if let value { a.append(value) }
                 return .array(a)
             }
             guard let i = Int(token), i >= 0, i < a.count, token == String(i) else { return nil }
+            if rest.isEmpty, value == nil {
+                a.remove(at: i)
+                return .array(a)
+            }
             guard let changed = set(value, rest, in: a[i]) else { return nil }
             a[i] = changed
             return .array(a)

@@ -86,12 +86,13 @@ extension Op {
     static let scenarioFromJournal = Op("scenario_from_journal", privileged: true) { r, o throws(YaiaError) in
         try r.scenariosFromJournal(path: try o.string("path", code: .badRequest), files: .granted(r.grants, at: "/path"))
     }
+    static let expect = Op("expect") { r, o throws(YaiaError) in try r.expectRequest(o) }
     static let perform = Op("perform", privileged: true) { r, o throws(YaiaError) in try r.request(perform: o) }
 
     /// Every op, in the order yaia.h lists them.
     static let all: [Op] = [open, send, resolve, state, close, scenes, schema, limits, advance, simulate, logic,
                             start, flow, popped, link, services, loadPlugin, bind, perform,
-                            snapshot, restore, journal, replay, rewind, inspect, register, scenario, scenarioFromJournal]
+                            snapshot, restore, journal, replay, rewind, inspect, register, scenario, scenarioFromJournal, expect]
 
     /// The ops by name: the request path's one lookup.
     static let named: [String: Op] = Dictionary(all.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

@@ -1,4 +1,5 @@
-// A step's expectations: what its input did checked against them, or written as them when recording.
+// A step's expectations: what its input did checked against them by the
+// exhaustive rules (ExhaustiveRules), or written as them when recording.
 import YaiaCore
 import YaiaKit
 
@@ -29,73 +30,28 @@ extension ScenarioRun {
         for error in outcomes.errors { parts.append((error, [], [])) }
         let expect = step.expect ?? Scenario.Expectation()
         let isInput: Bool = { if case .none = step.input { return false } else { return true } }()
+        let rules = ExhaustiveRules(exhaustive: exhaustive)
+        func add(_ failure: ExhaustiveRules.Failure?) {
+            if let f = failure { parts.append((f.message, f.differences, f.notes)) }
+        }
 
-        // The state: after an input, the previous one with exactly the stated changes.
         if let now = readState(subject)?.state {
-            let previous = states[subject] ?? now
-            var expected: JSON?
-            var problems: [String] = []
-            if let changes = expect.state {
-                var base = isInput && exhaustive ? previous : now
-                for m in changes.members {
-                    let pointer = m.key.hasPrefix("/") ? m.key : JSONPointer.appending("", m.key)
-                    if let changed = ScenarioDiff.setting(m.value, at: pointer, in: base) { base = changed } else {
-                        problems.append("/state\(pointer): the expected change has nowhere to go")
-                    }
+            if let base = rules.stateBase(stated: expect.state != nil, input: isInput) {
+                let (expected, nowhere) = ExhaustiveRules.applying(
+                    (expect.state?.members ?? []).map { ($0.key, $0.value) }, to: base == .previous ? states[subject] ?? now : now)
+                var failure = rules.state(expected: expected, actual: now, stated: expect.state != nil, unstated: "\"state\"", at: "/state")
+                if !nowhere.isEmpty {
+                    failure = failure ?? .init("the state is not the expected one")
+                    failure?.notes = nowhere.map { "/state\($0): the expected change has nowhere to go" }
                 }
-                expected = base
-            } else if isInput && exhaustive {
-                expected = previous
-            }
-            if let expected {
-                let differences = ScenarioDiff.differences(expected: expected, actual: now, at: "/state")
-                if !differences.isEmpty || !problems.isEmpty {
-                    let hint = expect.state == nil ? " (no \"state\" was given: it must not change)" : ""
-                    parts.append(("the state is not the expected one" + hint, differences, problems))
-                }
+                add(failure)
             }
         } else if expect.state != nil {
             parts.append(("the scene closed (a route of its own popped or dismissed it): its state cannot be read; state no \"state\" for this step", [], []))
         }
-
-        // Effects: in exhaustive mode every one emitted, in order.
-        let expectedEffects = expect.effects ?? []
-        if exhaustive && isInput {
-            var differences: [ScenarioDiff.Difference] = []
-            for i in 0..<max(expectedEffects.count, outcomes.effects.count) {
-                let p = "/effects/\(i)"
-                if i >= outcomes.effects.count {
-                    differences.append(.init(pointer: p, expected: .object(expectedEffects[i]), actual: nil))
-                } else if i >= expectedEffects.count {
-                    differences.append(.init(pointer: p, expected: nil, actual: outcomes.effects[i].request))
-                } else {
-                    differences += ScenarioDiff.partial(expected: expectedEffects[i], actual: outcomes.effects[i].request, at: p)
-                }
-            }
-            if !differences.isEmpty {
-                let said = outcomes.effects.isEmpty ? "no effect was emitted" : "emitted: " + ScenarioRun.names(outcomes.effects)
-                parts.append(("the effects are not the expected ones (\(said))", differences, []))
-            }
-        } else {
-            var differences: [ScenarioDiff.Difference] = []
-            for (i, e) in expectedEffects.enumerated() where !outcomes.effects.contains(where: { ScenarioDiff.partial(expected: e, actual: $0.request, at: "").isEmpty }) {
-                differences.append(.init(pointer: "/effects/\(i)", expected: .object(e), actual: nil))
-            }
-            if !differences.isEmpty { parts.append(("an expected effect was not emitted", differences, [])) }
-        }
-
-        // Routes: in exhaustive mode every one, in order.
-        let expectedRoutes = expect.routes ?? []
-        if exhaustive && isInput {
-            let differences = ScenarioDiff.differences(expected: .array(expectedRoutes), actual: .array(outcomes.routes), at: "/routes")
-            if !differences.isEmpty { parts.append(("the routes are not the expected ones", differences, [])) }
-        } else {
-            var differences: [ScenarioDiff.Difference] = []
-            for (i, r) in expectedRoutes.enumerated() where !outcomes.routes.contains(r) {
-                differences.append(.init(pointer: "/routes/\(i)", expected: r, actual: nil))
-            }
-            if !differences.isEmpty { parts.append(("an expected route was not asked for", differences, [])) }
-        }
+        add(rules.stepEffects(expected: expect.effects ?? [], actual: outcomes.effects.map(\.request),
+                              emitted: ScenarioRun.names(outcomes.effects), input: isInput))
+        add(rules.stepRoutes(expected: expect.routes ?? [], actual: outcomes.routes, input: isInput))
 
         if let view = expect.view {
             let actual = readState(currentScene())?.viewModel ?? .null
@@ -116,7 +72,9 @@ extension ScenarioRun {
         if step.expectNoEffects {
             let stuck = inFlight()
             if !stuck.isEmpty {
-                let differences = stuck.enumerated().map { (i, e) in ScenarioDiff.Difference(pointer: "/inFlight/\(i)", expected: nil, actual: e.request) }
+                let differences = stuck.enumerated().map { (i, e) in
+                    ScenarioDiff.Difference(pointer: "/inFlight/\(i)", expected: nil, actual: e.request, inArray: true)
+                }
                 parts.append(("\(stuck.count) effect\(stuck.count == 1 ? " is" : "s are") in flight ("
                               + ScenarioRun.names(stuck) + "); none was expected", differences, []))
             }

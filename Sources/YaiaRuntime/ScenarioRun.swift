@@ -86,13 +86,8 @@ struct ScenarioRun {
         guard scenario.exhaustive else { return nil }
         let stuck = inFlight()
         guard !stuck.isEmpty else { return nil }
-        let them = stuck.count == 1 ? "it" : "them"
-        let differences = stuck.enumerated().map { (i, e) in
-            ScenarioDiff.Difference(pointer: "/inFlight/\(i)", expected: nil, actual: e.request)
-        }
-        return ScenarioFailure(step: scenario.steps.count + 1, label: "end",
-                               parts: [("\(stuck.count) effect\(stuck.count == 1 ? " is" : "s are") still in flight ("
-                                        + ScenarioRun.names(stuck) + "): resolve \(them), or have the scene cancel \(them)", differences, [])])
+        let failure = ExhaustiveRules.inFlight(stuck.map(\.request), names: ScenarioRun.names(stuck))
+        return ScenarioFailure(step: scenario.steps.count + 1, label: "end", parts: [(failure.message, failure.differences, failure.notes)])
     }
 
     /// `#1 auth.login, #2 store.get`, the first ten.

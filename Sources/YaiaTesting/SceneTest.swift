@@ -47,31 +47,23 @@ public struct EmittedEffect: Sendable, Equatable, CustomStringConvertible {
 public struct SceneTest<S: SceneState>: Sendable {
     /// The scene's state after the last step.
     public private(set) var state: S
-    public var exhaustivity: Exhaustivity
     /// Every failure recorded so far, in order.
     public private(set) var failures: [String] = []
 
-    private var effects: [Record] = []
-    /// Routes emitted by the latest input and not asserted yet.
-    private var routes: [Route] = []
+    /// What was emitted and is still to be asserted, by the one set of exhaustive rules.
+    private var rules: ExhaustiveRules
+    /// The effects emitted, typed, by their index in `rules`.
+    private var effects: [Effect] = []
 
-    private struct Record: Sendable {
-        enum Status: Sendable, Equatable {
-            case inFlight
-            case resolved
-            case cancelled(by: String)
-        }
-
-        var effect: Effect
-        var received = false
-        var status = Status.inFlight
-        /// Reported as never received: not reported again as still in flight.
-        var excused = false
+    /// With exhaustivity on, everything is asserted.
+    public var exhaustivity: Exhaustivity {
+        get { rules.exhaustive ? .on : .off }
+        set { rules.exhaustive = newValue == .on }
     }
 
     public init(_ state: S, exhaustivity: Exhaustivity = .on) {
         self.state = state
-        self.exhaustivity = exhaustivity
+        self.rules = ExhaustiveRules(exhaustive: exhaustivity == .on)
     }
 
     /// Opens the scene the way a runtime does, from open arguments.
@@ -81,7 +73,7 @@ public struct SceneTest<S: SceneState>: Sendable {
 
     /// The effects still waiting for an outcome, in the order emitted.
     public var pendingEffects: [EmittedEffect] {
-        effects.indices.filter { effects[$0].status == .inFlight }.map { EmittedEffect(index: $0, effect: effects[$0].effect) }
+        effects.indices.filter { rules.effects[$0].isInFlight }.map { EmittedEffect(index: $0, effect: effects[$0]) }
     }
 
     // MARK: - Inputs
@@ -140,30 +132,22 @@ public struct SceneTest<S: SceneState>: Sendable {
         // The stand-in from a failed receiveEffect: that failure was recorded already.
         guard handle.index >= 0 else { return }
         let i = handle.index
-        guard i < effects.count, effects[i].effect == handle.effect else {
+        guard i < effects.count, effects[i] == handle.effect else {
             fail("\(label): this test emitted no such effect", location)
             return
         }
-        switch effects[i].status {
-        case .inFlight: break
-        case .resolved:
-            fail("\(label): the effect was resolved already", location)
-            return
-        case .cancelled(let by):
-            fail("\(label): the effect was cancelled by \(by); its outcome is never delivered", location)
+        let effect = effects[i]
+        // As the runtime queues: behind an earlier effect in flight with its id.
+        if effect.policy == .queue, let key = effect.id {
+            rules.update(i, queued: effects[..<i].indices.contains { rules.effects[$0].isInFlight && effects[$0].id == key })
+        }
+        if let failure = rules.resolving(i) {
+            fail("\(label): " + failure.text, location)
             return
         }
-        let effect = effects[i].effect
-        if effect.policy == .queue, let key = effect.id,
-           let j = effects[..<i].firstIndex(where: { $0.status == .inFlight && $0.effect.id == key }) {
-            fail("\(label): the effect is queued behind #\(j) \(effects[j].effect.service).\(effects[j].effect.op) "
-                 + "with id \"\(key)\", and starts only once that one has ended", location)
-            return
-        }
-        effects[i].received = true
         checkAsserted(before: label, location)
         guard let action = effect.outcomeAction(outcome) else {
-            effects[i].status = .resolved
+            rules.resolved(i)
             checkState(previous: state, label: label, expect: expect, location)
             return
         }
@@ -175,7 +159,7 @@ public struct SceneTest<S: SceneState>: Sendable {
             fail("\(label): the scene refuses the outcome's action \(action.json.serialized()): \(error)", location)
             return
         }
-        effects[i].status = .resolved
+        rules.resolved(i)
         reduce(typed, label: label, expect: expect, location)
     }
 
@@ -190,17 +174,9 @@ public struct SceneTest<S: SceneState>: Sendable {
     ) -> EmittedEffect {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let wanted = "\(service).\(op)" + (args.map { " with args \(JSONDiff.render($0))" } ?? "")
-        return receive(
-            wanted, location,
-            matches: { $0.service == service && $0.op == op && (args == nil || $0.args == args) },
-            expected: { actual in
-                var e = actual
-                e.service = service
-                e.op = op
-                if let args { e.args = args }
-                return e
-            },
-            standIn: Effect(service: service, op: op, args: args ?? .null))
+        var members: [(key: String, value: JSON?)] = [("service", .string(service)), ("op", .string(op))]
+        if let args { members.append(("args", args)) }
+        return receive(wanted, .members(members), standIn: Effect(service: service, op: op, args: args ?? .null), location)
     }
 
     /// Asserts the next effect not yet received (with `exhaustivity: .off`,
@@ -211,7 +187,7 @@ public struct SceneTest<S: SceneState>: Sendable {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) -> EmittedEffect {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        return receive(JSONDiff.render(expected.json), location, matches: { $0 == expected }, expected: { _ in expected }, standIn: expected)
+        return receive(JSONDiff.render(expected.json), .whole(expected.json), standIn: expected, location)
     }
 
     /// Asserts the next route not yet asserted (with `exhaustivity: .off`, any one).
@@ -221,24 +197,7 @@ public struct SceneTest<S: SceneState>: Sendable {
     ) {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         let label = "expectRoute(\(JSONDiff.render(expected.json)))"
-        switch exhaustivity {
-        case .on:
-            guard !routes.isEmpty else {
-                fail("\(label): no route was emitted that was not asserted already", location)
-                return
-            }
-            let actual = routes.removeFirst()
-            if actual != expected {
-                fail("\(label): the next route is \(JSONDiff.render(actual.json)):" + differences(expected.json, actual.json), location)
-            }
-        case .off:
-            if let i = routes.firstIndex(of: expected) {
-                routes.remove(at: i)
-            } else {
-                fail("\(label): " + (routes.isEmpty ? "no route was emitted that was not asserted already"
-                    : "none of the routes not yet asserted matches:" + routes.map { "\n  " + JSONDiff.render($0.json) }.joined()), location)
-            }
-        }
+        if let failure = rules.expectRoute(expected.json) { fail("\(label): " + failure.text, location) }
     }
 
     /// Asserts the current view model.
@@ -249,7 +208,9 @@ public struct SceneTest<S: SceneState>: Sendable {
         let actual = state.viewModel
         guard actual != expected else { return }
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        fail("expectViewModel: the view model is not the expected one:" + differences(expected.json, actual.json), location)
+        let lines = JSONDiff.lines(expected: expected.json, actual: actual.json)
+        fail("expectViewModel: the view model is not the expected one:"
+             + (lines.isEmpty ? "\n  (no difference in their JSON forms)" : lines.map { "\n  " + $0 }.joined()), location)
     }
 
     /// Asserts a property of the current view model.
@@ -273,23 +234,7 @@ public struct SceneTest<S: SceneState>: Sendable {
         fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
     ) {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        defer {
-            for i in effects.indices where !effects[i].received {
-                effects[i].received = true
-                effects[i].excused = true
-            }
-            for i in effects.indices where effects[i].status == .inFlight { effects[i].excused = true }
-            routes.removeAll()
-        }
-        guard exhaustivity == .on else { return }
-        if let message = unasserted() { fail("finish: " + message, location) }
-        // An effect never received was reported as such just above.
-        let inFlight = effects.indices.filter { effects[$0].received && effects[$0].status == .inFlight && !effects[$0].excused }
-        if !inFlight.isEmpty {
-            fail("finish: \(count(inFlight.count, "effect")) \(inFlight.count == 1 ? "is" : "are") still in flight "
-                 + "(resolve \(inFlight.count == 1 ? "it" : "them"), or have the scene cancel \(inFlight.count == 1 ? "it" : "them")):"
-                 + inFlight.map { "\n  " + describe($0) }.joined(), location)
-        }
+        if let failure = rules.finish() { fail("finish: " + failure.text, location) }
     }
 
     // MARK: - Steps
@@ -301,35 +246,24 @@ public struct SceneTest<S: SceneState>: Sendable {
             switch command {
             case .effect(let e):
                 if let key = e.id, e.policy == .latest {
-                    cancel(key, by: "#\(effects.count) \(e.service).\(e.op) (policy latest, id \"\(key)\")")
+                    rules.cancel(key: key, by: "#\(effects.count) \(e.service).\(e.op) (policy latest, id \"\(key)\")")
                 }
-                effects.append(Record(effect: e))
+                effects.append(e)
+                rules.emitted(effect: e.json)
             case .route(let r):
-                routes.append(r)
+                rules.emitted(route: r.json)
             case .cancel(let key):
-                cancel(key, by: ".cancel(\"\(key)\") from \(label)")
+                rules.cancel(key: key, by: ".cancel(\"\(key)\") from \(label)")
             }
         }
         checkState(previous: previous, label: label, expect: expect, location)
     }
 
-    private mutating func cancel(_ key: String, by reason: String) {
-        for i in effects.indices where effects[i].status == .inFlight && effects[i].effect.id == key {
-            effects[i].status = .cancelled(by: reason)
-        }
-    }
-
     /// With exhaustivity on, the state must be the previous one changed by
     /// `expect`; off, the changes `expect` makes must already hold.
     private mutating func checkState(previous: S, label: String, expect: ((inout S) throws -> Void)?, _ location: SourceLocation) {
-        var expected: S
-        switch exhaustivity {
-        case .on:
-            expected = previous
-        case .off:
-            guard expect != nil else { return }
-            expected = state
-        }
+        guard let base = rules.stateBase(stated: expect != nil) else { return }
+        var expected = base == .previous ? previous : state
         if let expect {
             do {
                 try expect(&expected)
@@ -339,66 +273,26 @@ public struct SceneTest<S: SceneState>: Sendable {
             }
         }
         guard expected != state else { return }
-        let diff = JSONDiff.lines(expected: expected.json, actual: state.json)
-        if diff.isEmpty {
+        if let failure = rules.state(expected: expected.json, actual: state.json, stated: true) {
+            fail("\(label): " + failure.text, location)
+        } else {
             fail("\(label): the state is not the expected one, though their JSON forms are equal:"
                  + "\n  expected: \(expected)\n  actual:   \(state)", location)
-        } else {
-            fail("\(label): the state is not the expected one:" + diff.map { "\n  " + $0 }.joined(), location)
         }
     }
 
     /// What the previous input emitted must be asserted before the next one.
     private mutating func checkAsserted(before label: String, _ location: SourceLocation) {
-        if exhaustivity == .on, let message = unasserted() {
-            fail("\(label): " + message + "\n(assert what a step emits before the next input)", location)
-        }
-        for i in effects.indices where !effects[i].received {
-            effects[i].received = true
-            if exhaustivity == .on { effects[i].excused = true }
-        }
-        routes.removeAll()
-    }
-
-    private func unasserted() -> String? {
-        let unreceived = effects.indices.filter { !effects[$0].received }
-        var parts: [String] = []
-        if !unreceived.isEmpty {
-            parts.append("\(count(unreceived.count, "effect")) emitted but never received:" + unreceived.map { "\n  " + describe($0) }.joined())
-        }
-        if !routes.isEmpty {
-            parts.append("\(count(routes.count, "route")) emitted but never asserted:" + routes.map { "\n  " + JSONDiff.render($0.json) }.joined())
-        }
-        return parts.isEmpty ? nil : parts.joined(separator: "\n")
+        if let failure = rules.beforeInput() { fail("\(label): " + failure.text, location) }
     }
 
     private mutating func receive(
-        _ wanted: String, _ location: SourceLocation,
-        matches: (Effect) -> Bool, expected: (Effect) -> Effect, standIn: Effect
+        _ wanted: String, _ expectation: ExhaustiveRules.EffectExpectation, standIn: Effect, _ location: SourceLocation
     ) -> EmittedEffect {
-        let label = "receiveEffect(\(wanted))"
-        let open = effects.indices.filter { !effects[$0].received }
-        let found: Int?
-        switch exhaustivity {
-        case .on:
-            found = open.first
-            if let i = found, !matches(effects[i].effect) {
-                let actual = effects[i].effect
-                fail("\(label): the next effect is \(describe(i)):" + differences(expected(actual).json, actual.json), location)
-            }
-        case .off:
-            found = open.first { matches(effects[$0].effect) }
-            if found == nil, !open.isEmpty {
-                fail("\(label): none of the effects not yet received matches:" + open.map { "\n  " + describe($0) }.joined(), location)
-                return EmittedEffect(index: -1, effect: standIn)
-            }
-        }
-        guard let i = found else {
-            fail("\(label): no effect was emitted that was not received already", location)
-            return EmittedEffect(index: -1, effect: standIn)
-        }
-        effects[i].received = true
-        return EmittedEffect(index: i, effect: effects[i].effect)
+        let (found, failure) = rules.receive(expectation)
+        if let failure { fail("receiveEffect(\(wanted)): " + failure.text, location) }
+        guard let i = found else { return EmittedEffect(index: -1, effect: standIn) }
+        return EmittedEffect(index: i, effect: effects[i])
     }
 
     // MARK: - Reporting
@@ -408,14 +302,4 @@ public struct SceneTest<S: SceneState>: Sendable {
         Issue.record(Comment(rawValue: message), severity: .error, sourceLocation: location)
     }
 
-    private func describe(_ i: Int) -> String {
-        "#\(i) \(effects[i].effect.service).\(effects[i].effect.op) \(JSONDiff.render(effects[i].effect.json))"
-    }
-
-    private func differences(_ expected: JSON, _ actual: JSON) -> String {
-        let lines = JSONDiff.lines(expected: expected, actual: actual)
-        return lines.isEmpty ? "\n  (no difference in their JSON forms)" : lines.map { "\n  " + $0 }.joined()
-    }
-
-    private func count(_ n: Int, _ noun: String) -> String { n == 1 ? "1 \(noun)" : "\(n) \(noun)s" }
 }

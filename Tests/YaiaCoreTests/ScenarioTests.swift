@@ -81,10 +81,10 @@ struct ScenarioDiffTests {
     @Test("differences are listed by pointer, with what is missing on either side")
     func differences() {
         let d = ScenarioDiff.differences(expected: ["a": 1, "b": [1, 2], "c": ["x": true]], actual: ["a": 2, "b": [1], "d": .null], at: "/state")
-        #expect(d == [.init(pointer: "/state/a", expected: 1, actual: 2), .init(pointer: "/state/b/1", expected: 2, actual: nil),
+        #expect(d == [.init(pointer: "/state/a", expected: 1, actual: 2), .init(pointer: "/state/b/1", expected: 2, actual: nil, inArray: true),
                       .init(pointer: "/state/c", expected: ["x": true], actual: nil), .init(pointer: "/state/d", expected: nil, actual: .null)])
         #expect(d[0].line == "/state/a: expected 1, got 2")
-        #expect(d[1].line == "/state/b/1: expected 2, got nothing")
+        #expect(d[1].line == "/state/b/1: expected 2, got no element")
         #expect(d[1].json == ["pointer": "/state/b/1", "expected": 2])
     }
 

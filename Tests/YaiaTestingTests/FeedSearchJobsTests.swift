@@ -139,7 +139,7 @@ struct JobsSceneTests {
         let one = test.receiveEffect(service: "db", op: "write", args: 1)
         test.send("run", payload: ["service": "db", "op": "write", "args": 2, "id": "w", "policy": "queue"])
         let two = test.receiveEffect(service: "db", op: "write", args: 2)
-        expectFailure("the effect is queued behind #0 db.write with id \"w\"") {
+        expectFailure("the effect is queued behind #0 db.write with key \"w\"") {
             test.resolve(two, with: .success("second"))
         }
         test.resolve(one, with: .success("first")) { $0.log = [["ok": true, "result": "first"]] }

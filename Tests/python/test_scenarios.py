@@ -168,7 +168,7 @@ def test_a_missing_effect_fails(rt: yaia.Runtime) -> None:
     assert f["differences"] == [{"pointer": "/effects/0", "actual": {
         "service": "auth", "op": "login", "args": {"email": "a@b.c", "password": "pw"}, "then": "loginSucceeded", "catch": "loginFailed"}}]
     assert f["text"] == ('step 3 (send submit): the effects are not the expected ones (emitted: #1 auth.login):\n'
-                         '  /effects/0: expected nothing, got {"args":{"email":"a@b.c","password":"pw"},"catch":"loginFailed",'
+                         '  /effects/0: expected no element, got {"args":{"email":"a@b.c","password":"pw"},"catch":"loginFailed",'
                          '"op":"login","service":"auth","then":"loginSucceeded"}')
 
 
@@ -182,7 +182,7 @@ def test_an_unexpected_route_fails(rt: yaia.Runtime) -> None:
     f = failure(rt, login(lambda s: s["steps"][4]["expect"].pop("routes")))
     assert f["step"] == 5
     assert f["text"] == ('step 5 (resolve auth.login with result {"user":{"id":1}}): the routes are not the expected ones:\n'
-                         '  /routes/0: expected nothing, got {"args":{"user":{"id":1}},"push":"example/home"}')
+                         '  /routes/0: expected no element, got {"args":{"user":{"id":1}},"push":"example/home"}')
 
 
 def test_an_effect_left_in_flight_fails_at_the_end(rt: yaia.Runtime) -> None:
@@ -190,7 +190,7 @@ def test_an_effect_left_in_flight_fails_at_the_end(rt: yaia.Runtime) -> None:
     assert (f["step"], f["label"]) == (4, "end")
     assert f["differences"][0]["pointer"] == "/inFlight/0"
     assert f["text"].startswith("step 4 (end): 1 effect is still in flight (#1 auth.login): resolve it, or have the scene cancel it:\n"
-                                '  /inFlight/0: expected nothing, got {"args":{"email":"a@b.c"')
+                                '  /inFlight/0: expected no element, got {"args":{"email":"a@b.c"')
     # Relaxed, the same scenario passes.
     assert run(rt, login(lambda s: s.update(steps=s["steps"][:3], exhaustive=False)))["passed"]
 

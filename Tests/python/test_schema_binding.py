@@ -1,5 +1,5 @@
-"""Scene schemas in the binding: Runtime.schema and register, actions checked
-before they are sent, help() for declared scenes.
+"""Scene schemas in the binding: Runtime.schema and register, actions the
+runtime refuses, help() for declared scenes.
 
 The first part checks the Python pieces against canned schemas shaped as the
 runtime's {"op": "schema"} answers (docs/scene-documents.md, "The schema of a
@@ -19,7 +19,8 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import pytest
 
 import yaia
-from yaia.schema import SceneSchema, Validator, describe, json_equal, nearest
+from yaia.jsonvalues import json_equal
+from yaia.schema import SceneSchema, describe
 
 from conftest import HOST
 
@@ -69,180 +70,13 @@ GENERIC = {
 }
 
 
-# ---------------------------------------------------------------- suggestions
-
-
-def test_nearest_picks_plausible_typos() -> None:
-    actions = ["emailChanged", "passwordChanged", "submit", "loginSucceeded", "loginFailed"]
-    assert nearest("emailChaged", actions) == "emailChanged"  # one left out
-    assert nearest("sbumit", actions) == "submit"  # a swap of neighbours is one edit
-    assert nearest("subit", actions) == "submit"
-    assert nearest("logout", actions) is None  # too far from any
-    assert nearest("", actions) is None
-    assert nearest("x" * 300, ["x" * 300]) is None  # long words are no typos
-    assert nearest("ab", ["ax", "aa"]) == "aa"  # equally near: the smaller name
-
-
-# ---------------------------------------------------------------- the validator
-
-
-def check(value: Any, schema: Any, root: Any = None) -> Optional[Tuple[str, str]]:
-    return Validator(root if root is not None else schema).check(value, schema, "/payload")
-
-
-@pytest.mark.parametrize(
-    ("name", "good", "bad"),
-    [
-        ("string", ["", "é"], [1, None, True, [], {}]),
-        ("number", [0, -1.5, 10**20], ["1", True, None]),
-        ("integer", [0, -3, 2.0], [1.5, True, "1"]),
-        ("boolean", [True, False], [0, 1, "true", None]),
-        ("object", [{}, {"a": 1}], [[], "x", None]),
-        ("array", [[], [1, "a"], (1, 2)], [{}, "ab", None]),
-        ("null", [None], [0, "", False]),
-    ],
-)
-def test_type(name: str, good: List[Any], bad: List[Any]) -> None:
-    for value in good:
-        assert check(value, {"type": name}) is None, value
-    for value in bad:
-        failure = check(value, {"type": name})
-        assert failure is not None and failure[0] == "/payload", value
-        words = {"null": "null", "integer": "a whole number", "object": "an object", "array": "an array"}
-        assert failure[1].startswith(f"must be {words.get(name, 'a ' + name)}, not "), failure
-
-
-def test_type_list_and_unknown_type_names() -> None:
-    schema = {"type": ["string", "null"]}
-    assert check("a", schema) is None and check(None, schema) is None
-    assert check(1, schema) == ("/payload", "must be a string or null, not a number")
-    assert check(1, {"type": "decimal"}) is None  # not a name this binding knows: the runtime judges
-
-
-def test_properties_required_and_pointers() -> None:
-    schema = {
-        "type": "object",
-        "properties": {"title": {"type": "string"}, "a/b": {"type": "integer"}, "m~n": {"type": "integer"}, "tags": {"type": "array"}},
-        "required": ["title", "id"],
-    }
-    assert check({"title": "x", "id": 1, "other": True}, schema) is None  # other members are allowed
-    assert check({"id": 1}, schema) == ("/payload/title", "is missing")
-    assert check({"title": "x"}, schema) == ("/payload/id", "is missing")  # required, not described
-    assert check({"title": 3, "id": 1}, schema) == ("/payload/title", "must be a string, not a number")
-    assert check({"title": "x", "id": 1, "a/b": "1"}, schema) == ("/payload/a~1b", "must be a whole number, not a string")
-    assert check({"title": "x", "id": 1, "m~n": 1.5}, schema) == ("/payload/m~0n", "must be a whole number, not 1.5")
-    # As the runtime: missing members first, then members in the schema's order.
-    assert check({"title": 1, "tags": 2}, schema) == ("/payload/id", "is missing")
-    assert check({"title": 1, "id": 1, "tags": 2}, schema) == ("/payload/title", "must be a string, not a number")
-    # Properties apply to objects only; required too.
-    assert check("text", {"properties": {"a": {"type": "string"}}, "required": ["a"]}) is None
-
-
-def test_member_names_as_json_writes_them() -> None:
-    schema = {"properties": {"1": {"type": "string"}, "true": {"type": "string"}}, "required": ["1"]}
-    assert check({1: "one", True: "yes"}, schema) is None
-    assert check({1: 1}, schema) == ("/payload/1", "must be a string, not a number")
-    assert check({True: "yes"}, schema) == ("/payload/1", "is missing")
-
-
-def test_additional_properties() -> None:
-    closed = {"type": "object", "properties": {"a": {}}, "additionalProperties": False}
-    assert check({"a": 1}, closed) is None
-    assert check({"a": 1, "extra": 2}, closed) == ("/payload/extra", "is not allowed")
-    assert check({"title": 1}, {"properties": {"titel": {}}, "additionalProperties": False}) == (
-        "/payload/title",
-        'is not allowed; did you mean "titel"?',
-    )
-    typed = {"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": "integer"}}
-    assert check({"a": "x", "b": 2}, typed) is None
-    assert check({"a": "x", "b": "2"}, typed) == ("/payload/b", "must be a whole number, not a string")
-    assert check({"b": "2"}, {"additionalProperties": True}) is None
-
-
-def test_items() -> None:
-    schema = {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}}
-    assert check([{"id": 1}, {"id": 2}], schema) is None
-    assert check([{"id": 1}, {"id": "2"}], schema) == ("/payload/1/id", "must be a whole number, not a string")
-    assert check([{"id": 1}, {}], schema) == ("/payload/1/id", "is missing")
-    assert check(({"id": 1}, {"id": 1.5}), schema) == ("/payload/1/id", "must be a whole number, not 1.5")  # a tuple is an array
-    assert check([1, 2], {"items": False}) == ("/payload/0", "is not allowed")
-
-
-def test_enum_and_const() -> None:
-    assert check("b", {"enum": ["a", "b"]}) is None
-    assert check("c", {"enum": ["a", "b", 1, {"x": [1]}]}) == ("/payload", 'must be one of "a", "b", 1, {"x":[1]}')
-    assert check(1.0, {"enum": [1]}) is None  # 1 and 1.0 are the same number
-    assert check(True, {"enum": [1]}) is not None  # true is not 1
-    assert check(1, {"const": True}) == ("/payload", "must be true")
-    assert check({"a": [1, {"b": None}]}, {"const": {"a": [1, {"b": None}]}}) is None
-    assert check({"a": [1, {"b": 0}]}, {"const": {"a": [1, {"b": None}]}}) is not None
-    assert check(None, {"const": None}) is None and check(0, {"const": None}) is not None
+# ---------------------------------------------------------------- JSON equality
 
 
 def test_json_equal() -> None:
     assert json_equal([1, 2.0], (1.0, 2)) and json_equal({"a": 1}, {"a": 1.0})
     assert not json_equal(True, 1) and not json_equal(0, False) and not json_equal("1", 1)
     assert not json_equal({"a": 1}, {"a": 1, "b": 2}) and not json_equal([1], [1, 1])
-
-
-def test_string_lengths_count_code_points() -> None:
-    schema = {"type": "string", "minLength": 2, "maxLength": 3}
-    assert check("ab", schema) is None and check("abc", schema) is None
-    assert check("a", schema) == ("/payload", "must be at least 2 characters long")
-    assert check("abcd", schema) == ("/payload", "must be at most 3 characters long")
-    assert check("😀é", schema) is None  # two code points, six bytes in UTF-8
-    assert check("😀", {"maxLength": 1}) is None
-    assert check("", {"minLength": 1}) == ("/payload", "must be at least 1 character long")
-    assert check(12345, {"maxLength": 1}) is None  # lengths bind strings only
-
-
-def test_minimum_and_maximum() -> None:
-    schema = {"type": "number", "minimum": 0, "maximum": 10}
-    assert check(0, schema) is None and check(10, schema) is None and check(2.5, schema) is None
-    assert check(-0.5, schema) == ("/payload", "must be at least 0")
-    assert check(11, schema) == ("/payload", "must be at most 10")
-    assert check("11", {"maximum": 10}) is None  # bounds bind numbers only
-    assert check(True, {"maximum": 0}) is None  # a boolean is no number
-
-
-def test_any_of_and_one_of() -> None:
-    either = [{"type": "string"}, {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}]
-    for keyword in ("anyOf", "oneOf"):
-        schema = {keyword: either}
-        assert check("x", schema) is None and check({"id": 1}, schema) is None
-        # Only one alternative is of the value's type: its complaint is the one given.
-        assert check({"id": "1"}, schema) == ("/payload/id", "must be a whole number, not a string")
-        assert check(3, schema) == ("/payload", "must be string or {id: integer}")
-    # Overlapping alternatives: a value matching both is taken, as the runtime takes it.
-    assert check(3, {"oneOf": [{"type": "number"}, {"type": "integer"}]}) is None
-
-
-def test_refs_resolve_in_the_root() -> None:
-    root = {
-        "$defs": {
-            "title": {"type": "string", "minLength": 1},
-            "note": {"type": "object", "properties": {"title": {"$ref": "#/$defs/title"}, "next": {"$ref": "#/$defs/note"}}},
-            "a/b": {"type": "integer"},
-            "loop": {"$ref": "#/$defs/loop"},
-        }
-    }
-    validator = Validator(root)
-    note = {"$ref": "#/$defs/note"}
-    assert validator.check({"title": "x", "next": {"title": "y"}}, note) is None
-    assert validator.check({"title": "x", "next": {"title": ""}}, note, "/payload") == (
-        "/payload/next/title",
-        "must be at least 1 character long",
-    )
-    assert validator.check("x", {"$ref": "#/$defs/a~1b"}) == ("", "must be a whole number, not a string")
-    assert validator.check("x", {"$ref": "#/$defs/nothing"}) is None  # nothing to check against
-    assert validator.check("x", {"$ref": "#/$defs/loop"}) is None  # ends, and accepts
-    assert validator.resolve("#/$defs/title") == {"type": "string", "minLength": 1}
-
-
-def test_other_keywords_are_ignored() -> None:
-    schema = {"type": "string", "description": "a title", "default": "", "title": "Title", "format": "email", "pattern": "^x"}
-    assert check("not an email", schema) is None
-    assert check("x", True) is None and check("x", {}) is None
 
 
 # ---------------------------------------------------------------- descriptions
@@ -266,37 +100,6 @@ def test_describe() -> None:
 # ---------------------------------------------------------------- a scene's schema
 
 
-def test_scene_schema_refuses_as_the_runtime() -> None:
-    schema = SceneSchema(LOGIN)
-    assert schema.declared and schema.scene == "example/login"
-    assert schema.check({"type": "emailChanged", "payload": "a@b.c"}) is None
-    assert schema.check({"type": "submit"}) is None and schema.check({"type": "submit", "payload": [1]}) is None
-    assert schema.check({"type": "loginSucceeded", "payload": {"user": None}, "error": False, "meta": {"x": 1}}) is None
-
-    unknown = schema.check({"type": "emailChaged", "payload": "x"})
-    assert unknown is not None and (unknown.code, unknown.at) == ("unknown_action", "/action/type")
-    assert unknown.message == 'unknown action type "emailChaged"; did you mean "emailChanged"?'
-    assert unknown.envelope == {"ok": False, "error": {"code": "unknown_action", "message": unknown.message, "at": "/action/type"}}
-    far = schema.check({"type": "dance"})
-    assert far is not None and far.message == 'unknown action type "dance"'
-
-    wrong = schema.check({"type": "emailChanged", "payload": 3})
-    assert wrong is not None and (wrong.code, wrong.at) == ("bad_payload", "/action/payload")
-    assert wrong.message == "emailChanged's payload must be a string, not a number"
-    missing = schema.check({"type": "emailChanged"})
-    assert missing is not None and (missing.code, missing.at, missing.message) == (
-        "bad_payload",
-        "/action/payload",
-        "emailChanged's payload is missing: it must be a string",
-    )
-    member = schema.check({"type": "loginSucceeded", "payload": {}})
-    assert member is not None and (member.code, member.at) == ("bad_payload", "/action/payload/user")
-    assert member.message == "loginSucceeded's payload at /user is missing"
-
-    # Not an action: the runtime says what is wrong with it.
-    assert schema.check({"payload": 1}) is None and schema.check({"type": 3}) is None
-
-
 def test_scene_schema_payloads_and_doc() -> None:
     schema = SceneSchema(LOGIN)
     assert schema.payloads() == {
@@ -313,14 +116,13 @@ def test_scene_schema_payloads_and_doc() -> None:
     assert "    error: string | null" in doc
 
 
-def test_a_generic_schema_checks_nothing() -> None:
+def test_a_generic_schema_lists_no_actions() -> None:
     schema = SceneSchema(GENERIC)
     assert not schema.declared and schema.actions is None and schema.payloads() == {}
-    assert schema.check({"type": "anything", "payload": object()}) is None
-    # Declared, but not one constant type per alternative: unknown types are left to the runtime.
+    # Declared, but not one constant type per alternative: no action types to list.
     odd = copy.deepcopy(LOGIN)
     odd["schema"]["$defs"]["action"] = {"anyOf": [{"type": "object", "properties": {"type": {"enum": ["a", "b"]}}}]}
-    assert SceneSchema(odd).check({"type": "c"}) is None
+    assert SceneSchema(odd).actions is None and SceneSchema(odd).payloads() == {}
 
 
 def test_problems_of_an_error() -> None:
@@ -384,40 +186,6 @@ def outcome(scene: Any, action: Any, validate: bool, message: bool = False) -> T
     return "accepted", None, None
 
 
-def test_refused_before_sending(canned: yaia.Runtime) -> None:
-    login = canned.open("example/login")
-    lib = counted(canned)
-    with pytest.raises(yaia.YaiaError) as refused:
-        login.send("emailChanged", 3, tag="t1")
-    assert (refused.value.code, refused.value.at) == ("bad_payload", "/action/payload")
-    assert refused.value.envelope["tag"] == "t1"
-    with pytest.raises(yaia.YaiaError) as unknown:
-        login.send("emailChaged", "a@b.c")
-    assert unknown.value.code == "unknown_action" and 'did you mean "emailChanged"' in unknown.value.message
-    assert lib.sends == 0 and login.seq == 0
-    login.send("emailChanged", "a@b.c")
-    assert lib.sends == 1 and login.state["email"] == "a@b.c"
-
-
-def test_validation_can_be_skipped(canned: yaia.Runtime, examples_pack: str) -> None:
-    login = canned.open("example/login")
-    lib = counted(canned)
-    with pytest.raises(yaia.YaiaError) as refused:
-        login.send("emailChanged", 3, validate=False)
-    assert lib.sends == 1 and refused.value.message == "emailChanged takes a string payload, not a number"  # the scene's own words
-    with yaia.Runtime(scenes=[examples_pack], validate=False) as quiet:
-        quiet._schemas["example/login"] = SceneSchema(LOGIN)
-        scene = quiet.open("example/login")
-        assert not quiet.validate
-        quiet_lib = counted(quiet)
-        with pytest.raises(yaia.YaiaError):
-            scene.send("emailChanged", 3)
-        assert quiet_lib.sends == 1
-        with pytest.raises(yaia.YaiaError) as forced:
-            scene.send("emailChanged", 3, validate=True)
-        assert quiet_lib.sends == 1 and forced.value.message == "emailChanged's payload must be a string, not a number"
-
-
 def test_what_cannot_be_json_fails_as_before(canned: yaia.Runtime) -> None:
     login = canned.open("example/login")
     with pytest.raises(ValueError):
@@ -426,30 +194,6 @@ def test_what_cannot_be_json_fails_as_before(canned: yaia.Runtime) -> None:
         login.send("emailChanged", object())
     with pytest.raises(TypeError):
         login.send({"type": "emailChanged"}, "x")
-
-
-def test_the_check_agrees_with_the_scene(canned: yaia.Runtime) -> None:
-    """Actions LOGIN declares as example/login takes them: the binding's
-    check and the scene's own refuse the same ones, with the same codes and
-    pointers, and accept the rest."""
-    actions = [
-        {"type": "emailChanged", "payload": "a@b.c"},
-        {"type": "emailChanged", "payload": 3},
-        {"type": "emailChanged", "payload": None},
-        {"type": "emailChanged"},
-        {"type": "passwordChanged", "payload": ["x"]},
-        {"type": "nope"},
-        {"type": "emailChaged", "payload": "x"},
-        {"type": "loginSucceeded", "payload": {}},
-        {"type": "loginSucceeded", "payload": "user"},
-        {"type": "loginSucceeded", "payload": {"user": {"id": 1}}},
-        {"type": "loginFailed", "payload": {"message": "no"}, "error": True},
-        {"type": "submit"},
-    ]
-    checked, unchecked = canned.open("example/login"), canned.open("example/login")
-    for action in actions:
-        assert outcome(checked, action, True) == outcome(unchecked, action, False), action
-    assert checked.state == unchecked.state
 
 
 def test_help_lists_the_actions(canned: yaia.Runtime) -> None:
@@ -480,43 +224,6 @@ def test_schema_is_asked_once_and_copied(canned: yaia.Runtime) -> None:
     assert first == {"scene": "example/login", "declared": True, "schema": LOGIN["schema"]}
     first["schema"]["$defs"].clear()
     assert canned.schema("example/login")["schema"] == LOGIN["schema"]
-
-
-def test_flow_checks_the_scene_on_top(canned: yaia.Runtime) -> None:
-    canned._schemas["example/home"] = SceneSchema(GENERIC)
-    with canned.start("example/login") as flow:
-        lib = counted(canned)
-        with pytest.raises(yaia.YaiaError) as refused:
-            flow.send("emailChanged", 3)
-        assert (refused.value.code, refused.value.at, lib.sends) == ("bad_payload", "/action/payload", 0)
-        pushed = flow.send("loginSucceeded", {"user": 1})  # pushes example/home, which declares nothing
-        assert pushed.stack is not None and pushed.stack[-1].scene == "example/home"
-        with pytest.raises(yaia.YaiaError) as unknown:
-            flow.send("emailChanged", "a@b.c")  # no longer login's action: home refuses it
-        assert unknown.value.code == "unknown_action" and lib.sends == 2
-
-
-def test_flow_asks_again_when_its_top_changed_unseen(canned: yaia.Runtime) -> None:
-    canned._schemas["example/home"] = SceneSchema(GENERIC)
-    with canned.start("example/login") as flow:
-        canned.flow(flow.id).send("loginSucceeded", {"user": 1})  # another handle moves the flow on
-        lib = counted(canned)
-        update = flow.send("showAbout")  # not an action of login, as last seen: the top is asked for
-        assert lib.sends == 1 and update.scene != flow.started.scene  # type: ignore[union-attr]
-        assert flow.top.scene != "example/login"
-
-
-def test_a_restored_id_is_checked_by_its_new_type(canned: yaia.Runtime, examples_pack: str) -> None:
-    with yaia.Runtime(scenes=[examples_pack], **HOST) as other:
-        other.open("example/home", {"user": 1})
-        snapshot = other.snapshot()
-    login = canned.open("example/login")
-    assert login.id == 1
-    canned.restore(snapshot)  # scene 1 is example/home now
-    canned._schemas.update({"example/login": SceneSchema(LOGIN), "example/home": SceneSchema(GENERIC)})
-    lib = counted(canned)
-    login.send("showAbout")
-    assert lib.sends == 1
 
 
 # ---------------------------------------------------------------- scene documents in a runtime
@@ -642,42 +349,36 @@ def test_swift_scenes_declare_nothing(examples_pack: str) -> None:
         answer = runtime.schema("example/login")
         assert answer["declared"] is False
         action = answer["schema"]["$defs"]["action"]
-        assert Validator(answer["schema"]).check({"type": "anything", "payload": [1]}, action) is None
+        assert "oneOf" not in action and "anyOf" not in action  # any action type
         assert type(runtime.open("example/login")) is yaia.Scene
         with pytest.raises(yaia.YaiaError) as unknown:
             runtime.schema("example/logon")
         assert unknown.value.code == "unknown_scene"
 
 
-def test_the_check_agrees_with_the_runtime(documents: yaia.Runtime) -> None:
-    """Every action of ACTIONS, through the binding's check and through the
-    runtime alone: the same refusals (code, pointer and message), the same
-    states."""
+def test_the_runtime_checks_every_action(documents: yaia.Runtime) -> None:
+    """Every action of ACTIONS reaches the runtime, which refuses or takes
+    it; ``validate`` changes nothing."""
     checked, unchecked = documents.open("test/editor"), documents.open("test/editor")
     lib = counted(documents)
     for action in ACTIONS:
         sends = lib.sends
-        expected = outcome(unchecked, action, False, message=True)
-        assert outcome(checked, action, True, message=True) == expected, action
-        # The checked refusals are the binding's: they never reached the runtime.
-        assert lib.sends - sends == (2 if expected[0] == "accepted" else 1), action
+        assert outcome(checked, action, True, message=True) == outcome(unchecked, action, False, message=True), action
+        assert lib.sends - sends == 2, action
     assert checked.state == unchecked.state
 
 
-def test_document_refusals_before_sending(documents: yaia.Runtime) -> None:
+def test_document_refusals_come_from_the_runtime(documents: yaia.Runtime) -> None:
     editor = documents.open("test/editor")
     lib = counted(documents)
     with pytest.raises(yaia.YaiaError) as unknown:
-        editor.send("renmae", {"title": "x"})
+        editor.send("renmae", {"title": "x"}, tag="t1")
     assert (unknown.value.code, unknown.value.at) == ("unknown_action", "/action/type")
-    assert 'did you mean "rename"' in unknown.value.message
+    assert 'did you mean "rename"' in unknown.value.message and unknown.value.envelope["tag"] == "t1"
     with pytest.raises(yaia.YaiaError) as wrong:
         editor.send("rename", {"title": "abcdef"})
     assert (wrong.value.code, wrong.value.at) == ("bad_payload", "/action/payload/title")
-    assert lib.sends == 0 and editor.seq == 0
-    with pytest.raises(yaia.YaiaError) as runtime_says:
-        editor.send("rename", {"title": "abcdef"}, validate=False)
-    assert (runtime_says.value.code, runtime_says.value.at, lib.sends) == ("bad_payload", "/action/payload/title", 1)
+    assert lib.sends == 2 and editor.seq == 0
 
 
 def test_flows_of_documents(documents: yaia.Runtime) -> None:
@@ -685,7 +386,7 @@ def test_flows_of_documents(documents: yaia.Runtime) -> None:
         lib = counted(documents)
         with pytest.raises(yaia.YaiaError) as refused:
             flow.send("bump", "3")
-        assert (refused.value.code, refused.value.at, lib.sends) == ("bad_payload", "/action/payload", 0)
+        assert (refused.value.code, refused.value.at, lib.sends) == ("bad_payload", "/action/payload", 1)
         assert flow.send("bump", 3).view_model["count"] == 3
 
 

@@ -131,13 +131,10 @@ class Runtime(_Events, _Services, _History):
     A pack that cannot be loaded raises YaiaError with a ``scene_pack_*``
     code (or ``duplicate_scene``) at "/scenes/N", and no runtime is made.
 
-    ``validate`` (True by default) checks each action sent to a scene that
-    declares its interface (a scene document) against the scene's schema
-    before sending it (see :meth:`schema`): an action the runtime would
-    refuse raises the same YaiaError ("unknown_action" at "/action/type",
-    "bad_payload" at "/action/payload/...") without reaching the runtime.
-    The runtime checks every action anyway; ``validate=False`` (here, or
-    per call in ``send``) leaves it to the runtime alone.
+    ``validate`` is kept for older callers and changes nothing: the runtime
+    checks every action sent to a scene against its schema, and its refusal
+    ("unknown_action" at "/action/type" with the nearest action type,
+    "bad_payload" at "/action/payload/...") is raised as YaiaError.
 
     Use it as a context manager or call :meth:`close`; the handle is freed
     exactly once, at the latest when the object is collected. After close,
@@ -223,7 +220,7 @@ class Runtime(_Events, _Services, _History):
         # Inspection events receive() passed over, for receive_event().
         self._inspections: Deque[Inspection] = collections.deque()
         self._inspections_lock = threading.Lock()
-        #: Whether sends check actions against the scene's schema first.
+        #: Kept for older callers: the runtime checks every action.
         self.validate = validate
         # Schemas by scene type name (a name keeps its type until a restore
         # or a rewind), and the Scene subclasses that document declared types.

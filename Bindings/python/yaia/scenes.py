@@ -64,32 +64,12 @@ class Scene(_RuntimeObject):
     ) -> Update:
         """Reduces an action: ``send("emailChanged", "a@b.c")`` or ``send({"type": ...})``.
 
-        For a scene that declares its interface, the action is checked
-        against the scene's schema first (``validate``: True or False for
-        this call; None follows ``Runtime(validate=...)``). An action the
-        runtime would refuse raises the YaiaError it would raise
+        An action the scene refuses raises the runtime's YaiaError
         ("unknown_action" at "/action/type", with the nearest action type,
-        or "bad_payload" at "/action/payload/...") and is not sent.
+        or "bad_payload" at "/action/payload/..."). ``validate`` is kept for
+        older callers and changes nothing: the runtime checks every action.
         """
-        check = self._refusal if (self.runtime.validate if validate is None else validate) else None
-        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag, check)
-
-    def _refusal(self, action: Mapping[str, Any]) -> Optional[YaiaError]:
-        """The error the runtime would refuse ``action`` with, by the schema."""
-        schema = self.runtime._declared(self.name)
-        refusal = schema.check(action) if schema is not None else None
-        if refusal is None:
-            return None
-        # Restoring a snapshot may have given this id to a scene of another
-        # type: refuse only by the type the scene has now.
-        try:
-            now = self.runtime.execute({"op": "state", "scene": self.id}).get("name")
-        except YaiaError:
-            return None  # no such scene any more: the runtime says so
-        if now == self.name:
-            return refusal
-        other = self.runtime._declared(now) if isinstance(now, str) else None
-        return other.check(action) if other is not None else None
+        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag)
 
     @property
     def actions(self) -> Dict[str, Any]:
@@ -134,10 +114,8 @@ def _send(
     error: bool,
     meta: Any,
     tag: Any,
-    check: Optional[Callable[[Mapping[str, Any]], Optional[YaiaError]]],
 ) -> Update:
-    """Scene.send and Flow.send: ``prefix`` is the request up to its action;
-    ``check`` returns the error to raise instead of sending, if any."""
+    """Scene.send and Flow.send: ``prefix`` is the request up to its action."""
     if isinstance(action, Mapping):
         if payload is not MISSING or error or meta is not MISSING:
             raise TypeError("send(action_dict) takes no payload, error or meta: put them in the dict")
@@ -154,12 +132,6 @@ def _send(
     data = prefix + ffi.encode(body)
     if tag is not MISSING:
         data += b',"tag":' + ffi.encode(tag)
-    if check is not None:
-        refusal = check(body)  # after encoding: what cannot be JSON fails as it always did
-        if refusal is not None:
-            if tag is not MISSING:
-                refusal.envelope["tag"] = tag
-            raise refusal
     return Update.from_raw(runtime._answer(runtime._lib.yaia_execute_n(runtime._handle, data + b"}", len(data) + 1)))
 
 
@@ -180,9 +152,6 @@ class Flow(_RuntimeObject):
         self.started = started
         self._closed = False
         self._send_prefix = b'{"op":"send","flow":%d,"action":' % flow_id
-        # The type of the scene on top as last seen, for checking actions:
-        # events may have changed it since, so a refusal asks again.
-        self._top: Optional[str] = started.stack[-1].scene if started is not None and started.stack else None
 
     def send(
         self,
@@ -194,49 +163,16 @@ class Flow(_RuntimeObject):
         tag: Any = MISSING,
         validate: Optional[bool] = None,
     ) -> Update:
-        """Reduces an action on the scene on top of the flow (as :meth:`Scene.send`,
-        checked against the top scene's schema as there).
+        """Reduces an action on the scene on top of the flow (as :meth:`Scene.send`).
 
         When its routes changed the flow, the update's ``flow``, ``version``
         and ``stack`` describe it; refused routes are in ``navigation_errors``.
         """
-        check = self._refusal if (self.runtime.validate if validate is None else validate) else None
-        update = _send(self.runtime, self._send_prefix, action, payload, error, meta, tag, check)
-        if update.stack:
-            self._top = update.stack[-1].scene
-        return update
-
-    def _refusal(self, action: Mapping[str, Any]) -> Optional[YaiaError]:
-        """The error the runtime would refuse ``action`` with, by the schema
-        of the scene on top."""
-        top = self._top if self._top is not None else self._top_now()
-        schema = self.runtime._declared(top) if top is not None else None
-        refusal = schema.check(action) if schema is not None else None
-        if refusal is None:
-            return None
-        now = self._top_now()  # the top as last seen may be gone
-        if now == top:
-            return refusal
-        other = self.runtime._declared(now) if now is not None else None
-        return other.check(action) if other is not None else None
-
-    def _top_now(self) -> Optional[str]:
-        """The type of the scene on top, asked of the runtime; None when
-        there is no flow any more (the runtime answers the send then)."""
-        try:
-            stack = self.describe()
-        except YaiaError:
-            return None
-        return stack.top.scene if stack.stack else None
-
-    def _seen(self, stack: FlowStack) -> FlowStack:
-        if stack.stack:
-            self._top = stack.top.scene
-        return stack
+        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag)
 
     def describe(self) -> FlowStack:
         """The flow's stack and version now."""
-        return self._seen(FlowStack.from_raw(self.runtime.execute({"op": "flow", "flow": self.id})))
+        return FlowStack.from_raw(self.runtime.execute({"op": "flow", "flow": self.id}))
 
     @property
     def stack(self) -> List[StackEntry]:
@@ -264,7 +200,7 @@ class Flow(_RuntimeObject):
         request: Dict[str, Any] = {"op": "popped", "flow": self.id, "depth": depth}
         if version is not None:
             request["version"] = version
-        return self._seen(FlowStack.from_raw(self.runtime.execute(request)))
+        return FlowStack.from_raw(self.runtime.execute(request))
 
     def link(self, path: Sequence[LinkItem]) -> FlowStack:
         """Follows a deep link: keeps the root, replaces everything above it
@@ -275,7 +211,7 @@ class Flow(_RuntimeObject):
         unknown ("unknown_scene") or refuses its arguments, nothing changes.
         """
         items: List[Any] = [item if isinstance(item, str) else dict(item) for item in path]
-        return self._seen(FlowStack.from_raw(self.runtime.execute({"op": "link", "flow": self.id, "path": items})))
+        return FlowStack.from_raw(self.runtime.execute({"op": "link", "flow": self.id, "path": items}))
 
     @property
     def closed(self) -> bool:

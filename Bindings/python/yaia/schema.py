@@ -1,30 +1,25 @@
-"""Scene schemas on the Python side: checking actions before they are sent,
-and describing a scene type's actions for people (``help(scene)``).
+"""Scene schemas on the Python side: a scene type's actions described for
+people (``help(scene)``, ``scene.actions``).
 
 A scene document declares its interface, and the runtime describes it as a
 JSON Schema (draft 2020-12) with ``$defs`` ``args``, ``state``, ``action``,
 ``effect``, ``route`` and ``viewModel`` (``{"op": "schema"}``,
-docs/scene-documents.md). :class:`Validator` checks values against exactly
-the subset of JSON Schema those schemas use, with no third-party package.
-It leans towards accepting: the runtime checks every action anyway, so the
-binding refuses only what the runtime would refuse too.
+docs/scene-documents.md). Actions are checked against it by the runtime
+alone, which refuses one with ``unknown_action`` (and its "did you mean")
+or ``bad_payload``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Dict, Mapping, Optional
 
-from .errors import YaiaError
-from .jsonvalues import compact, json_equal
-from .validator import Check, Validator, type_names
-from .wording import TYPE_WORDS, describe, hint, nearest
+from .wording import describe
 
-__all__ = ["SceneSchema", "Validator", "describe", "json_equal", "nearest"]
+__all__ = ["SceneSchema", "describe"]
 
 
 class SceneSchema:
-    """A scene type's schema, as ``{"op": "schema"}`` answers it, ready to
-    check actions the way the runtime will.
+    """A scene type's schema, as ``{"op": "schema"}`` answers it.
 
     ``scene`` is the type's name, ``declared`` whether it declares its
     interface (a scene document does; Swift and pack scenes do not, and
@@ -36,24 +31,13 @@ class SceneSchema:
         self.declared: bool = response.get("declared") is True
         schema = response.get("schema")
         self.schema: Dict[str, Any] = schema if isinstance(schema, dict) else {}
-        self.validator = Validator(self.schema)
         defs = self.schema.get("$defs")
         self.defs: Dict[str, Any] = defs if isinstance(defs, dict) else {}
         self.actions = self._alternatives() if self.declared else None
-        # What an action of each type is checked against: its alternative
-        # but for "type", which finding the alternative has checked already.
-        self._checks: Dict[str, Check] = {}
-        for name, option in (self.actions or {}).items():
-            rest = dict(option)
-            properties = option.get("properties")
-            if isinstance(properties, dict):
-                rest["properties"] = {key: value for key, value in properties.items() if key != "type"}
-            self._checks[name] = self.validator.compile(rest)
 
     def _alternatives(self) -> Optional[Dict[str, Dict[str, Any]]]:
         """Action type -> its alternative in ``$defs/action``; None when the
-        definition is not one constant type per alternative (then this
-        binding cannot tell an unknown type, and leaves it to the runtime)."""
+        definition is not one constant type per alternative)."""
         action = self.defs.get("action")
         options = action.get("oneOf", action.get("anyOf")) if isinstance(action, dict) else None
         if not isinstance(options, list):
@@ -83,38 +67,6 @@ class SceneSchema:
         required = option.get("required") if option is not None else None
         return isinstance(required, list) and "payload" in required
 
-    def check(self, action: Mapping[str, Any]) -> Optional[YaiaError]:
-        """The error the runtime would answer a send of ``action`` with
-        (``unknown_action`` at "/action/type", ``bad_payload`` at
-        "/action/payload/..."), or None when this schema cannot fault it."""
-        if self.actions is None:
-            return None
-        kind = action.get("type")
-        if not isinstance(kind, str):
-            return None  # not an action at all: the runtime says what is wrong
-        option = self.actions.get(kind)
-        if option is None:
-            return _refusal("unknown_action", f'unknown action type "{kind}"' + hint(kind, self.actions), "/action/type")
-        failure = self._checks[kind](action, "/action", 0)
-        if failure is None:
-            return None
-        # In the runtime's words: "rename's payload at /title must be a string, not a number".
-        at, problem = failure
-        if at == "/action/payload" and "payload" not in action:
-            payload = self.payloads().get(kind) or {}
-            names = type_names(payload)
-            expected = " or ".join(TYPE_WORDS.get(name, name) for name in names) or "any value"
-            if isinstance(payload.get("enum"), list):
-                expected = "one of " + ", ".join(compact(option) for option in payload["enum"])
-            problem = f"is missing: it must be {expected}"
-        if at == "/action/payload":
-            subject = f"{kind}'s payload"
-        elif at.startswith("/action/payload/"):
-            subject = f"{kind}'s payload at {at[len('/action/payload'):]}"
-        else:
-            subject = f"{kind}'s {at[len('/action/'):]}"
-        return _refusal("bad_payload", f"{subject} {problem}", at)
-
     def doc(self) -> str:
         """The scene type described for people: its actions and their
         payloads, then its view model's fields (for ``help(scene)``)."""
@@ -137,7 +89,3 @@ class SceneSchema:
                   "runtime.schema(scene.name) is the whole schema."]
         return "\n".join(lines)
 
-
-def _refusal(code: str, message: str, at: str) -> YaiaError:
-    """The exception for a refusal, shaped as the runtime's error envelope."""
-    return YaiaError(code, message, at, {"ok": False, "error": {"code": code, "message": message, "at": at}})

@@ -53,9 +53,9 @@ from types import TracebackType
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Type, Union
 
 from .errors import YaiaError
-from .jsonvalues import ABSENT, append, canonical, json_diff, json_equal, render, set_at
+from .jsonvalues import ABSENT, canonical, json_diff, render
 from .runtime import Runtime
-from .testrecord import Changes, EmittedEffect, _fail, _note, _plural, _TestRecord
+from .testrecord import Changes, EmittedEffect, _fail, _note, _TestRecord
 from .values import MISSING, PathLike, Update
 
 __all__ = ["SceneTest", "EmittedEffect", "ABSENT", "Changes", "json_diff", "render"]
@@ -100,8 +100,8 @@ class SceneTest(_TestRecord):
         self.exhaustive = exhaustive
         self._owns_runtime = runtime is None
         self._runtime = Runtime(scenes=scenes, allow=["snapshot"], clock="manual") if runtime is None else runtime
-        self._records = []
-        self._routes: List[Any] = []
+        self._effects = []
+        self._test = None
         self._closed = False
         try:
             self._scene = self._runtime.open(scene, args=args, state=state)
@@ -212,13 +212,13 @@ class SceneTest(_TestRecord):
         "/result/..."; the effect stays in flight); see :meth:`resolve_fails`.
         """
         __tracebackhide__ = True
-        record, label = self._begin_resolve("resolve", effect, result, error)
+        emitted, label = self._begin_resolve("resolve", effect, result, error)
         try:
-            update = self._runtime.resolve(record.effect.id, result=result, error=error)
+            update = self._runtime.resolve(emitted.id, result=result, error=error)
         except YaiaError as exc:
             _note(exc, label)
             raise
-        record.resolved = True
+        self._rules("resolved", effect=emitted.index)
         self._raise(label, self._advance(label, update, state, reduced=False))
         return update
 
@@ -239,13 +239,13 @@ class SceneTest(_TestRecord):
         :meth:`send_fails`.
         """
         __tracebackhide__ = True
-        record, label = self._begin_resolve("resolve_fails", effect, result, error)
+        emitted, label = self._begin_resolve("resolve_fails", effect, result, error)
         try:
-            update = self._runtime.resolve(record.effect.id, result=result, error=error)
+            update = self._runtime.resolve(emitted.id, result=result, error=error)
         except YaiaError as exc:
             self._check_refusal(label, exc, code, at, message, ("/result", "/error"))
             return exc
-        record.resolved = True
+        self._rules("resolved", effect=emitted.index)
         failures = [f"expected the scene to refuse the outcome with {code}, but it accepted it (seq {update.seq})"]
         failures += self._advance(label, update, None, reduced=False, check_state=False)
         raise _fail(label, "\n".join(failures))
@@ -277,69 +277,26 @@ class SceneTest(_TestRecord):
         if isinstance(service, Mapping):
             if op is not None or any(v is not MISSING for v in (args, key, then, catch, policy, timeout)):
                 raise TypeError("receive_effect(request) takes no other arguments: put them in the request")
-            whole: Optional[Dict[str, Any]] = canonical(service)
-            fields: Dict[str, Any] = {}
-            wanted = render(whole)
+            wanted = render(canonical(service))
+            expectation: Dict[str, Any] = {"whole": canonical(service)}
         else:
             if op is None:
                 raise TypeError("receive_effect() takes a service and an op, or a whole request")
-            whole = None
-            fields = {"service": service, "op": op}
+            fields: Dict[str, Any] = {"service": service, "op": op}
             for name, value in (("args", args), ("id", key), ("then", then), ("catch", catch), ("policy", policy), ("timeout", timeout)):
                 if value is not MISSING:
                     fields[name] = canonical(value, "/" + name, absent=True)
             wanted = f"{service}.{op}" + (f" with args {render(fields['args'], 80)}" if "args" in fields else "")
-        label = f"receive_effect {wanted}"
-
-        def expected_for(actual: Dict[str, Any]) -> Any:
-            if whole is not None:
-                return whole
-            expected = copy.deepcopy(actual)
-            for name, value in fields.items():
-                set_at(expected, append("", name), value)
-            return expected
-
-        open_records = [r for r in self._records if not r.received]
-        if not open_records:
-            raise _fail(label, "no effect was emitted that was not received already")
-        if self.exhaustive:
-            record = open_records[0]
-            actual = record.effect.request
-            lines = json_diff(expected_for(actual), actual)
-            if lines:
-                record.received = True
-                raise _fail(label, f"the next effect is {record.effect.describe()}:" + "".join("\n  " + line for line in lines))
-        else:
-            found = [r for r in open_records if not json_diff(expected_for(r.effect.request), r.effect.request)]
-            if not found:
-                listed = []
-                for r in open_records:
-                    listed.append("\n  " + r.effect.describe())
-                    listed += ["\n    " + line for line in json_diff(expected_for(r.effect.request), r.effect.request)]
-                raise _fail(label, "none of the effects not yet received matches:" + "".join(listed))
-            record = found[0]
-        record.received = True
-        return record.effect
+            expectation = {"members": [[k] if v is ABSENT else [k, v] for k, v in fields.items()]}
+        index: int = self._check(f"receive_effect {wanted}", "receive", **expectation)["effect"]
+        return self._effects[index]
 
     def expect_route(self, route: Mapping[str, Any]) -> None:
         """Asserts the next route not yet asserted (not exhaustive: any one),
         e.g. ``{"push": "example/home", "args": {...}}``, ``{"pop": True}``."""
         __tracebackhide__ = True
         expected = canonical(route)
-        label = f"expect_route {render(expected, 120)}"
-        if not self._routes:
-            raise _fail(label, "no route was emitted that was not asserted already")
-        if self.exhaustive:
-            actual = self._routes.pop(0)
-            lines = json_diff(expected, actual)
-            if lines:
-                raise _fail(label, f"the next route is {render(actual)}:" + "".join("\n  " + line for line in lines))
-            return
-        for i, actual in enumerate(self._routes):
-            if json_equal(expected, actual):
-                del self._routes[i]
-                return
-        raise _fail(label, "none of the routes not yet asserted matches:" + "".join("\n  " + render(r) for r in self._routes))
+        self._check(f"expect_route {render(expected, 120)}", "route", route=expected)
 
     def expect_view_model(
         self, expected: Union[Mapping[str, Any], Callable[[Any], Any]], *, partial: bool = False
@@ -359,14 +316,11 @@ class SceneTest(_TestRecord):
     def skip_effects(self) -> List[EmittedEffect]:
         """Marks the effects not yet received as received, and returns them
         (they stay in flight: resolve them, or switch exhaustive off)."""
-        skipped = [r for r in self._records if not r.received]
-        for r in skipped:
-            r.received = True
-        return [r.effect for r in skipped]
+        return [self._effects[i] for i in self._rules("skip_effects")["effects"]]
 
     def skip_routes(self) -> List[Any]:
         """Marks the routes not yet asserted as asserted, and returns them."""
-        routes, self._routes = self._routes, []
+        routes: List[Any] = self._rules("skip_routes")["routes"]
         return routes
 
     def finish(self) -> None:
@@ -383,22 +337,9 @@ class SceneTest(_TestRecord):
             failures.append(self._unexpected_inputs(seq - self._seq))
             self._seq = seq
         self._refresh_effects()
-        if self.exhaustive:
-            message = self._unasserted()
-            if message:
-                failures.append(message)
-            stuck = [r for r in self._records if r.received and r.in_flight and not r.excused]
-            if stuck:
-                them = "it" if len(stuck) == 1 else "them"
-                failures.append(
-                    f"{_plural(len(stuck), 'effect')} {'is' if len(stuck) == 1 else 'are'} still in flight "
-                    f"(resolve {them}, or have the scene cancel {them}):" + "".join("\n  " + r.effect.describe() for r in stuck)
-                )
-        for r in self._records:
-            if not r.received or r.in_flight:
-                r.received = True
-                r.excused = True
-        self._routes = []
+        failure = self._rules("finish").get("failure")
+        if failure:
+            failures.append(failure)
         self._raise(label, failures)
 
     def close(self) -> None:

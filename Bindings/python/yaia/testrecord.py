@@ -1,6 +1,9 @@
-"""What a :class:`yaia.testing.SceneTest` saw and how it checks each
-step: the effects the scene emitted, the routes not yet asserted, the
-state and view model after the last step, and the failures a step makes."""
+"""What a :class:`yaia.testing.SceneTest` saw, and how it has each step
+checked: the effects the scene emitted and the state and view model after
+the last step are read from the runtime, and the exhaustive rules (what is
+still to be asserted, and the failures a step makes) are the runtime's own,
+asked with ``{"op": "expect"}`` (docs/testing.md), the rules Swift's
+SceneTest and scenario files follow."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .errors import YaiaError
-from .jsonvalues import append, canonical, json_diff, json_equal, render, set_at
+from .jsonvalues import ABSENT, append, canonical, json_diff, json_equal, render, set_at
 from .runtime import Runtime
 from .scenes import Scene
 from .values import MISSING, Update
@@ -42,6 +45,20 @@ def _expected(base: Any, changes: Changes) -> Any:
         except LookupError as exc:
             raise AssertionError(f"the expected change at {pointer} has nowhere to go: {exc}") from None
     return document
+
+
+def _pairs(changes: Mapping[str, Any]) -> List[List[Any]]:
+    """Expected changes as the runtime's rules take them: [KEY, VALUE], or
+    [KEY] for a member that must be absent."""
+    if not isinstance(changes, Mapping):
+        raise TypeError(f"expected changes are a mapping or a function, not {type(changes).__name__}")
+    pairs: List[List[Any]] = []
+    for key, value in changes.items():
+        if not isinstance(key, str):
+            raise TypeError(f"the keys of expected changes are member names or JSON Pointers, not {type(key).__name__}")
+        value = canonical(value, key if key.startswith("/") else append("", key), absent=True)
+        pairs.append([key] if value is ABSENT else [key, value])
+    return pairs
 
 
 def _relative(at: Optional[str], prefixes: Sequence[str]) -> Optional[str]:
@@ -105,23 +122,6 @@ class EmittedEffect:
         return f"{self.name} {render(self.request)}"
 
 
-class _Record:
-    __slots__ = ("effect", "received", "resolved", "ended", "status", "excused")
-
-    def __init__(self, effect: EmittedEffect, status: str) -> None:
-        self.effect = effect
-        self.received = False  # asserted by receive_effect (or resolved, or skipped)
-        self.resolved = False  # the test gave it its outcome
-        self.ended = False  # no longer in flight in the runtime, though the test did not resolve it
-        self.status = status  # "pending" or "queued", while in flight
-        self.excused = False  # reported once already (or skipped): not reported again
-
-    @property
-    def in_flight(self) -> bool:
-        return not self.resolved and not self.ended
-
-
-
 class _TestRecord:
     """The record SceneTest keeps of its scene, and the checks of each step."""
 
@@ -130,8 +130,8 @@ class _TestRecord:
     _owns_runtime: bool
     _runtime: Runtime
     _scene: Scene
-    _records: List[_Record]
-    _routes: List[Any]
+    _effects: List[EmittedEffect]
+    _test: Any  # the runtime's record of what is still to be asserted
     _closed: bool
     _seq: int
     _view_model: Any
@@ -167,30 +167,52 @@ class _TestRecord:
     @property
     def effects(self) -> List[EmittedEffect]:
         """Every effect the scene emitted during the test, in order."""
-        return [r.effect for r in self._records]
+        return list(self._effects)
 
     @property
     def pending_effects(self) -> List[EmittedEffect]:
         """The effects still in flight: neither resolved by the test nor
         cancelled by the scene, in the order emitted."""
-        return [r.effect for r in self._records if r.in_flight]
+        return [self._effects[i] for i in self._in_flight()]
 
     @property
     def unasserted_routes(self) -> List[Any]:
         """The routes the last step emitted that no expect_route matched yet."""
-        return copy.deepcopy(self._routes)
+        return copy.deepcopy(self._test["routes"]) if self._test is not None else []
 
-    def _begin_resolve(self, name: str, effect: Union[EmittedEffect, int], result: Any, error: Any) -> Tuple[_Record, str]:
+    def _rules(self, step: str, **members: Any) -> Dict[str, Any]:
+        """One step checked by the runtime's exhaustive rules; the answer,
+        whose record of the test is kept for the next step."""
+        request = {"op": "expect", "test": self._test, "exhaustive": bool(self.exhaustive), "step": step, **members}
+        if self._test is None:
+            del request["test"]
+        answer = self._runtime.execute(request)
+        self._test = answer["test"]
+        return answer
+
+    def _check(self, label: str, step: str, **members: Any) -> Dict[str, Any]:
+        """A step of the rules whose failure fails the test."""
+        __tracebackhide__ = True
+        answer = self._rules(step, **members)
+        if "failure" in answer:
+            raise _fail(label, answer["failure"])
+        return answer
+
+    def _in_flight(self) -> List[int]:
+        effects = self._test["effects"] if self._test is not None else []
+        return [i for i, e in enumerate(effects) if e["status"] in ("inFlight", "queued")]
+
+    def _begin_resolve(self, name: str, effect: Union[EmittedEffect, int], result: Any, error: Any) -> Tuple[EmittedEffect, str]:
         """What resolve() and resolve_fails() check before the outcome goes in."""
         __tracebackhide__ = True
         if (result is MISSING) == (error is MISSING):
             raise TypeError(f"{name}() takes exactly one of result= and error=")
-        record = self._record_for(effect)
-        label = self._resolve_label(record.effect, result, error)
-        self._check_resolvable(label, record)
-        record.received = True
-        self._check_asserted(label)
-        return record, label
+        emitted = self._effect_for(effect)
+        label = self._resolve_label(emitted, result, error)
+        self._refresh_effects()
+        self._check(label, "resolve", effect=emitted.index)
+        return emitted, label
+
     # -- steps
 
     def _advance(self, label: str, update: Update, changes: Optional[Changes], *, reduced: bool, check_state: bool = True) -> List[str]:
@@ -215,22 +237,22 @@ class _TestRecord:
         """Keeps the update's effects and routes; fails for effects a service performs."""
         failures: List[str] = []
         self._view_model = update.view_model
-        self._routes.extend(update.routes)
-        if not update.effects and not any(r.in_flight for r in self._records):
-            return failures
-        requests = self._in_flight_requests()
+        requests = self._in_flight_requests() if update.effects else {}
+        records: List[Dict[str, Any]] = []
         for e in update.effects:
             request = requests.get(e.id, (None, {}))[1] or {"service": e.service, "op": e.op, "args": e.args}
-            emitted = EmittedEffect(len(self._records), e.id, e.service, e.op, e.args, e.key, request, label)
-            record = _Record(emitted, e.status)
-            self._records.append(record)
-            if e.status not in ("pending", "queued"):
-                record.received = record.excused = True
+            emitted = EmittedEffect(len(self._effects), e.id, e.service, e.op, e.args, e.key, request, label)
+            self._effects.append(emitted)
+            if e.status in ("pending", "queued"):
+                records.append({"request": request, "status": "queued" if e.status == "queued" else "inFlight"})
+            else:
+                records.append({"request": request, "status": "cancelled", "received": True, "excused": True})
                 failures.append(
                     f"effect {emitted.name} is {e.status}: the runtime has a service named {e.service!r}, which performs it; "
                     "a SceneTest resolves effects itself and needs a runtime without that service"
                 )
-        self._update_statuses(requests)
+        self._rules("emitted", effects=records, routes=list(update.routes))
+        self._refresh_effects(requests if update.effects else None)
         return failures
 
     def _in_flight_requests(self) -> Dict[int, Tuple[str, Dict[str, Any]]]:
@@ -243,19 +265,16 @@ class _TestRecord:
                 out[int(entry["id"])] = (str(entry.get("status")), request if isinstance(request, dict) else {})
         return out
 
-    def _update_statuses(self, requests: Mapping[int, Tuple[str, Dict[str, Any]]]) -> None:
-        for r in self._records:
-            if not r.in_flight:
-                continue
-            found = requests.get(r.effect.id)
-            if found is None:
-                r.ended = True
-            else:
-                r.status = found[0]
-
-    def _refresh_effects(self) -> None:
-        if any(r.in_flight for r in self._records):
-            self._update_statuses(self._in_flight_requests())
+    def _refresh_effects(self, requests: Optional[Mapping[int, Tuple[str, Dict[str, Any]]]] = None) -> None:
+        """Tells the rules which effects the runtime still has in flight."""
+        flying = self._in_flight()
+        if not flying:
+            return
+        if requests is None:
+            requests = self._in_flight_requests()
+        pending = [i for i in flying if self._effects[i].id in requests]
+        queued = [i for i in pending if requests[self._effects[i].id][0] == "queued"]
+        self._rules("effects", pending=pending, queued=queued)
 
     def _fetch(self) -> int:
         """Reads the scene's state and view model; returns its seq."""
@@ -266,17 +285,14 @@ class _TestRecord:
 
     def _check_state(self, previous: Any, changes: Optional[Changes]) -> Optional[str]:
         actual = self._state
-        if self.exhaustive:
-            expected = previous if changes is None else _expected(previous, changes)
-        elif changes is None:
-            return None
+        if callable(changes):
+            base = self._rules("base", stated=True)["base"]
+            expected = _expected(previous if base == "previous" else actual, changes)
+            answer = self._rules("state", previous=previous, actual=actual, stated=True, expected=expected)
         else:
-            expected = _expected(actual, changes)
-        lines = json_diff(expected, actual)
-        if not lines:
-            return None
-        hint = " (no state= was given: it must not change)" if changes is None else ""
-        return f"the state is not the expected one{hint}:" + "".join("\n  " + line for line in lines)
+            answer = self._rules("state", previous=previous, actual=actual, stated=changes is not None,
+                                 changes=_pairs(changes or {}), unstated="state=")
+        return answer.get("failure")
 
     def _expect(self, label: str, what: str, actual: Any, expected: Union[Mapping[str, Any], Callable[[Any], Any]], partial: bool) -> None:
         __tracebackhide__ = True
@@ -295,53 +311,14 @@ class _TestRecord:
         """Exhaustive: what the previous steps emitted must be asserted before
         the next input. Either way, what was not asserted is then let go."""
         __tracebackhide__ = True
-        message = self._unasserted() if self.exhaustive else None
-        for r in self._records:
-            if not r.received:
-                r.received = True
-                r.excused = r.excused or self.exhaustive
-        self._routes = []
-        if message:
-            raise _fail(label, message + "\n(assert what a step emits before the next input)")
+        self._check(label, "input")
 
-    def _unasserted(self) -> Optional[str]:
-        parts = []
-        unreceived = [r for r in self._records if not r.received]
-        if unreceived:
-            parts.append(
-                f"{_plural(len(unreceived), 'effect')} emitted but never received:"
-                + "".join("\n  " + r.effect.describe() for r in unreceived)
-            )
-        if self._routes:
-            parts.append(
-                f"{_plural(len(self._routes), 'route')} emitted but never asserted:" + "".join("\n  " + render(r) for r in self._routes)
-            )
-        return "\n".join(parts) if parts else None
-
-    def _record_for(self, effect: Union[EmittedEffect, int]) -> _Record:
+    def _effect_for(self, effect: Union[EmittedEffect, int]) -> EmittedEffect:
         wanted = effect.id if isinstance(effect, EmittedEffect) else effect
-        for r in self._records:
-            if r.effect.id == wanted:
-                return r
+        for e in self._effects:
+            if e.id == wanted:
+                return e
         raise AssertionError(f"resolve: this test saw no effect with id {wanted} emitted")
-
-    def _check_resolvable(self, label: str, record: _Record) -> None:
-        __tracebackhide__ = True
-        if record.resolved:
-            raise _fail(label, "the effect was resolved already")
-        self._refresh_effects()
-        if record.ended:
-            raise _fail(label, "the scene cancelled the effect (a cancel, a successor with policy latest, or its timeout); its outcome is never delivered")
-        if record.status == "queued":
-            ahead = next(
-                (r for r in self._records if r.in_flight and r is not record and r.effect.key == record.effect.key and r.effect.index < record.effect.index),
-                None,
-            )
-            behind = f" behind {ahead.effect.name}" if ahead is not None else ""
-            raise _fail(
-                label,
-                f"the effect is queued{behind} with key {render(record.effect.key)}, and starts only once the earlier ones with its key have ended",
-            )
 
     def _check_refusal(
         self, label: str, exc: YaiaError, code: str, at: Any, message: Optional[str], prefixes: Sequence[str]
@@ -375,8 +352,8 @@ class _TestRecord:
                 if event is None:
                     break
                 if event.scene == self._scene.id and event.effect is not None:
-                    record = next((r for r in self._records if r.effect.id == event.effect), None)
-                    names.append(record.effect.name if record is not None else f"effect {event.effect}")
+                    found = next((e for e in self._effects if e.id == event.effect), None)
+                    names.append(found.name if found is not None else f"effect {event.effect}")
             if names:
                 return f"{said}: {', '.join(names)} timed out (an effect's timeout runs on the runtime's clock, even while it is pending)"
         return f"{said} (an outcome from a service, or an effect's timeout, which runs on the runtime's clock even while the effect is pending)"

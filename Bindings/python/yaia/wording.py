@@ -1,93 +1,14 @@
-"""How the runtime words things, said the same way on the Python side:
-its "did you mean" suggestions, the names of JSON kinds and types, and short
-descriptions of schemas (``help(scene)``)."""
+"""Short descriptions of the JSON Schemas a scene declares, for people
+(``help(scene)``). Checking values against them is the runtime's: it
+refuses an action with the error and the "did you mean" it words."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, List
 
-from .jsonvalues import compact, is_number
+from .jsonvalues import compact
 
-__all__ = ["nearest", "describe"]
-
-
-# ---------------------------------------------------------------- suggestions
-
-
-def _distance(a: bytes, b: bytes) -> int:
-    """Edit distance counting a swap of neighbours as one edit (optimal string
-    alignment), the distance the runtime's suggestions use."""
-    if not a or not b:
-        return max(len(a), len(b))
-    older = [0] * (len(b) + 1)
-    previous = list(range(len(b) + 1))
-    current = [0] * (len(b) + 1)
-    for i in range(1, len(a) + 1):
-        current[0] = i
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], older[j - 2] + 1)
-        older, previous, current = previous, current, older
-    return previous[len(b)]
-
-
-def nearest(word: str, candidates: Iterable[str]) -> Optional[str]:
-    """The candidate closest to ``word``, when it is a plausible typo of it:
-    at most a third of the word's length in edits (at least one), as the
-    runtime's "did you mean" picks it (ties go to the smaller name)."""
-    w = word.encode("utf-8")
-    if not w or len(w) > 256:
-        return None
-    budget = max(1, len(w) // 3)
-    best: Optional[Tuple[int, str]] = None
-    for candidate in candidates:
-        c = candidate.encode("utf-8")
-        if abs(len(c) - len(w)) > budget:
-            continue
-        d = _distance(w, c)
-        if d <= budget and (best is None or (d, candidate) < best):
-            best = (d, candidate)
-    return None if best is None else best[1]
-
-
-def hint(word: str, candidates: Iterable[str]) -> str:
-    """'; did you mean "NAME"?' when a candidate is near, as the runtime hints."""
-    suggestion = nearest(word, candidates)
-    return f'; did you mean "{suggestion}"?' if suggestion is not None else ""
-
-
-# ---------------------------------------------------------------- kinds and types
-
-
-def kind(value: Any) -> str:
-    """The JSON kind of ``value``, with its article, for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if is_number(value):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a {type(value).__name__}"
-
-
-# The runtime's words for the JSON types (docs/scene-documents.md).
-TYPE_WORDS = {
-    "null": "null",
-    "boolean": "a boolean",
-    "object": "an object",
-    "array": "an array",
-    "number": "a number",
-    "integer": "a whole number",
-    "string": "a string",
-}
+__all__ = ["describe"]
 
 
 # ---------------------------------------------------------------- descriptions
