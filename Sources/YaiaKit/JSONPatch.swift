@@ -4,9 +4,9 @@
 // entry points, `diff` (JSONPatchDiff.swift) and `apply` (JSONPatchApply.swift).
 
 /// A JSON Patch document: operations applied in order, all or none.
-public enum JSONPatch {
+package enum JSONPatch {
     /// One operation. Paths are JSON Pointers (RFC 6901) as written on the wire.
-    public enum Operation: Sendable, Equatable, CustomStringConvertible {
+    package enum Operation: Sendable, Equatable, CustomStringConvertible {
         case add(path: String, value: JSON)
         case remove(path: String)
         case replace(path: String, value: JSON)
@@ -14,7 +14,7 @@ public enum JSONPatch {
         case copy(from: String, path: String)
         case test(path: String, value: JSON)
 
-        public var path: String {
+        package var path: String {
             switch self {
             case .add(let path, _), .remove(let path), .replace(let path, _),
                  .move(_, let path), .copy(_, let path), .test(let path, _):
@@ -23,7 +23,7 @@ public enum JSONPatch {
         }
 
         /// `{"op": ..., "path": ..., "value"|"from": ...}`.
-        public var json: JSON {
+        package var json: JSON {
             var o = JSONObject(minimumCapacity: 3)
             switch self {
             case let .add(path, value): o["op"] = "add"; o["path"] = .string(path); o["value"] = value
@@ -38,7 +38,7 @@ public enum JSONPatch {
 
         /// Reads an operation; `at` is its place in the patch, for errors.
         /// Members the RFC does not name are ignored, as it asks.
-        public init(json: JSON, at: String) throws(YaiaError) {
+        package init(json: JSON, at: String) throws(YaiaError) {
             guard case .object(let o) = json else {
                 throw YaiaError(.badPatch, "an operation must be an object, not \(json.kindName)", at: at)
             }
@@ -72,21 +72,21 @@ public enum JSONPatch {
             }
         }
 
-        public var description: String { json.serialized() }
+        package var description: String { json.serialized() }
     }
 
     /// What a patch may cost when applied: it is input, and `copy` could
     /// otherwise double a document with every operation.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// Operations in one patch.
-        public var operations: Int
+        package var operations: Int
         /// Nesting of the patched document, as the parser's.
-        public var depth: Int
+        package var depth: Int
         /// Nodes of the values a patch adds, replaces, copies, moves or
         /// tests, summed over its operations.
-        public var nodes: Int
+        package var nodes: Int
 
-        public init(operations: Int = 1_000_000, depth: Int = JSONParser.defaultMaxDepth, nodes: Int = 10_000_000) {
+        package init(operations: Int = 1_000_000, depth: Int = JSONParser.defaultMaxDepth, nodes: Int = 10_000_000) {
             self.operations = operations
             self.depth = depth
             self.nodes = nodes
@@ -94,7 +94,7 @@ public enum JSONPatch {
     }
 
     /// The operations of a patch document, a JSON array.
-    public static func operations(_ json: JSON, limits: Limits = Limits()) throws(YaiaError) -> [Operation] {
+    package static func operations(_ json: JSON, limits: Limits = Limits()) throws(YaiaError) -> [Operation] {
         guard case .array(let items) = json else {
             throw YaiaError(.badPatch, "a patch is an array of operations, not \(json.kindName)", at: "")
         }
@@ -108,14 +108,14 @@ public enum JSONPatch {
     }
 
     /// The patch document of `operations`.
-    public static func json(_ operations: [Operation]) -> JSON {
+    package static func json(_ operations: [Operation]) -> JSON {
         .array(operations.map(\.json))
     }
 
     /// The operations that turn `old` into `new`: `add`, `remove` and
     /// `replace` only. Parts that are the same storage on both sides (a
     /// list the change did not touch) cost one comparison, whatever their size.
-    public static func diff(from old: JSON, to new: JSON) -> [Operation] {
+    package static func diff(from old: JSON, to new: JSON) -> [Operation] {
         var differ = JSONDiffer()
         differ.diff(old, new, at: "")
         return differ.operations
@@ -125,14 +125,14 @@ public enum JSONPatch {
     /// fails the patch and leaves nothing half done. Only the containers on
     /// the operations' paths are copied, and not even those when the caller
     /// gives up its document (`apply(ops, to: consume view)`).
-    public static func apply(_ operations: [Operation], to document: consuming JSON, limits: Limits = Limits()) throws(YaiaError) -> JSON {
+    package static func apply(_ operations: [Operation], to document: consuming JSON, limits: Limits = Limits()) throws(YaiaError) -> JSON {
         var applier = JSONPatchApplier(document: consume document, limits: limits)
         try applier.apply(operations)
         return applier.document
     }
 
     /// `document` with the patch document `patch` (a JSON array) applied.
-    public static func apply(patch: JSON, to document: consuming JSON, limits: Limits = Limits()) throws(YaiaError) -> JSON {
+    package static func apply(patch: JSON, to document: consuming JSON, limits: Limits = Limits()) throws(YaiaError) -> JSON {
         try apply(operations(patch, limits: limits), to: consume document, limits: limits)
     }
 }

@@ -4,7 +4,7 @@ extension JSONPointer {
     /// The reference tokens of `pointer`, unescaped (`~1` is `/`, `~0` is
     /// `~`); nil when it is not a pointer: not empty and not starting with
     /// `/`, or with a `~` not followed by `0` or `1`.
-    public static func tokens(_ pointer: String) -> [String]? {
+    package static func tokens(_ pointer: String) -> [String]? {
         if pointer.isEmpty { return [] }
         var utf8 = Array(pointer.utf8)
         guard utf8.first == UInt8(ascii: "/") else { return nil }
@@ -36,7 +36,7 @@ extension JSONPointer {
 
     /// The array index a token names: decimal digits without a leading zero
     /// (RFC 6901), so `01`, `1e0`, `+1` and `-1` name none.
-    public static func index(_ token: String) -> Int? {
+    package static func index(_ token: String) -> Int? {
         let utf8 = token.utf8
         guard let first = utf8.first, utf8.count <= 18 else { return nil }
         if first == UInt8(ascii: "0") { return utf8.count == 1 ? 0 : nil }

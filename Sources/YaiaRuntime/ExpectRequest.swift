@@ -2,6 +2,7 @@
 // (ExhaustiveRules), for a test kept outside Swift. The request carries the
 // test's record and gets it back changed: the runtime keeps nothing.
 import YaiaCore
+import YaiaKit
 
 extension Runtime {
     /// `{"op": "expect", "test": RECORD?, "exhaustive": BOOL?, "step": NAME, ...}`

@@ -81,9 +81,9 @@ public struct SceneTest<S: SceneState>: Sendable {
     /// Reduces a typed action; `assert` turns the previous state into the expected one.
     public mutating func send(
         _ action: S.Action, assert expect: ((inout S) throws -> Void)? = nil,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = SceneTest.location(fileID, filePath, line)
         let label = "send(\(action))"
         checkAsserted(before: label, location)
         reduce(action, label: label, expect: expect, location)
@@ -93,9 +93,9 @@ public struct SceneTest<S: SceneState>: Sendable {
     /// reads it; an action the scene refuses is a failure that changes nothing.
     public mutating func send(
         _ action: Action, assert expect: ((inout S) throws -> Void)? = nil,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = SceneTest.location(fileID, filePath, line)
         let label = "send(\(action.json.serialized()))"
         checkAsserted(before: label, location)
         let typed: S.Action
@@ -111,9 +111,9 @@ public struct SceneTest<S: SceneState>: Sendable {
     /// `send(Action(type, payload: payload))`.
     public mutating func send(
         _ type: String, payload: JSON? = nil, assert expect: ((inout S) throws -> Void)? = nil,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
-        send(Action(type, payload: payload), assert: expect, fileID: fileID, filePath: filePath, line: line, column: column)
+        send(Action(type, payload: payload), assert: expect, fileID: fileID, filePath: filePath, line: line)
     }
 
     /// Ends an in-flight effect with an outcome: its `then` or `catch` action
@@ -121,9 +121,9 @@ public struct SceneTest<S: SceneState>: Sendable {
     /// is dropped and the state must stay as it is.
     public mutating func resolve(
         _ handle: EmittedEffect, with outcome: Outcome, assert expect: ((inout S) throws -> Void)? = nil,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = SceneTest.location(fileID, filePath, line)
         let label: String
         switch outcome {
         case .success(let v): label = "resolve(\(handle), with: .success(\(JSONDiff.render(v))))"
@@ -170,9 +170,9 @@ public struct SceneTest<S: SceneState>: Sendable {
     @discardableResult
     public mutating func receiveEffect(
         service: String, op: String, args: JSON? = nil,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) -> EmittedEffect {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = SceneTest.location(fileID, filePath, line)
         let wanted = "\(service).\(op)" + (args.map { " with args \(JSONDiff.render($0))" } ?? "")
         var members: [(key: String, value: JSON?)] = [("service", .string(service)), ("op", .string(op))]
         if let args { members.append(("args", args)) }
@@ -184,18 +184,18 @@ public struct SceneTest<S: SceneState>: Sendable {
     @discardableResult
     public mutating func receiveEffect(
         _ expected: Effect,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) -> EmittedEffect {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = SceneTest.location(fileID, filePath, line)
         return receive(JSONDiff.render(expected.json), .whole(expected.json), standIn: expected, location)
     }
 
     /// Asserts the next route not yet asserted (with `exhaustivity: .off`, any one).
     public mutating func expectRoute(
         _ expected: Route,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = SceneTest.location(fileID, filePath, line)
         let label = "expectRoute(\(JSONDiff.render(expected.json)))"
         if let failure = rules.expectRoute(expected.json) { fail("\(label): " + failure.text, location) }
     }
@@ -203,11 +203,11 @@ public struct SceneTest<S: SceneState>: Sendable {
     /// Asserts the current view model.
     public mutating func expectViewModel(
         _ expected: S.ViewModel,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
         let actual = state.viewModel
         guard actual != expected else { return }
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = SceneTest.location(fileID, filePath, line)
         let lines = JSONDiff.lines(expected: expected.json, actual: actual.json)
         fail("expectViewModel: the view model is not the expected one:"
              + (lines.isEmpty ? "\n  (no difference in their JSON forms)" : lines.map { "\n  " + $0 }.joined()), location)
@@ -216,9 +216,9 @@ public struct SceneTest<S: SceneState>: Sendable {
     /// Asserts a property of the current view model.
     public mutating func expectViewModel(
         _ predicate: (S.ViewModel) throws -> Bool,
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = SceneTest.location(fileID, filePath, line)
         let viewModel = state.viewModel
         do {
             if try predicate(viewModel) { return }
@@ -231,9 +231,9 @@ public struct SceneTest<S: SceneState>: Sendable {
     /// Ends the test: fails for effects and routes never asserted, and (with
     /// exhaustivity on) for effects still in flight.
     public mutating func finish(
-        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line, column: Int = #column
+        fileID: String = #fileID, filePath: String = #filePath, line: Int = #line
     ) {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let location = SceneTest.location(fileID, filePath, line)
         if let failure = rules.finish() { fail("finish: " + failure.text, location) }
     }
 
@@ -296,6 +296,12 @@ public struct SceneTest<S: SceneState>: Sendable {
     }
 
     // MARK: - Reporting
+
+    /// Where a failure is reported: the caller's line. The column is left
+    /// out, which keeps every call within six parameters.
+    private static func location(_ fileID: String, _ filePath: String, _ line: Int) -> SourceLocation {
+        SourceLocation(fileID: fileID, filePath: filePath, line: line, column: 1)
+    }
 
     private mutating func fail(_ message: String, _ location: SourceLocation) {
         failures.append(message)
