@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import FakeEngine, open_tab
+from conftest import FakeEngine, aiohttp, open_tab
 from yaia.web import WebConfig
 
 import aiohttp
@@ -194,6 +194,30 @@ def test_a_duplicated_tab_never_shares_a_live_session(make_server) -> None:  # t
         await close2()
         await close()
     asyncio.run(run())
+
+
+def test_a_reload_takes_its_session_over_before_the_old_socket_closed(make_server) -> None:  # type: ignore[no-untyped-def]
+    # A reloaded page's hello can come before the server sees the old page's
+    # socket close: with "takeover" it closes that socket and resumes.
+    make = fakes()
+    server = make_server(WebConfig(), make)
+
+    async def run() -> None:
+        old, first, close_old = await open_tab(server.ws_url)
+        new, again, close_new = await open_tab(server.ws_url, session=first["session"], takeover=True)
+        assert again["resumed"] is True and again["session"] == first["session"]
+        closed = await asyncio.wait_for(old.ws.receive(), 30)
+        assert closed.type == aiohttp.WSMsgType.CLOSE and closed.data == 4000
+        assert (await new.ask({"op": "send", "tag": 1}))["echo"] == "send"
+        # A takeover of a key nobody holds is a new session, as any unknown key.
+        _, other, close_other = await open_tab(server.ws_url, session="x" * 32, takeover=True)
+        assert other["resumed"] is False and other["session"] != first["session"]
+        await close_other()
+        await close_new()
+        await close_old()
+    asyncio.run(run())
+    assert make.made[0].closed and make.made[1].restored == {"fake": True}
+    assert make.made[1].requests[-1]["op"] == "send"
 
 
 def test_events_reach_their_tab_in_order(make_server) -> None:  # type: ignore[no-untyped-def]

@@ -55,10 +55,14 @@ class Server:
 
     # -- sessions
 
-    async def claim(self, key: Any) -> Tuple[str, Optional[Dict[str, Any]]]:
+    async def claim(self, key: Any, takeover: bool = False) -> Tuple[str, Optional[Dict[str, Any]]]:
         """The key and snapshot a hello resumes, or a new key and None. A key
         in use by a connected tab (a duplicated tab copies sessionStorage) is
-        never shared: that tab gets a session of its own."""
+        never shared: that tab gets a session of its own. With ``takeover``
+        (a reloaded page whose old socket's close has not reached the server
+        yet) the connected tab's socket is closed and the session resumed."""
+        if takeover and _valid_key(key) and key in self.live:
+            await self.live[key].surrender()
         if _valid_key(key) and key in self.detaching:
             await asyncio.shield(self.detaching[key])
         self._expire()
