@@ -178,7 +178,9 @@ def test_a_reload_resumes_from_the_snapshot_until_it_expires(make_server) -> Non
         now[0] = 61.0
         _, late, close = await open_tab(server.ws_url, session=first["session"])
         assert late["resumed"] is False and late["session"] != first["session"]
+        gone = server.detached()  # the last runtime is closed once its tab is detached
         await close()
+        assert await asyncio.get_running_loop().run_in_executor(None, gone.wait, 30)
     asyncio.run(run())
     assert make.made[1].restored == {"fake": True} and make.made[2].restored is None
     assert all(engine.closed for engine in make.made)

@@ -25,6 +25,9 @@ public struct ListState: SceneState, Codable {
     /// Stored values under "note/" that are not notes: left alone, counted.
     public var unreadable = 0
     public var error: String?
+    /// What the search field holds: the view shows the notes whose title
+    /// or body contains it, ignoring case. The notes themselves stay whole.
+    public var query = ""
 
     public init(user: User) { self.user = user }
 
@@ -60,6 +63,8 @@ public struct ListState: SceneState, Codable {
         case newNote
         /// The editor's result: `{"saved": NOTE}` or `{"deleted": ID}`.
         case editorClosed(saved: Note?, deleted: Int?)
+        /// The search field's text, as typed.
+        case searchChanged(String)
         case logout
     }
 
@@ -72,24 +77,41 @@ public struct ListState: SceneState, Codable {
         }
 
         public var user: String
+        /// The notes the search matches, all of them when it is empty.
         public var notes: [Row]
         public var isLoading: Bool
         public var canCreate: Bool
         /// What to show instead of an empty list, or nil.
         public var placeholder: String?
         public var error: String?
+        public var query = ""
+    }
+
+    /// Whether `note` matches the search (`needle`, in lower case): lower
+    /// case, and a substring by its bytes, not by its characters, as the
+    /// document's `lower` and `in` do.
+    static func matches(_ note: Note, _ needle: String) -> Bool {
+        needle.isEmpty || note.title.lowercased().utf8.contains(needle.utf8)
+            || note.body.lowercased().utf8.contains(needle.utf8)
     }
 
     public var viewModel: ViewModel {
+        let needle = query.lowercased()
+        let shown = notes.filter { ListState.matches($0, needle) }
         var placeholder: String?
-        if notes.isEmpty { placeholder = hasLoaded ? "No notes yet" : "Loading…" }
+        if notes.isEmpty {
+            placeholder = hasLoaded ? "No notes yet" : "Loading…"
+        } else if shown.isEmpty {
+            placeholder = "No notes match “\(query)”"
+        }
         var error = self.error
         if error == nil, unreadable > 0 {
             error = unreadable == 1 ? "1 stored note could not be read" : "\(unreadable) stored notes could not be read"
         }
         return ViewModel(user: user.email,
-                         notes: notes.map { ViewModel.Row(id: $0.id, title: $0.title, preview: ListState.preview($0.body)) },
-                         isLoading: isLoading, canCreate: hasLoaded && !isTruncated, placeholder: placeholder, error: error)
+                         notes: shown.map { ViewModel.Row(id: $0.id, title: $0.title, preview: ListState.preview($0.body)) },
+                         isLoading: isLoading, canCreate: hasLoaded && !isTruncated, placeholder: placeholder, error: error,
+                         query: query)
     }
 
     static func preview(_ body: String, length: Int = 80) -> String {
@@ -152,6 +174,9 @@ public struct ListState: SceneState, Codable {
                 nextID = max(nextID, saved.id + 1)
             }
             if let deleted { notes.removeAll { $0.id == deleted } }
+            return []
+        case .searchChanged(let text):
+            query = text
             return []
         case .logout:
             return [.route(.popToRoot)]

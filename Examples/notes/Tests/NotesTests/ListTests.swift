@@ -131,6 +131,28 @@ struct ListTests {
         test.finish()
     }
 
+    @Test("search: the view shows the notes whose title or body holds the query, ignoring case; the state keeps them all")
+    func search() {
+        let milk = Note(id: 3, title: "Dairy", body: "Oat MILK")
+        var test = loadedList([groceries, bank, milk])
+        test.send(.searchChanged("mIlK")) { $0.query = "mIlK" }
+        test.expectViewModel { $0.query == "mIlK" && $0.notes.map(\.id) == [1, 3] && $0.placeholder == nil }
+        test.send("searchChanged", payload: "bank") { $0.query = "bank" }
+        test.expectViewModel { $0.notes.map(\.id) == [2] }
+        test.send(.searchChanged("kiwi")) { $0.query = "kiwi" }
+        test.expectViewModel { $0.notes.isEmpty && $0.placeholder == "No notes match “kiwi”" }
+        // A note saved while searching stays in the state, shown only if it matches.
+        test.send(.editorClosed(saved: Note(id: 4, title: "Kiwis"), deleted: nil)) {
+            $0.notes.append(Note(id: 4, title: "Kiwis"))
+            $0.nextID = 5
+        }
+        test.expectViewModel { $0.notes.map(\.id) == [4] && $0.placeholder == nil }
+        test.send(.searchChanged("")) { $0.query = "" }
+        test.expectViewModel { $0.notes.map(\.id) == [1, 2, 3, 4] }
+        test.finish()
+        #expect(thrown { try ListState.Action(Action("searchChanged", payload: 1)) }?.at == "/payload")
+    }
+
     @Test("logout goes back to the login")
     func logout() {
         var test = loadedList()
