@@ -19,8 +19,16 @@ from .session import MakeEngine
 
 __all__ = ["Server", "CLIENT_DIR"]
 
-#: Bindings/web: yaia.js and its modules, served at /yaia/, and the generic shell's page.
-CLIENT_DIR = Path(__file__).resolve().parents[3] / "web"
+def _client_dir() -> Path:
+    # An installed package carries the client beside this module (setup.py
+    # copies it there); in the source tree it is Bindings/web.
+    here = Path(__file__).resolve().parent
+    installed = here / "client"
+    return installed if (installed / "yaia.js").is_file() else here.parents[2] / "web"
+
+
+#: yaia.js and its modules, served at /yaia/, and the generic shell's page.
+CLIENT_DIR = _client_dir()
 
 # A session key: what secrets.token_urlsafe(24) makes, and no longer.
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
