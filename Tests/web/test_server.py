@@ -274,3 +274,12 @@ def test_listening_beyond_loopback_needs_a_token() -> None:
         WebConfig(host="0.0.0.0")
     with pytest.raises(ValueError, match="cannot grant"):
         WebConfig(allow=frozenset({"send", "nonsense"}))
+
+
+def test_the_runtime_keeps_its_own_request_bound() -> None:
+    # The socket bounds a tab's frames; the runtime's request_bytes also bounds
+    # what services answer (a store listing 10,000 notes is over 1 MiB), so the
+    # server leaves it as the runtime has it, unless the host sets it.
+    assert "request_bytes" not in WebConfig().runtime_config()["limits"]
+    given = WebConfig(runtime={"limits": {"request_bytes": 4096}})
+    assert given.runtime_config()["limits"]["request_bytes"] == 4096
