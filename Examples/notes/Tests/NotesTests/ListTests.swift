@@ -184,6 +184,21 @@ struct ListTests {
         #expect(ListState.preview("one\r\ntwo") == "one")
         #expect(ListState.preview(String(repeating: "é", count: 80)) == String(repeating: "é", count: 80))
         #expect(ListState.preview(String(repeating: "é", count: 81)) == String(repeating: "é", count: 79) + "…")
+        // ASCII takes a path of its own, with the same cuts.
+        #expect(ListState.preview(String(repeating: "a", count: 80)) == String(repeating: "a", count: 80))
+        #expect(ListState.preview(String(repeating: "a", count: 81)) == String(repeating: "a", count: 79) + "…")
+        #expect(ListState.preview("tab\u{0B}next") == "tab")
+        #expect(ListState.preview("  plain then é\nnext") == "plain then é")
+        #expect(ListState.preview("line\u{2028}next") == "line")
+    }
+
+    @Test("search matches bytes of the lower-cased text")
+    func contains() {
+        #expect(ListState.contains("café au lait", "é au"))
+        #expect(ListState.contains("abc", ""))
+        #expect(!ListState.contains("ab", "abc"))
+        #expect(ListState.contains("aab", "ab"))
+        #expect(!ListState.contains("", "a"))
     }
 
     @Test("open arguments need a user")
