@@ -279,7 +279,8 @@ test-python: $(NOTES_PACK)
 
 # ---------------------------------------------------------------- the web shell (yaia.web, Bindings/web)
 # >>> web block: this block, the recipe lines that run the notes app in a
-# >>> browser (demo), and test-web among test's suites belong to the web shell.
+# >>> browser (demo) and bench_web.py (bench), and test-web among test's suites
+# >>> belong to the web shell.
 # The server runs on aiohttp; the browser tests drive Debian's Chromium with
 # Playwright, which must never download a browser of its own.
 APT_PACKAGES += chromium
@@ -293,6 +294,7 @@ test-web: lib $(EXAMPLES_PACK) plugins $(NOTES_PACK)
 	PYTHONPATH=Bindings/python:Tests/web $(PYTHON) -m pytest -q Tests/web
 
 demo: plugins
+bench: $(NOTES_PACK) plugins
 # <<< end of the web block
 
 # ---------------------------------------------------------------- demo
@@ -323,6 +325,7 @@ demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
 	@echo
 	@echo "== the notes app in a browser (Examples/notes-web), headless, over the documents then the pack; screenshots in $(WEB_SHOTS)"
 	@echo "   to open it yourself: PYTHONPATH=Bindings/python $(PYTHON) -m yaia.web $(NOTES_DOCS) --plugin-dir $(PLUGINS) --plugin-config store='{\"path\":\"notes.db\"}' --start notes/login --static Examples/notes-web"
+	@echo "   then open http://127.0.0.1:8080/ in a browser and sign in as ada@example.com, password hunter2"
 	PYTHONPATH=Bindings/python $(PYTHON) Examples/notes-web/demo.py $(NOTES_DOCS) $(PLUGINS) $(WEB_SHOTS)
 	PYTHONPATH=Bindings/python $(PYTHON) Examples/notes-web/demo.py $(NOTES_PACK) $(PLUGINS) $(WEB_SHOTS)
 
@@ -387,6 +390,7 @@ bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_
 	$(CBIN)/bench_packs $(EXAMPLES_PACK) $(NOTES_PACK)
 	$(LOGIC_BENCH) $(YAIA_JSONLOGIC_TESTS)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_logic.py $(YAIA_JSONLOGIC_TESTS)
+	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_web.py $(NOTES_PACK) $(PLUGINS)
 
 # ---------------------------------------------------------------- thread sanitizer
 

@@ -4,7 +4,8 @@
 source tree (which builds libyaia.so, the examples pack, the example
 plugins and the `yaia` command when they are missing or stale), then copies
 the files `make print-wheel-files` lists into the package's `_native`
-folder. The wheel is for this platform (py3-none-linux_x86_64): ctypes
+folder, and the web client (Bindings/web: yaia.js and its modules) into
+`yaia/web/client`, where the installed server finds it. The wheel is for this platform (py3-none-linux_x86_64): ctypes
 needs no particular Python, the native files need this machine's kind.
 YAIA_SOURCE_ROOT names the source tree when this folder is not in one.
 """
@@ -78,6 +79,10 @@ class build_with_native(build_py):
             target = native / dest
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target)
+        client = Path(self.build_lib) / "yaia" / "web" / "client"
+        if client.exists():
+            shutil.rmtree(client)
+        shutil.copytree(ROOT / "Bindings" / "web", client)
 
 
 class native_distribution(Distribution):

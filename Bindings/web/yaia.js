@@ -25,6 +25,13 @@ export class YaiaError extends Error {
 }
 
 const SESSION_KEY = "yaia.session";
+// Set as the page goes away: the next page of this tab (a reload) may take
+// the session over even if the server has not yet seen the old socket close.
+// A duplicated tab copies sessionStorage while its original is still there,
+// so it finds no mark and gets a session of its own.
+const LEAVING_KEY = "yaia.leaving";
+// The close code of a socket whose session another socket took over.
+const TAKEN_OVER = 4000;
 
 export class Client {
   constructor(options = {}) {
@@ -46,6 +53,13 @@ export class Client {
     this.renderQueued = false;
     this.schemas = new Schemas(this);
     this.history = options.history === false ? null : new FlowHistory(this, options);
+    this.takeover = false;
+    if (this.storage) {
+      const key = this.storage.getItem(SESSION_KEY);
+      this.takeover = key !== null && this.storage.getItem(LEAVING_KEY) === key;
+      this.storage.removeItem(LEAVING_KEY);
+      globalThis.addEventListener?.("pagehide", () => { if (this.session) this.storage.setItem(LEAVING_KEY, this.session); });
+    }
     this.whenReady = new Promise((resolve) => { this.readyResolve = resolve; });
     this.open();
   }
@@ -69,11 +83,14 @@ export class Client {
       const hello = { op: "hello", tag: 0 };
       const key = this.storage && this.storage.getItem(SESSION_KEY);
       if (key) hello.session = key;
+      if (key && this.takeover) hello.takeover = true;
       ws.send(JSON.stringify(hello));
     };
     ws.onmessage = (event) => this.receive(event.data);
-    ws.onclose = () => {
+    ws.onclose = (event) => {
       if (this.ws !== ws) return;
+      // Another page of this tab has the session now: coming back would take it from that page.
+      if (event.code === TAKEN_OVER) this.closedByPage = true;
       this.connected = this.ready = false;
       for (const [, p] of this.pending) p.reject(new YaiaError({ code: "disconnected", message: "the connection closed before the answer came" }));
       this.pending.clear();
@@ -116,6 +133,7 @@ export class Client {
     if (frame.op === "hello") {
       this.session = frame.session;
       this.resumed = frame.resumed;
+      this.takeover = true; // the key is this page's own now: a reconnect may take it back
       if (this.storage) this.storage.setItem(SESSION_KEY, frame.session);
       this.connected = this.ready = true;
       this.start = this.options.start || frame.start;

@@ -87,7 +87,7 @@ struct NotesDocumentTests {
     func listLoad() throws {
         var s = try NotesDocuments.scene("list").open(args: ["user": ["email": "ada@example.com"]])
         #expect(s.viewModel == ["user": "ada@example.com", "notes": [], "isLoading": false, "canCreate": false,
-                                "placeholder": "Loading…", "error": .null])
+                                "placeholder": "Loading…", "error": .null, "query": ""])
 
         let load = try NotesDocuments.send(&s, #"{"type": "load"}"#)
         #expect(load == [.effect(Effect(service: "store", op: "list", args: ["prefix": "note/", "limit": 10000],
@@ -107,12 +107,12 @@ struct NotesDocumentTests {
                            "notes": [["id": 2, "title": "Call the bank", "body": ""],
                                      ["id": 10, "title": "Ten", "body": "  first line\nsecond line"]],
                            "nextID": 11, "hasLoaded": true, "isTruncated": false, "isLoading": false, "unreadable": 2,
-                           "error": .null])
+                           "error": .null, "query": ""])
         #expect(s.viewModel == ["user": "ada@example.com",
                                 "notes": [["id": 2, "title": "Call the bank", "preview": ""],
                                           ["id": 10, "title": "Ten", "preview": "first line"]],
                                 "isLoading": false, "canCreate": true, "placeholder": .null,
-                                "error": "2 stored notes could not be read"])
+                                "error": "2 stored notes could not be read", "query": ""])
 
         let pushed = try NotesDocuments.send(&s, #"{"type": "newNote"}"#)
         #expect(pushed == [.route(.push("notes/editor", args: ["note": ["id": 11, "title": "", "body": ""], "isNew": true],
@@ -125,6 +125,7 @@ struct NotesDocumentTests {
         var s = try NotesDocuments.scene("list").restore(state: [
             "user": ["email": "ada@example.com"], "notes": [["id": 1, "title": "Groceries", "body": "Milk\nEggs"]],
             "nextID": 2, "hasLoaded": true, "isTruncated": false, "isLoading": false, "unreadable": 0, "error": .null,
+            "query": "",
         ])
         try NotesDocuments.send(&s, #"{"type": "editorClosed", "payload": {"saved": {"id": 3, "title": "New", "body": ""}}}"#)
         try NotesDocuments.send(&s, #"{"type": "editorClosed", "payload": {"saved": {"id": 1, "title": "Shopping", "body": ""}}}"#)
@@ -132,6 +133,24 @@ struct NotesDocumentTests {
         #expect(s.json["nextID"] == 4)
         try NotesDocuments.send(&s, #"{"type": "editorClosed", "payload": {"deleted": 1}}"#)
         #expect(s.viewModel["notes"] == [["id": 3, "title": "New", "preview": ""]])
+    }
+
+    @Test("notes/list: searchChanged keeps the query; the view shows the notes whose title or body holds it, ignoring case")
+    func listSearch() throws {
+        var s = try NotesDocuments.scene("list").restore(state: [
+            "user": ["email": "ada@example.com"],
+            "notes": [["id": 1, "title": "Groceries", "body": "Milk\nEggs"], ["id": 2, "title": "Call the bank", "body": ""]],
+            "nextID": 3, "hasLoaded": true, "isTruncated": false, "isLoading": false, "unreadable": 0, "error": .null,
+            "query": "",
+        ])
+        #expect(try NotesDocuments.send(&s, #"{"type": "searchChanged", "payload": "mILK"}"#) == [])
+        #expect(s.json["query"] == "mILK")
+        #expect(s.viewModel["notes"] == [["id": 1, "title": "Groceries", "preview": "Milk"]])
+        #expect(s.viewModel["query"] == "mILK")
+        try NotesDocuments.send(&s, #"{"type": "searchChanged", "payload": "kiwi"}"#)
+        #expect(s.viewModel["notes"] == [])
+        #expect(s.viewModel["placeholder"] == "No notes match “kiwi”")
+        #expect(s.json["notes"] == [["id": 1, "title": "Groceries", "body": "Milk\nEggs"], ["id": 2, "title": "Call the bank", "body": ""]])
     }
 
     @Test("notes/editor: the title is required and at most 200 characters, then save emits store.put and saved pops")

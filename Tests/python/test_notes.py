@@ -149,7 +149,7 @@ def test_login_refuses_a_wrong_password_then_pushes_the_list(rt: yaia.Runtime) -
 def test_create_edit_list_delete(rt: yaia.Runtime) -> None:
     flow = log_in(rt)
     assert flow.top.view_model == {"canCreate": True, "error": None, "isLoading": False, "notes": [],
-                                   "placeholder": "No notes yet", "user": "ada@example.com"}
+                                   "placeholder": "No notes yet", "query": "", "user": "ada@example.com"}
 
     # A new note: the title is required.
     pushed = flow.send("newNote")

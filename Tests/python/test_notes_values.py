@@ -96,7 +96,7 @@ def list_state(notes: List[Dict[str, Any]], **changes: Any) -> Dict[str, Any]:
     """A notes/list state that has loaded ``notes``."""
     state: Dict[str, Any] = {
         "user": ADA, "notes": notes, "nextID": max([n["id"] for n in notes], default=0) + 1, "hasLoaded": True,
-        "isTruncated": False, "isLoading": False, "unreadable": 0, "error": None,
+        "isTruncated": False, "isLoading": False, "unreadable": 0, "error": None, "query": "",
     }
     state.update(changes)
     return state
@@ -285,9 +285,9 @@ def test_login_wrong_expectations_fail_with_the_diff() -> None:
 def test_list_loads_the_notes_by_prefix_in_id_order() -> None:
     with notes_list() as t:
         assert t.state == {"user": ADA, "notes": [], "nextID": 1, "hasLoaded": False, "isTruncated": False,
-                           "isLoading": False, "unreadable": 0, "error": None}
+                           "isLoading": False, "unreadable": 0, "error": None, "query": ""}
         t.expect_view_model({"user": "ada@example.com", "notes": [], "isLoading": False, "canCreate": False,
-                             "placeholder": "Loading…", "error": None})
+                             "placeholder": "Loading…", "error": None, "query": ""})
         t.send("load", state={"isLoading": True})
         request = t.receive_effect({"service": "store", "op": "list", "args": {"prefix": "note/", "limit": 10000},
                                     "then": "loaded", "catch": "loadFailed", "id": "load", "policy": "latest",
@@ -301,7 +301,7 @@ def test_list_loads_the_notes_by_prefix_in_id_order() -> None:
         t.expect_view_model({"user": "ada@example.com",
                              "notes": [{"id": 2, "title": "Call the bank", "preview": ""},
                                        {"id": 10, "title": "Ten", "preview": "first line"}],
-                             "isLoading": False, "canCreate": True, "placeholder": None, "error": None})
+                             "isLoading": False, "canCreate": True, "placeholder": None, "error": None, "query": ""})
 
 
 def test_list_skips_and_counts_what_is_not_a_note() -> None:
@@ -338,7 +338,7 @@ def test_list_load_fails_and_is_retried() -> None:
         request = t.receive_effect("store", "list")
         t.resolve(request, result={"items": []}, state={"isLoading": False, "hasLoaded": True})
         t.expect_view_model({"user": "ada@example.com", "notes": [], "isLoading": False, "canCreate": True,
-                             "placeholder": "No notes yet", "error": None})
+                             "placeholder": "No notes yet", "error": None, "query": ""})
 
 
 def test_list_a_second_load_cancels_the_first() -> None:
@@ -394,7 +394,7 @@ def test_list_takes_what_the_editor_saved_or_deleted() -> None:
         t.expect_view_model({"user": "ada@example.com",
                              "notes": [{"id": 2, "title": "Called the bank", "preview": "done"},
                                        {"id": 3, "title": "New", "preview": ""}],
-                             "isLoading": False, "canCreate": True, "placeholder": None, "error": None})
+                             "isLoading": False, "canCreate": True, "placeholder": None, "error": None, "query": ""})
         # A saved note with an id beyond the list's goes in id order, and moves the next id past it.
         far = note(9, "Far")
         t.send("editorClosed", {"saved": far}, state={"/notes/-": far, "nextID": 10})
@@ -408,6 +408,27 @@ def test_list_takes_what_the_editor_saved_or_deleted() -> None:
         t.expect_route({"push": "notes/editor", "args": {"note": note(10), "isNew": True}, "onResult": "editorClosed"})
         t.send("editorClosed", {"saved": note(10, "Ten")}, state={"/notes/-": note(10, "Ten")})
         t.expect_view_model(lambda vm: [row["id"] for row in vm["notes"]] == [1, 2, 3, 10])
+
+
+def test_list_search_shows_the_notes_that_hold_the_query() -> None:
+    milk = note(3, "Dairy", "Oat MILK")
+    with notes_list(state=list_state([GROCERIES, BANK, milk])) as t:
+        t.send("searchChanged", "mIlK", state={"query": "mIlK"})
+        t.expect_view_model({"query": "mIlK", "placeholder": None,
+                             "notes": [{"id": 1, "title": "Groceries", "preview": "Milk"},
+                                       {"id": 3, "title": "Dairy", "preview": "Oat MILK"}]}, partial=True)
+        t.send("searchChanged", "BANK", state={"query": "BANK"})
+        t.expect_view_model(lambda vm: [row["id"] for row in vm["notes"]] == [2])
+        # Lower case on both sides, then bytes: "É" finds "é"; "e" does not find "é".
+        accents = note(4, "Café", "")
+        t.send("editorClosed", {"saved": accents}, state={"/notes/-": accents, "nextID": 5})
+        t.send("searchChanged", "CAFÉ", state={"query": "CAFÉ"})
+        t.expect_view_model(lambda vm: [row["id"] for row in vm["notes"]] == [4])
+        t.send("searchChanged", "cafe", state={"query": "cafe"})
+        t.expect_view_model({"notes": [], "placeholder": "No notes match “cafe”"}, partial=True)
+        t.send("searchChanged", "", state={"query": ""})
+        t.expect_view_model(lambda vm: [row["id"] for row in vm["notes"]] == [1, 2, 3, 4] and vm["placeholder"] is None)
+        t.send_fails("searchChanged", 1, code="bad_payload", at="/payload")
 
 
 def test_list_logout_goes_back_to_the_login() -> None:

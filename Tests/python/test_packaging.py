@@ -58,7 +58,9 @@ def test_wheel(tmp_path: Path) -> None:
     names = archive.namelist()
     for name in ("yaia/__init__.py", "yaia/py.typed", "yaia/ffi.py", "yaia/runtime.py", "yaia/errors.py",
                  "yaia/values.py", "yaia/services.py", "yaia/scenes.py", "yaia/jsonvalues.py", "yaia/testing.py",
-                 "yaia/pytest_plugin.py", "yaia/_cli.py"):
+                 "yaia/pytest_plugin.py", "yaia/_cli.py", "yaia/web/__init__.py", "yaia/web/server.py",
+                 "yaia/web/client/yaia.js", "yaia/web/client/patch.js", "yaia/web/client/history.js",
+                 "yaia/web/client/schemas.js", "yaia/web/client/index.html"):
         assert name in names
     for name in NATIVE:
         info = archive.getinfo(f"yaia/_native/{name}")
@@ -72,6 +74,7 @@ def test_wheel(tmp_path: Path) -> None:
     entry_points = archive.read(next(n for n in names if n.endswith(".dist-info/entry_points.txt"))).decode()
     assert "[console_scripts]\nyaia = yaia._cli:main" in entry_points
     assert "[pytest11]\nyaia = yaia.pytest_plugin" in entry_points
+    assert "Provides-Extra: web" in metadata
 
 
 def test_a_new_virtual_environment(tmp_path: Path) -> None:
@@ -131,6 +134,38 @@ def test_a_new_virtual_environment(tmp_path: Path) -> None:
     # -p no:yaia turns it off: nothing to collect (exit status 5).
     done = subprocess.run(pytest_command + ["-p", "no:yaia"], capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
     assert done.returncode == 5, done.stdout + done.stderr
+
+    # The web server serves the client the package carries, not the source tree's.
+    if importlib.util.find_spec("aiohttp") is None:
+        pytest.skip("aiohttp is not installed: the web server was not tried")
+    done = subprocess.run([python, "-c", WEB_SCRIPT], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    served = json.loads(done.stdout)
+    assert Path(served["client"]).resolve().is_relative_to(installed), served
+    assert served["yaia.js"] == (REPO / "Bindings" / "web" / "yaia.js").read_text()
+    assert served["page"].startswith("<!doctype html>")
+
+
+# Starts yaia.web on a free port, fetches /yaia/yaia.js and the page, stops.
+WEB_SCRIPT = textwrap.dedent("""
+    import asyncio, json, urllib.request
+    import yaia, yaia.web
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        url = loop.create_future()
+        config = yaia.web.WebConfig(runtime={"scenes": [yaia.examples_pack()]}, port=0)
+        task = asyncio.ensure_future(yaia.web.serve(config, url.set_result))
+        base = (await url).split("?")[0]
+        fetch = lambda path: urllib.request.urlopen(base + path, timeout=30).read().decode()
+        served = {"client": str(yaia.web.CLIENT_DIR),
+                  "yaia.js": await loop.run_in_executor(None, fetch, "yaia/yaia.js"),
+                  "page": await loop.run_in_executor(None, fetch, "")}
+        task.cancel()
+        print(json.dumps(served))
+
+    asyncio.run(main())
+""")
 
 
 def test_typed_strict(tmp_path: Path) -> None:

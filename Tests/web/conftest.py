@@ -146,14 +146,17 @@ class Tab:
                 return frame
 
 
-async def open_tab(url: str, session: Optional[str] = None, headers: Optional[Dict[str, str]] = None):  # type: ignore[no-untyped-def]
-    """A connected Tab and its hello answer; closes with the returned closer."""
+async def open_tab(url: str, session: Optional[str] = None, headers: Optional[Dict[str, str]] = None,  # type: ignore[no-untyped-def]
+                   **hello_extra: Any):
+    """A connected Tab and its hello answer (the hello has ``hello_extra``
+    too); closes with the returned closer."""
     client = aiohttp.ClientSession()
     ws = await client.ws_connect(url, headers=headers or {}, max_msg_size=0)
     tab = Tab(ws)
     hello: Dict[str, Any] = {"op": "hello", "tag": 0}
     if session:
         hello["session"] = session
+    hello.update(hello_extra)
     answer = await tab.ask(hello)
 
     async def close() -> None:

@@ -97,10 +97,14 @@ def test_the_notes_app_in_a_browser(notes_server, page) -> None:  # type: ignore
     screen(page, "notes/list")
     page.wait_for_selector(".notes .title:text-is('Groceries for Sunday')")
 
-    # Search.
-    page.fill("input[name=search]", "train")
+    # Search: the scene keeps the query and narrows its view model's rows (a body matches too).
+    page.fill("input[name=search]", "TRAIN")
     page.wait_for_function("() => document.querySelectorAll('.notes li').length === 1")
     assert titles(page) == ["Trip"]
+    assert page.evaluate("() => window.app.top().viewModel.query") == "TRAIN"
+    page.fill("input[name=search]", "kiwi")
+    page.wait_for_selector(".placeholder:text('No notes match “kiwi”')")
+    assert titles(page) == []
     page.fill("input[name=search]", "")
     page.wait_for_function("() => document.querySelectorAll('.notes li').length === 2")
 

@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from conftest import FakeEngine, open_tab
+from conftest import FakeEngine, aiohttp, open_tab
 from yaia.web import WebConfig
 
 import aiohttp
@@ -178,7 +178,9 @@ def test_a_reload_resumes_from_the_snapshot_until_it_expires(make_server) -> Non
         now[0] = 61.0
         _, late, close = await open_tab(server.ws_url, session=first["session"])
         assert late["resumed"] is False and late["session"] != first["session"]
+        gone = server.detached()  # the last runtime is closed once its tab is detached
         await close()
+        assert await asyncio.get_running_loop().run_in_executor(None, gone.wait, 30)
     asyncio.run(run())
     assert make.made[1].restored == {"fake": True} and make.made[2].restored is None
     assert all(engine.closed for engine in make.made)
@@ -194,6 +196,30 @@ def test_a_duplicated_tab_never_shares_a_live_session(make_server) -> None:  # t
         await close2()
         await close()
     asyncio.run(run())
+
+
+def test_a_reload_takes_its_session_over_before_the_old_socket_closed(make_server) -> None:  # type: ignore[no-untyped-def]
+    # A reloaded page's hello can come before the server sees the old page's
+    # socket close: with "takeover" it closes that socket and resumes.
+    make = fakes()
+    server = make_server(WebConfig(), make)
+
+    async def run() -> None:
+        old, first, close_old = await open_tab(server.ws_url)
+        new, again, close_new = await open_tab(server.ws_url, session=first["session"], takeover=True)
+        assert again["resumed"] is True and again["session"] == first["session"]
+        closed = await asyncio.wait_for(old.ws.receive(), 30)
+        assert closed.type == aiohttp.WSMsgType.CLOSE and closed.data == 4000
+        assert (await new.ask({"op": "send", "tag": 1}))["echo"] == "send"
+        # A takeover of a key nobody holds is a new session, as any unknown key.
+        _, other, close_other = await open_tab(server.ws_url, session="x" * 32, takeover=True)
+        assert other["resumed"] is False and other["session"] != first["session"]
+        await close_other()
+        await close_new()
+        await close_old()
+    asyncio.run(run())
+    assert make.made[0].closed and make.made[1].restored == {"fake": True}
+    assert make.made[1].requests[-1]["op"] == "send"
 
 
 def test_events_reach_their_tab_in_order(make_server) -> None:  # type: ignore[no-untyped-def]
@@ -248,3 +274,12 @@ def test_listening_beyond_loopback_needs_a_token() -> None:
         WebConfig(host="0.0.0.0")
     with pytest.raises(ValueError, match="cannot grant"):
         WebConfig(allow=frozenset({"send", "nonsense"}))
+
+
+def test_the_runtime_keeps_its_own_request_bound() -> None:
+    # The socket bounds a tab's frames; the runtime's request_bytes also bounds
+    # what services answer (a store listing 10,000 notes is over 1 MiB), so the
+    # server leaves it as the runtime has it, unless the host sets it.
+    assert "request_bytes" not in WebConfig().runtime_config()["limits"]
+    given = WebConfig(runtime={"limits": {"request_bytes": 4096}})
+    assert given.runtime_config()["limits"]["request_bytes"] == 4096

@@ -85,7 +85,10 @@ class WebConfig:
     def runtime_config(self, restore: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
         """The config of a session's runtime: the host's, plus the grants the
         server itself needs (snapshot, to keep a session over a reload) and
-        those it gives tabs; the frame limit caps the runtime's request size."""
+        those it gives tabs. The socket bounds a tab's frames; the runtime's
+        ``request_bytes`` stays its own (16 MiB), as it also bounds what
+        services answer: a store listing 10,000 notes answers more than a
+        frame may carry."""
         config = dict(self.runtime)
         grant = dict(config.get("allow") or {})
         ops = grant.get("ops", [])
@@ -95,7 +98,6 @@ class WebConfig:
             grant["ops"] = sorted(set(listed) | wanted)
         config["allow"] = grant
         limits = dict(config.get("limits") or {})
-        limits.setdefault("request_bytes", max(64, self.frame_bytes))
         limits.setdefault("events", 4096)
         limits.setdefault("scenes", 1000)
         config["limits"] = limits

@@ -16,7 +16,10 @@ from .session import Session
 if TYPE_CHECKING:
     from .server import Server
 
-__all__ = ["Connection"]
+__all__ = ["Connection", "TAKEN_OVER"]
+
+#: The close code of a socket whose session a reload of its tab took over.
+TAKEN_OVER = 4000
 
 
 class Connection:
@@ -68,6 +71,8 @@ class Connection:
     # -- in
 
     async def frame(self, text: str) -> None:
+        if self.closing:
+            return  # its session was taken over, or it is going away
         try:
             request = json.loads(text)
         except RecursionError:
@@ -115,7 +120,7 @@ class Connection:
             self.closing = True
             await self.ws.close(code=1013, message=b"too many sessions")
             return
-        key, snapshot = await server.claim(request.get("session"))
+        key, snapshot = await server.claim(request.get("session"), request.get("takeover") is True)
         if self.ws.closed:
             server.keep(key, snapshot)
             return
@@ -125,11 +130,19 @@ class Connection:
                                  "limits": {"frame_bytes": server.config.frame_bytes, "queue": server.config.queue}}
         self.session.start(hello)
 
+    async def surrender(self) -> None:
+        """A reload of this tab took its session: the socket is closed (4000)
+        and the session detached, its snapshot kept for the new socket."""
+        self.closing = True
+        asyncio.ensure_future(self.ws.close(code=TAKEN_OVER, message=b"a reload of this tab took the session over"))
+        await self.end()
+
     async def end(self) -> None:
-        """The tab went away: its session's snapshot is kept for a while."""
+        """The tab went away: its session's snapshot is kept for a while.
+        Called once the socket closed, and by a takeover: the first detaches."""
         self.closing = True
         self.outbox.put_nowait(None)
-        session = self.session
+        session, self.session = self.session, None
         if session is None:
             return
         server = self.server

@@ -19,8 +19,16 @@ from .session import MakeEngine
 
 __all__ = ["Server", "CLIENT_DIR"]
 
-#: Bindings/web: yaia.js and its modules, served at /yaia/, and the generic shell's page.
-CLIENT_DIR = Path(__file__).resolve().parents[3] / "web"
+def _client_dir() -> Path:
+    # An installed package carries the client beside this module (setup.py
+    # copies it there); in the source tree it is Bindings/web.
+    here = Path(__file__).resolve().parent
+    installed = here / "client"
+    return installed if (installed / "yaia.js").is_file() else here.parents[2] / "web"
+
+
+#: yaia.js and its modules, served at /yaia/, and the generic shell's page.
+CLIENT_DIR = _client_dir()
 
 # A session key: what secrets.token_urlsafe(24) makes, and no longer.
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
@@ -55,10 +63,14 @@ class Server:
 
     # -- sessions
 
-    async def claim(self, key: Any) -> Tuple[str, Optional[Dict[str, Any]]]:
+    async def claim(self, key: Any, takeover: bool = False) -> Tuple[str, Optional[Dict[str, Any]]]:
         """The key and snapshot a hello resumes, or a new key and None. A key
         in use by a connected tab (a duplicated tab copies sessionStorage) is
-        never shared: that tab gets a session of its own."""
+        never shared: that tab gets a session of its own. With ``takeover``
+        (a reloaded page whose old socket's close has not reached the server
+        yet) the connected tab's socket is closed and the session resumed."""
+        if takeover and _valid_key(key) and key in self.live:
+            await self.live[key].surrender()
         if _valid_key(key) and key in self.detaching:
             await asyncio.shield(self.detaching[key])
         self._expire()
@@ -107,7 +119,10 @@ class Server:
         refused = self.refusal(request)
         if refused is not None:
             return refused
-        ws = web.WebSocketResponse(max_msg_size=self.config.frame_bytes, autoping=True)
+        # No permessage-deflate: compressing every view model costs the server
+        # more time than loopback or a local network saves (a whole list of
+        # 10,000 notes took longer to deflate than the runtime took to make).
+        ws = web.WebSocketResponse(max_msg_size=self.config.frame_bytes, autoping=True, compress=False)
         await ws.prepare(request)
         connection = Connection(self, ws)
         try:

@@ -132,6 +132,28 @@ struct ListTests {
         test.finish()
     }
 
+    @Test("search: the view shows the notes whose title or body holds the query, ignoring case; the state keeps them all")
+    func search() {
+        let milk = Note(id: 3, title: "Dairy", body: "Oat MILK")
+        var test = loadedList([groceries, bank, milk])
+        test.send(.searchChanged("mIlK")) { $0.query = "mIlK" }
+        test.expectViewModel { $0.query == "mIlK" && $0.notes.map(\.id) == [1, 3] && $0.placeholder == nil }
+        test.send("searchChanged", payload: "bank") { $0.query = "bank" }
+        test.expectViewModel { $0.notes.map(\.id) == [2] }
+        test.send(.searchChanged("kiwi")) { $0.query = "kiwi" }
+        test.expectViewModel { $0.notes.isEmpty && $0.placeholder == "No notes match “kiwi”" }
+        // A note saved while searching stays in the state, shown only if it matches.
+        test.send(.editorClosed(saved: Note(id: 4, title: "Kiwis"), deleted: nil)) {
+            $0.notes.append(Note(id: 4, title: "Kiwis"))
+            $0.nextID = 5
+        }
+        test.expectViewModel { $0.notes.map(\.id) == [4] && $0.placeholder == nil }
+        test.send(.searchChanged("")) { $0.query = "" }
+        test.expectViewModel { $0.notes.map(\.id) == [1, 2, 3, 4] }
+        test.finish()
+        #expect(thrown { try ListState.Action(Action("searchChanged", payload: 1)) }?.at == "/payload")
+    }
+
     @Test("logout goes back to the login")
     func logout() {
         var test = loadedList()
@@ -163,6 +185,21 @@ struct ListTests {
         #expect(ListState.preview("one\r\ntwo") == "one")
         #expect(ListState.preview(String(repeating: "é", count: 80)) == String(repeating: "é", count: 80))
         #expect(ListState.preview(String(repeating: "é", count: 81)) == String(repeating: "é", count: 79) + "…")
+        // ASCII takes a path of its own, with the same cuts.
+        #expect(ListState.preview(String(repeating: "a", count: 80)) == String(repeating: "a", count: 80))
+        #expect(ListState.preview(String(repeating: "a", count: 81)) == String(repeating: "a", count: 79) + "…")
+        #expect(ListState.preview("tab\u{0B}next") == "tab")
+        #expect(ListState.preview("  plain then é\nnext") == "plain then é")
+        #expect(ListState.preview("line\u{2028}next") == "line")
+    }
+
+    @Test("search matches bytes of the lower-cased text")
+    func contains() {
+        #expect(ListState.contains("café au lait", "é au"))
+        #expect(ListState.contains("abc", ""))
+        #expect(!ListState.contains("ab", "abc"))
+        #expect(ListState.contains("aab", "ab"))
+        #expect(!ListState.contains("", "a"))
     }
 
     @Test("open arguments need a user")
