@@ -70,4 +70,33 @@ static inline char *hand_login_send(struct hand_login *s, long long seq, const c
     return out;
 }
 
+/* Keeps the compiler from dropping calls whose result is unused. */
+static volatile int bench_sink;
+
+/* The baseline, `n` times: what run_* functions are timed against. */
+static inline void run_hand_login(int n)
+{
+    struct hand_login s = {{0}, {0}, 0};
+    for (int i = 0; i < n; i++) {
+        char *r = hand_login_send(&s, i, "{\"type\":\"emailChanged\",\"payload\":\"a@b.c\"}");
+        bench_sink += r ? r[0] : 0;
+        free(r);
+    }
+}
+
+/* The median ns per call of `run` over `batches` batches (at most 128) of
+** `calls` calls, after a warm-up batch. */
+static inline double batch_median_ns(void (*run)(int), int batches, int calls)
+{
+    double per_call[128];
+    if (batches > 128) batches = 128;
+    run(calls);
+    for (int b = 0; b < batches; b++) {
+        double t0 = now_ns();
+        run(calls);
+        per_call[b] = (now_ns() - t0) / calls;
+    }
+    return median(per_call, batches);
+}
+
 #endif

@@ -38,43 +38,19 @@ static const char action[] = "{\"type\":\"emailChanged\",\"payload\":\"a@b.c\"}"
 
 static yaia_runtime *rt;
 static int64_t scene;
-static volatile int sink;
-
 static void run_abi_version(int n)
 {
     for (int i = 0; i < n; i++)
-        sink += yaia_abi_version();
-}
-
-static void run_by_hand(int n)
-{
-    struct hand_login s = {{0}, {0}, 0};
-    for (int i = 0; i < n; i++) {
-        char *r = hand_login_send(&s, i, action);
-        sink += r[0];
-        free(r);
-    }
+        bench_sink += yaia_abi_version();
 }
 
 static void run_send(int n)
 {
     for (int i = 0; i < n; i++) {
         char *r = yaia_send(rt, scene, action);
-        sink += r[0];
+        bench_sink += r[0];
         yaia_free(r);
     }
-}
-
-static double median_ns(void (*run)(int))
-{
-    double per_call[BATCHES];
-    run(CALLS);
-    for (int b = 0; b < BATCHES; b++) {
-        double t0 = now_ns();
-        run(CALLS);
-        per_call[b] = (now_ns() - t0) / CALLS;
-    }
-    return median(per_call, BATCHES);
 }
 
 static char *config_for(const char *pack)
@@ -180,15 +156,15 @@ int main(int argc, char **argv)
     if (notes && report_load("notes pack", notes) != 0) return 1;
     printf("\n");
 
-    double floor_ns = median_ns(run_abi_version);
-    double by_hand = median_ns(run_by_hand);
+    double floor_ns = batch_median_ns(run_abi_version, BATCHES, CALLS);
+    double by_hand = batch_median_ns(run_hand_login, BATCHES, CALLS);
     if (open_login(examples, "example/login") != 0) return 1;
-    double hand = median_ns(run_send);
+    double hand = batch_median_ns(run_send, BATCHES, CALLS);
     yaia_runtime_free(rt);
     double codable = -1;
     if (notes) {
         if (open_login(notes, "notes/login") != 0) return 1;
-        codable = median_ns(run_send);
+        codable = batch_median_ns(run_send, BATCHES, CALLS);
         yaia_runtime_free(rt);
     }
 

@@ -42,34 +42,21 @@ static yaia_runtime *rt;
 static int64_t scene;
 static char state_request[64];
 
-/* The compiler must not drop calls whose result is unused. */
-static volatile int sink;
-
 /* The baseline's median, which targets are ratios to. */
 static double hand_ns;
 
 static void run_abi_version(int n)
 {
     for (int i = 0; i < n; i++)
-        sink += yaia_abi_version();
+        bench_sink += yaia_abi_version();
 }
 
 static void run_state(int n)
 {
     for (int i = 0; i < n; i++) {
         char *r = yaia_execute(rt, state_request);
-        sink += r[0];
+        bench_sink += r[0];
         yaia_free(r);
-    }
-}
-
-static void run_by_hand(int n)
-{
-    struct hand_login s = {{0}, {0}, 0};
-    for (int i = 0; i < n; i++) {
-        char *r = hand_login_send(&s, i, action);
-        sink += r[0];
-        free(r);
     }
 }
 
@@ -77,23 +64,9 @@ static void run_send(int n)
 {
     for (int i = 0; i < n; i++) {
         char *r = yaia_send(rt, scene, action);
-        sink += r[0];
+        bench_sink += r[0];
         yaia_free(r);
     }
-}
-
-/* Median ns per call over BATCHES batches, after a warm-up batch. */
-static double median_ns(void (*run)(int))
-{
-    double per_call[BATCHES];
-    run(CALLS);
-    for (int b = 0; b < BATCHES; b++) {
-        double t0 = now_ns();
-        run(CALLS);
-        per_call[b] = (now_ns() - t0) / CALLS;
-    }
-    qsort(per_call, BATCHES, sizeof per_call[0], by_value);
-    return per_call[BATCHES / 2];
 }
 
 /* A runtime with `scenes` (one path) and scene `name` open in it; exits on failure. */
@@ -137,7 +110,7 @@ static void open_scene(const char *scenes, const char *name)
 static double notes_login_send(const char *scenes)
 {
     open_scene(scenes, "notes/login");
-    double ns = median_ns(run_send);
+    double ns = batch_median_ns(run_send, BATCHES, CALLS);
     yaia_runtime_free(rt);
     return ns;
 }
@@ -149,10 +122,10 @@ int main(int argc, char **argv)
         return 2;
     }
     open_scene(argv[1], "example/login");
-    double floor_ns = median_ns(run_abi_version);
-    hand_ns = median_ns(run_by_hand);
-    double state_ns = median_ns(run_state);
-    double send_ns = median_ns(run_send);
+    double floor_ns = batch_median_ns(run_abi_version, BATCHES, CALLS);
+    hand_ns = batch_median_ns(run_hand_login, BATCHES, CALLS);
+    double state_ns = batch_median_ns(run_state, BATCHES, CALLS);
+    double send_ns = batch_median_ns(run_send, BATCHES, CALLS);
     yaia_runtime_free(rt);
 
     printf("yaia %s, C ABI: medians of %d batches x %d calls\n\n", yaia_version(), BATCHES, CALLS);
