@@ -10,11 +10,10 @@ extension Runtime {
         var work = Work()
         defer { run(work) }
         guard journaling.load(ordering: .relaxed), let journal = lock.withLock({ self.journal }) else { return try body(&work) }
-        work.recording = true
         journal.lockInput()
         defer { journal.unlockInput() }
         let result = try body(&work)
-        if let (input, response) = record(result) { journal.record(input, response: response) }
+        if let (input, response) = record(result) { journal.record(input, digest: response.flatMap(journal.digest(of:))) }
         return result
     }
 

@@ -46,7 +46,7 @@ public final class Runtime: @unchecked Sendable {
     /// Whether every open scene reads actions as text, as of the last
     /// input: a send may then leave its action's payload unbuilt (the state
     /// builds it if that changed meanwhile).
-    package let scenesReadActionText = Atomic<Bool>(true)
+    let scenesReadActionText = Atomic<Bool>(true)
     /// A notifier was ever set: until then, queuing an event takes no lock for it.
     private let notifying = Atomic<Bool>(false)
     /// Journals stopped or replaced, kept (closed, their buffers let go)

@@ -6,7 +6,7 @@
 /// executes (it starts calls on services, withdraws them, arms timers).
 public struct EffectTable: Sendable, Equatable {
     /// One effect in flight.
-    public struct Record: Sendable, Equatable {
+    public struct Record: Sendable, Equatable, JSONMembers {
         public enum Status: String, Sendable, Equatable {
             /// Waiting for the host to resolve it.
             case pending
@@ -32,23 +32,9 @@ public struct EffectTable: Sendable, Equatable {
             self.deadline = deadline
         }
 
-        /// Writes `json`'s text without building it.
-        func write(into w: inout JSONWriter) {
-            effect.writeRecord(id: id, status: status.rawValue, into: &w)
-        }
-
         /// As listed in scene updates.
-        public var json: JSON {
-            // Members in key order, so the object is built without sorting.
-            var m: [JSONObject.Member] = []
-            m.reserveCapacity(6)
-            m.append(.init(key: "args", value: effect.args))
-            m.append(.init(key: "id", value: .int(id)))
-            if let key = effect.id { m.append(.init(key: "key", value: .string(key))) }
-            m.append(.init(key: "op", value: .string(effect.op)))
-            m.append(.init(key: "service", value: .string(effect.service)))
-            m.append(.init(key: "status", value: .string(status.rawValue)))
-            return .object(JSONObject(members: m))
+        public func members<Sink: JSONMemberSink>(into sink: inout Sink) {
+            effect.recordMembers(id: id, status: status.rawValue, into: &sink)
         }
     }
 

@@ -108,10 +108,9 @@ extension RuntimeState {
         }
         // Cancelled effects tell their scenes, as a time-out would; part of
         // this input, so not journaled on their own.
-        var stacked = false
         for id in cancelled {
             _ = complete(effect: id, outcome: .failure(["code": "interrupted", "message": .string("effect \(id) was in flight when the snapshot was taken")]),
-                         env: env, steps: &steps, stacked: &stacked)
+                         env: env, steps: &steps)
         }
         return ["ok": true, "scenes": .array(views), "flows": .array(flows.keys.sorted().map { JSON.int($0) }),
                 "effects": ["reissued": .array(reissued), "cancelled": .array(cancelled.map(JSON.int)), "awaiting": .array(awaiting)]]
