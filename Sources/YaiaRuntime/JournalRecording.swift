@@ -37,7 +37,6 @@ extension Runtime {
             let old = self.journal
             self.journal = journal
             journaling.store(true, ordering: .relaxed)
-            if let old { pastJournals.append(old) }
             return old
         }
         if let old {
@@ -53,8 +52,6 @@ extension Runtime {
                     self.journal = nil
                     journaling.store(false, ordering: .relaxed)
                 }
-                // Kept, as every stopped journal is: a send may hold it unretained.
-                pastJournals.append(journal)
             }
             _ = journal.close()
             throw error
@@ -69,7 +66,6 @@ extension Runtime {
                 self.journal = nil
                 journaling.store(false, ordering: .relaxed)
             }
-            if let old = self.journal { pastJournals.append(old) }
             return self.journal
         }
         guard let old else { return ["ok": true, "journal": .null] }

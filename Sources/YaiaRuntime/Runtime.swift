@@ -49,10 +49,6 @@ public final class Runtime: @unchecked Sendable {
     let scenesReadActionText = Atomic<Bool>(true)
     /// A notifier was ever set: until then, queuing an event takes no lock for it.
     private let notifying = Atomic<Bool>(false)
-    /// Journals stopped or replaced, kept (closed, their buffers let go)
-    /// until the runtime goes: a send uses `journal` unretained, which saves
-    /// a retain and a release on every send.
-    var pastJournals: [Journal] = []
     /// A scratch runtime re-running a journal: no deadlines, outcomes come from the journal.
     var replaying = false
 

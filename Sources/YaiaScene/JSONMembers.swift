@@ -56,14 +56,23 @@ public struct JSONMemberText: JSONMemberSink {
     @inlinable
     public init(_ w: UnsafeMutablePointer<JSONWriter>) { self.w = w }
 
-    /// `"key":`, after a comma unless it is the first member.
-    @inlinable
+    /// `"key":`, after a comma unless it is the first member: one
+    /// capacity check, the bytes stored in place.
+    @inlinable @inline(__always)
     mutating func key(_ key: StaticString) {
-        if first { first = false } else { w.pointee.raw(",") }
-        lastMember = w.pointee.byteCount
-        w.pointee.raw("\"")
-        w.pointee.raw(key)
-        w.pointee.raw("\":")
+        let n = key.utf8CodeUnitCount
+        let comma = first ? 0 : 1
+        first = false
+        lastMember = w.pointee.byteCount + comma
+        w.pointee.appendDirect(maxCount: n + 4) { p in
+            if comma == 1 { p[0] = UInt8(ascii: ",") }
+            p[comma] = UInt8(ascii: "\"")
+            let from = key.utf8Start
+            for i in 0..<n { p[comma + 1 + i] = from[i] }
+            p[comma + 1 + n] = UInt8(ascii: "\"")
+            p[comma + 2 + n] = UInt8(ascii: ":")
+            return comma + n + 3
+        }
     }
 
     @inlinable

@@ -205,8 +205,9 @@ import YaiaExamples
         var steps: [Step] = []
         let scene = try #require(state.scenes[login])
         let record = try #require(state.effects[1])
-        let answer = try fresh.restore(scenes: [scene], flows: [], effects: [.init(id: 1, scene: login, effect: record.effect, queued: false)],
-                                       next: (2, 2, 1), replaying: true, env: World(), steps: &steps)
+        let restored = RuntimeState.Restored(scenes: [scene], flows: [], effects: [.init(id: 1, scene: login, effect: record.effect, queued: false)],
+                                             next: (2, 2, 1))
+        let answer = try fresh.restore(restored, replaying: true, env: World(), steps: &steps)
         #expect(answer["effects"]?["awaiting"] == [1])
         #expect(try fresh.snapshot() == image)
     }

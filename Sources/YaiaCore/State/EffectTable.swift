@@ -183,10 +183,11 @@ public struct EffectTable: Sendable, Equatable {
     }
 
     /// Puts back an effect from a snapshot, with its id; call in id order so
-    /// that keyed queues keep their order. `nextID` moves past it.
-    public mutating func restore(id: Int64, scene: Int64, effect: Effect, queued: Bool, as way: Return,
-                                 served: Bool, now: Double) -> [Step] {
-        var record = Record(id: id, scene: scene, effect: effect, status: queued ? .queued : .pending)
+    /// that keyed queues keep their order. `nextID` moves past it. The
+    /// record is pending, or queued behind an earlier one with its key.
+    public mutating func restore(_ restored: Record, as way: Return, served: Bool, now: Double) -> [Step] {
+        var record = restored
+        let (id, scene, effect, queued) = (record.id, record.scene, record.effect, record.status == .queued)
         var steps: [Step] = []
         if let key = effect.id { keyed[Key(scene: scene, key: key), default: []].append(id) }
         switch way {

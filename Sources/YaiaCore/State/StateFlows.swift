@@ -74,8 +74,7 @@ extension RuntimeState {
     }
 
     /// Applies a route from scene `source` to its flow.
-    mutating func navigate<E: RuntimeEnvironment>(_ flowID: Int64, _ route: Route, from source: Int64,
-                                                  in context: inout Reducing<E>) throws(YaiaError) {
+    mutating func navigate(_ flowID: Int64, _ route: Route, from source: Int64, in context: inout Reducing) throws(YaiaError) {
         guard var flow = flows[flowID]?.flow else { throw RuntimeState.noSuchFlow(flowID) }
         let first = nextSceneID
         // A route opens at most one scene.
@@ -87,8 +86,8 @@ extension RuntimeState {
     /// Performs steps whose scene ids were just taken from `first` on; if
     /// they are refused, the ids go back, so that a refused request leaves
     /// no trace to replay.
-    fileprivate mutating func performOrReturnIDs<E: RuntimeEnvironment>(
-        _ first: Int64, _ flowSteps: [Flow.Step], flow: Int64, committing next: Flow, in context: inout Reducing<E>
+    fileprivate mutating func performOrReturnIDs(
+        _ first: Int64, _ flowSteps: [Flow.Step], flow: Int64, committing next: Flow, in context: inout Reducing
     ) throws(YaiaError) {
         do throws(YaiaError) {
             try perform(flowSteps, flow: flow, committing: next, in: &context)
@@ -100,8 +99,8 @@ extension RuntimeState {
 
     /// Carries out a flow reducer's steps. Scenes to open are made first, so
     /// that an unknown scene or refused arguments leave the flow unchanged.
-    fileprivate mutating func perform<E: RuntimeEnvironment>(
-        _ flowSteps: [Flow.Step], flow flowID: Int64, committing next: Flow, in context: inout Reducing<E>
+    fileprivate mutating func perform(
+        _ flowSteps: [Flow.Step], flow flowID: Int64, committing next: Flow, in context: inout Reducing
     ) throws(YaiaError) {
         var opened: [Int64: any LiveScene] = [:]
         for case .open(let id, let name, let args) in flowSteps {

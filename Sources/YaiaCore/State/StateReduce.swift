@@ -4,20 +4,22 @@ extension RuntimeState {
     /// What one input's reductions carry along: the world, the steps they
     /// leave, and the events of results delivered down a flow, queued after
     /// the update that caused them.
-    public struct Reducing<Env: RuntimeEnvironment> {
-        public let env: Env
+    /// Not generic: a generic context's type would be looked up on every
+    /// send; the environment is called a few times at most.
+    public struct Reducing {
+        public let env: any RuntimeEnvironment
         public var steps: [Step] = []
         var results: [Step] = []
         /// How many results deep the current reduction is.
         var depth = 0
 
-        public init(env: Env) { self.env = env }
+        public init(env: any RuntimeEnvironment) { self.env = env }
     }
 
     /// Runs `body` with a context whose steps are `steps`, moved in and back
     /// out (not copied).
-    mutating func reducing<E: RuntimeEnvironment, T>(
-        env: E, steps: inout [Step], _ body: (inout RuntimeState, inout Reducing<E>) throws(YaiaError) -> T
+    mutating func reducing<T>(
+        env: any RuntimeEnvironment, steps: inout [Step], _ body: (inout RuntimeState, inout Reducing) throws(YaiaError) -> T
     ) throws(YaiaError) -> T {
         var context = Reducing(env: env)
         swap(&context.steps, &steps)
@@ -36,16 +38,19 @@ extension RuntimeState {
             guard let top = flows[flow]?.flow.top.scene, scenes.contains(top) else { throw RuntimeState.noSuchFlow(flow) }
             id = top
         }
-        return try reducing(env: env, steps: &steps) { (state, context) throws(YaiaError) in
-            try state.reduce(id, action, text: text, cause: .request, in: &context)
-        }
+        // The steps move into the context and back, as in `reducing`: spelled
+        // out on this path, which every send takes.
+        var context = Reducing(env: env)
+        swap(&context.steps, &steps)
+        defer { swap(&context.steps, &steps) }
+        return try reduce(id, action, text: text, cause: .request, in: &context)
     }
 
     /// Reduces `action` on scene `id`. Effects are admitted and, in a flow,
     /// routes applied. An update not caused by a request is queued as an
     /// event, in order; a request's is only returned.
-    mutating func reduce<E: RuntimeEnvironment>(_ id: Int64, _ action: Action, text: UnsafeBufferPointer<UInt8>?, cause: Cause,
-                                                in context: inout Reducing<E>) throws(YaiaError) -> Update {
+    mutating func reduce(_ id: Int64, _ action: Action, text: UnsafeBufferPointer<UInt8>?, cause: Cause,
+                         in context: inout Reducing) throws(YaiaError) -> Update {
         if effects.exhausted { throw scenes.contains(id) ? idsExhausted("effect") : RuntimeState.noSuchScene(id) }
         let env = context.env
         // In place: the scene's value is not copied.
