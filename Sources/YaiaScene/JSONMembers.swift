@@ -18,7 +18,7 @@ public protocol JSONMemberSink {
     mutating func member(_ key: StaticString, int: Int64)
     mutating func member(_ key: StaticString, string: String)
     mutating func member<Value: JSONForm>(_ key: StaticString, form value: Value)
-    mutating func member<Items: Sequence>(_ key: StaticString, array items: Items) where Items.Element: JSONForm
+    mutating func member<Items: Collection>(_ key: StaticString, array items: Items) where Items.Element: JSONForm
 }
 
 extension JSONMembers {
@@ -100,8 +100,10 @@ public struct JSONMemberText: JSONMemberSink {
     }
 
     @inlinable
-    public mutating func member<Items: Sequence>(_ key: StaticString, array items: Items) where Items.Element: JSONForm {
+    public mutating func member<Items: Collection>(_ key: StaticString, array items: Items) where Items.Element: JSONForm {
         self.key(key)
+        // Most updates' lists are empty: no iterator for them.
+        if items.isEmpty { return w.pointee.raw("[]") }
         w.pointee.raw("[")
         var rest = false
         for item in items {
@@ -129,7 +131,7 @@ public struct JSONMemberTree: JSONMemberSink {
 
     public mutating func member<Value: JSONForm>(_ key: StaticString, form value: Value) { member(key, value.json) }
 
-    public mutating func member<Items: Sequence>(_ key: StaticString, array items: Items) where Items.Element: JSONForm {
+    public mutating func member<Items: Collection>(_ key: StaticString, array items: Items) where Items.Element: JSONForm {
         member(key, .array(items.map(\.json)))
     }
 }

@@ -106,7 +106,7 @@ public enum SendTarget: Sendable, Equatable {
 
 /// The records of the effects one reduction emits, in order. The first,
 /// most often the only one, is kept inline: emitting it allocates nothing.
-public struct EmittedRecords: Sequence, Sendable {
+public struct EmittedRecords: RandomAccessCollection, Sendable {
     var first: EffectTable.Record?
     var rest: [EffectTable.Record] = []
 
@@ -114,20 +114,11 @@ public struct EmittedRecords: Sequence, Sendable {
         if first == nil { first = record } else { rest.append(record) }
     }
 
-    public var isEmpty: Bool { first == nil }
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { first == nil ? 0 : rest.count + 1 }
 
-    public func makeIterator() -> Iterator { Iterator(first: first, rest: rest.makeIterator()) }
-
-    public struct Iterator: IteratorProtocol {
-        var first: EffectTable.Record?
-        var rest: IndexingIterator<[EffectTable.Record]>
-
-        public mutating func next() -> EffectTable.Record? {
-            if let record = first {
-                first = nil
-                return record
-            }
-            return rest.next()
-        }
+    public subscript(i: Int) -> EffectTable.Record {
+        // Index 0 is `first` whenever the collection is not empty.
+        i == 0 ? first ?? rest[i] : rest[i - 1]
     }
 }
