@@ -127,8 +127,7 @@ func execute(_ rt: OpaquePointer?, _ request: UnsafePointer<CChar>?, _ length: I
     request.withMemoryRebound(to: UInt8.self, capacity: length) {
         let text = UnsafeBufferPointer(start: $0, count: length)
         guard let runtime = runtime(rt) else { return writer.write(handleFailure(rt, tag: tag(of: text))) }
-        if runtime.fastLogic(text, into: &writer) { return }
-        writer.write(runtime.execute(text))
+        runtime.execute(text, into: &writer)
     }
 }
 
@@ -231,15 +230,8 @@ public func yaia_send(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePoin
     guard let runtime = runtime(rt) else { return handleError(rt) }
     guard let action else { return envelope(.nullArgument, "action_json is NULL") }
     var writer = JSONWriter()
-    // The hot path: the response goes straight into the buffer handed to C,
-    // and a journal copies the action text as given.
     let result = bytes(action) { text in
-        Result { () throws(YaiaError) in
-            try runtime.limits.checkSize(text.count)
-            let action = try Action(parsing: text, maxDepth: runtime.limits.depth + Limits.wrapping,
-                                    skippingPayload: runtime.scenesReadActionText.load(ordering: .relaxed))
-            return try runtime.send(scene: scene, action: action, actionText: text, into: &writer)
-        }
+        Result { () throws(YaiaError) in try runtime.send(scene: scene, actionText: text, into: &writer) }
     }
     switch result {
     case .success: return writer.takeCString()

@@ -1,5 +1,5 @@
 /// A value entering a scene: a Flux Standard Action.
-public struct Action: Sendable, Equatable {
+public struct Action: Sendable, Equatable, JSONMembers {
     public var type: String
     public var payload: JSON?
     /// FSA: true when `payload` describes a failure (catch actions set it).
@@ -35,33 +35,19 @@ public struct Action: Sendable, Equatable {
         self.init(type, payload: o["payload"], error: error, meta: o["meta"])
     }
 
-    /// Writes `json`'s text without building it.
-    package func write(into w: inout JSONWriter) {
-        w.raw("{")
-        if error { w.raw("\"error\":true,") }
-        if let meta { w.raw("\"meta\":"); w.write(meta); w.raw(",") }
-        if let payload { w.raw("\"payload\":"); w.write(payload); w.raw(",") }
-        w.raw("\"type\":")
-        w.writeString(type)
-        w.raw("}")
-    }
-
-    public var json: JSON {
-        // Members in key order: error, meta, payload, type.
-        var m: [JSONObject.Member] = []
-        m.reserveCapacity(4)
-        if error { m.append(.init(key: "error", value: true)) }
-        if let meta { m.append(.init(key: "meta", value: meta)) }
-        if let payload { m.append(.init(key: "payload", value: payload)) }
-        m.append(.init(key: "type", value: .string(type)))
-        return .object(JSONObject(members: m))
+    /// The members of its JSON form, in key order: its text and its tree.
+    public func members<Sink: JSONMemberSink>(into sink: inout Sink) {
+        if error { sink.member("error", true) }
+        if let meta { sink.member("meta", meta) }
+        if let payload { sink.member("payload", payload) }
+        sink.member("type", string: type)
     }
 }
 
 /// An IO request, as data. Its outcome comes back as the `then` action
 /// (payload: the result) or the `catch` action (payload: the error, with
 /// `error: true`). Without a `then` or `catch`, that outcome is dropped.
-public struct Effect: Sendable, Equatable {
+public struct Effect: Sendable, Equatable, JSONMembers {
     /// How an effect relates to others with the same `id` in its scene.
     public enum Policy: String, Sendable, Equatable, CaseIterable {
         /// Runs alongside the others (the default).
@@ -101,38 +87,26 @@ public struct Effect: Sendable, Equatable {
         // the box, where a plain method would first copy them out of it
         // (retaining each string). Only the thread that made the effect, or
         // the one holding the runtime's lock, writes it, while no call has it.
-        mutating func write(into w: inout JSONWriter) {
-            w.raw("{\"args\":")
-            w.write(args)
-            if let `catch` { w.raw(",\"catch\":"); w.writeString(`catch`) }
-            if let id { w.raw(",\"id\":"); w.writeString(id) }
-            w.raw(",\"op\":")
-            w.writeString(op)
-            if policy != .concurrent { w.raw(",\"policy\":"); w.writeString(policy.rawValue) }
-            if restore != .cancel { w.raw(",\"restore\":"); w.writeString(restore.rawValue) }
-            w.raw(",\"service\":")
-            w.writeString(service)
-            if let then { w.raw(",\"then\":"); w.writeString(then) }
-            if let timeout { w.raw(",\"timeout\":"); w.write(JSON(timeout)) }
-            w.raw("}")
+        mutating func members<Sink: JSONMemberSink>(into sink: inout Sink) {
+            sink.member("args", args)
+            if let `catch` { sink.member("catch", string: `catch`) }
+            if let id { sink.member("id", string: id) }
+            sink.member("op", string: op)
+            if policy != .concurrent { sink.member("policy", string: policy.rawValue) }
+            if restore != .cancel { sink.member("restore", string: restore.rawValue) }
+            sink.member("service", string: service)
+            if let then { sink.member("then", string: then) }
+            if let timeout { sink.member("timeout", JSON(timeout)) }
         }
 
-        mutating func writeRecord(id record: Int64, status: String, into w: inout JSONWriter) {
-            w.raw("{\"args\":")
-            w.write(args)
-            w.raw(",\"id\":")
-            w.writeInteger(record)
-            if let id {
-                w.raw(",\"key\":")
-                w.writeString(id)
-            }
-            w.raw(",\"op\":")
-            w.writeString(op)
-            w.raw(",\"service\":")
-            w.writeString(service)
-            w.raw(",\"status\":")
-            w.writeString(status)
-            w.raw("}")
+        /// The members of its record in a scene update (`EffectTable.Record`).
+        mutating func recordMembers<Sink: JSONMemberSink>(id record: Int64, status: String, into sink: inout Sink) {
+            sink.member("args", args)
+            sink.member("id", int: record)
+            if let id { sink.member("key", string: id) }
+            sink.member("op", string: op)
+            sink.member("service", string: service)
+            sink.member("status", string: status)
         }
     }
 
@@ -252,28 +226,11 @@ public struct Effect: Sendable, Equatable {
                   id: id < 0 ? nil : try text(id, "id"), timeout: timeout, policy: policy, restore: restore)
     }
 
-    /// Writes `json`'s text without building it (the same bytes).
-    package func write(into w: inout JSONWriter) { box.fields.write(into: &w) }
+    public func members<Sink: JSONMemberSink>(into sink: inout Sink) { box.fields.members(into: &sink) }
 
-    /// Writes a record's text for this effect (`EffectTable.Record.json`).
-    package func writeRecord(id: Int64, status: String, into w: inout JSONWriter) {
-        box.fields.writeRecord(id: id, status: status, into: &w)
-    }
-
-    public var json: JSON {
-        // Members in key order: args, catch, id, op, policy, restore, service, then, timeout.
-        var m: [JSONObject.Member] = []
-        m.reserveCapacity(9)
-        m.append(.init(key: "args", value: args))
-        if let `catch` { m.append(.init(key: "catch", value: .string(`catch`))) }
-        if let id { m.append(.init(key: "id", value: .string(id))) }
-        m.append(.init(key: "op", value: .string(op)))
-        if policy != .concurrent { m.append(.init(key: "policy", value: .string(policy.rawValue))) }
-        if restore != .cancel { m.append(.init(key: "restore", value: .string(restore.rawValue))) }
-        m.append(.init(key: "service", value: .string(service)))
-        if let then { m.append(.init(key: "then", value: .string(then))) }
-        if let timeout { m.append(.init(key: "timeout", value: JSON(timeout))) }
-        return .object(JSONObject(members: m))
+    /// The members of a record of this effect (`EffectTable.Record`).
+    package func recordMembers<Sink: JSONMemberSink>(id: Int64, status: String, into sink: inout Sink) {
+        box.fields.recordMembers(id: id, status: status, into: &sink)
     }
 
     /// The action that delivers an outcome, if the effect asked for one.
@@ -292,7 +249,7 @@ public enum Outcome: Sendable, Equatable {
 }
 
 /// Navigation intent: where to go, not how. A flow applies it (see Flow).
-public enum Route: Sendable, Equatable {
+public enum Route: Sendable, Equatable, JSONForm {
     /// Onto the current stack. `onResult` names the action that delivers the
     /// pushed scene's result (from pop or dismiss) to the scene below it.
     case push(String, args: JSON? = nil, onResult: String? = nil)
@@ -342,6 +299,8 @@ public enum Route: Sendable, Equatable {
         return .object(o)
     }
 
+    public func write(into w: inout JSONWriter) { w.write(json) }
+
     /// Reads a route from its JSON form.
     public init(json: JSON, at pointer: String = "") throws(YaiaError) {
         guard case .object(let o) = json else {
@@ -363,7 +322,7 @@ public enum Route: Sendable, Equatable {
 }
 
 /// What a reducer asks for.
-public enum Command: Sendable, Equatable {
+public enum Command: Sendable, Equatable, JSONMembers {
     case effect(Effect)
     case route(Route)
     /// Cancels the scene's effects with this `id`: their outcomes are never delivered.
@@ -388,22 +347,11 @@ public enum Command: Sendable, Equatable {
         }
     }
 
-    /// Writes `json`'s text; an effect's without building it.
-    package func write(into w: inout JSONWriter) {
+    public func members<Sink: JSONMemberSink>(into sink: inout Sink) {
         switch self {
-        case .effect(let e):
-            w.raw("{\"effect\":")
-            e.write(into: &w)
-            w.raw("}")
-        case .route, .cancel: w.write(json)
-        }
-    }
-
-    public var json: JSON {
-        switch self {
-        case .effect(let e): return .object(JSONObject(members: [.init(key: "effect", value: e.json)]))
-        case .route(let r): return .object(JSONObject(members: [.init(key: "route", value: r.json)]))
-        case .cancel(let key): return .object(JSONObject(members: [.init(key: "cancel", value: .string(key))]))
+        case .effect(let e): sink.member("effect", form: e)
+        case .route(let r): sink.member("route", r.json)
+        case .cancel(let key): sink.member("cancel", string: key)
         }
     }
 }

@@ -19,63 +19,18 @@ extension Runtime {
     }
 
     public func send(scene id: Int64, action: Action) throws(YaiaError) -> JSON {
-        try input({ (work) throws(YaiaError) -> JSON in
-            try apply(&work) { (state, env, steps) throws(YaiaError) -> JSON in
-                var stacked = false
-                return try state.reduce(id, action, cause: .request, env: env, steps: &steps, stacked: &stacked)
-            }
-        }, record: { r in (.send(scene: id, action: action), r) })
+        try answer(.send(.scene(id), action, text: nil))
     }
 
-    /// `send`, with the response written into `writer`, the scene's view
-    /// model as the scene writes it (a pack's is not parsed). With a
-    /// journal, the bytes written are also what its digest is taken from.
-    public func send(scene id: Int64, action: Action, actionText: UnsafeBufferPointer<UInt8>? = nil,
-                     into writer: inout JSONWriter) throws(YaiaError) {
-        var work = Work()
-        defer { run(work) }
-        guard journaling.load(ordering: .relaxed), let journal = lock.withLock({ self.journal.map(Unmanaged.passUnretained) }) else {
-            try send(scene: id, action: action, actionText: actionText, journal: nil, time: 0, into: &writer, work: &work)
-            return
-        }
-        // The clock is read first: its latency then overlaps the reduction.
-        let time = Journal.now()
-        let result = journal._withUnsafeGuaranteedRef { journal -> Result<Void, YaiaError> in
-            journal.lockInput()
-            defer { journal.unlockInput() }
-            return Result { () throws(YaiaError) in
-                try send(scene: id, action: action, actionText: actionText, journal: journal, time: time, into: &writer, work: &work)
-            }
-        }
-        try result.get()
-    }
-
-    private func send(scene id: Int64, action: Action, actionText: UnsafeBufferPointer<UInt8>?, journal: Journal?, time: Int64,
-                      into writer: inout JSONWriter, work: inout Work) throws(YaiaError) {
-        try apply(&work) { (state, env, steps) throws(YaiaError) in
-            var stacked = false
-            var closed: RuntimeState.OpenScene?
-            var lastMember = 0
-            guard var response = try state.reduce(id, action, text: actionText, env: env, steps: &steps, stacked: &stacked,
-                                                  closed: &closed, writingInto: &writer, lastMember: &lastMember) else {
-                // Written as it was reduced; with no stack, the digest covers the view model.
-                journal?.recordSend(scene: id, action: action, actionText: actionText, digest: writer.digestOfObject(from: lastMember), time: time)
-                return
-            }
-            guard let journal else {
-                state.write(response, viewModelOf: id, closed: closed, into: &writer)
-                return
-            }
-            // A stack in the response is digested with it: the view model must be there.
-            if stacked, case .object(var o) = response {
-                o["viewModel"] = closed?.value.viewModel ?? state.scenes[id]?.value.viewModel ?? .null
-                response = .object(o)
-            }
-            // The scenes, not the whole state, go into the closure: a state captured there would be copied.
-            let scenes = state.scenes
-            journal.recordSend(scene: id, action: action, actionText: actionText, response: response, stacked: stacked,
-                               time: time, into: &writer, viewModel: { scenes.writeViewModel(of: id, closed: closed, into: &$0) })
-        }
+    /// `yaia_send`: the action as the caller's text, read within the
+    /// runtime's limits, and its update written into `writer`.
+    public func send(scene id: Int64, actionText text: UnsafeBufferPointer<UInt8>, into writer: inout JSONWriter) throws(YaiaError) {
+        try limits.checkSize(text.count)
+        // While every open scene reads actions as text, the payload is left
+        // in the text (the state builds it should that have changed).
+        let action = try Action(parsing: text, maxDepth: limits.depth + Limits.wrapping,
+                                skippingPayload: scenesReadActionText.load(ordering: .relaxed))
+        try reduce(.send(.scene(id), action, text: text), into: &writer)
     }
 
     public func state(scene id: Int64) throws(YaiaError) -> JSON {
@@ -112,12 +67,7 @@ extension Runtime {
 
     /// Sends an action to the top scene of a flow.
     public func send(flow id: Int64, action: Action) throws(YaiaError) -> JSON {
-        try input({ (work) throws(YaiaError) -> JSON in
-            try apply(&work) { (state, env, steps) throws(YaiaError) -> JSON in
-                var stacked = false
-                return try state.send(flow: id, action: action, env: env, steps: &steps, stacked: &stacked)
-            }
-        }, record: { r in (.sendFlow(flow: id, action: action), r) })
+        try answer(.send(.flow(id), action, text: nil))
     }
 
     /// The current stack of a flow.
@@ -173,5 +123,76 @@ extension Runtime {
         try input({ (work) throws(YaiaError) in
             try apply(&work) { (state, _, steps) throws(YaiaError) in try state.close(flow: id, steps: &steps) }
         }, record: { _ in (.closeFlow(flow: id), nil) })
+    }
+}
+
+/// An input that reduces a scene: an action sent, or an effect's outcome.
+enum Reduction {
+    /// `text`: the action as the caller sent it, when it has it.
+    case send(SendTarget, Action, text: UnsafeBufferPointer<UInt8>?)
+    /// The host's outcome for a pending effect: answered, or thrown when the
+    /// scene cannot read it (the effect then stays pending).
+    case resolve(effect: Int64, Outcome)
+    /// A service's outcome for a live effect: queued as an event, and
+    /// written too when `answered` (a replay checks it).
+    case complete(effect: Int64, Outcome, answered: Bool)
+    /// A deadline may have passed.
+    case timeOut(effect: Int64)
+}
+
+extension Runtime {
+    /// The one path of every input that reduces a scene (`yaia_send`, the
+    /// send and resolve requests, flows, services' outcomes, deadlines,
+    /// scenarios, simulation, replay): with a journal, under its input lock
+    /// and recorded; applied to the state, which answers an `Update`; a
+    /// request's update written into `writer` by `Update.write`, the view
+    /// model as the scene writes it (a pack's is not parsed).
+    func reduce(_ input: Reduction, into writer: inout JSONWriter) throws(YaiaError) {
+        var work = Work()
+        defer { run(work) }
+        let journal = journaling.load(ordering: .relaxed) ? lock.withLock { self.journal } : nil
+        // The clock is read first: its latency then overlaps the reduction.
+        let time = journal == nil ? 0 : Journal.now()
+        journal?.lockInput()
+        defer { journal?.unlockInput() }
+        // Paths that end effects launch through the pool (see `Work.offThread`).
+        let offThread = switch input {
+        case .complete, .timeOut: true
+        case .send, .resolve: false
+        }
+        try apply(&work, offThread: offThread) { (state, env, steps) throws(YaiaError) in
+            switch input {
+            case .send(let target, let action, let text):
+                let update = try state.send(target, action, text: text, env: env, steps: &steps)
+                let last = update.writeObject(into: &writer)
+                journal?.recordSend(target, action: action, text: text, digest: journal?.digest(of: update, written: writer, last: last), time: time)
+            case .resolve(let id, let outcome):
+                let update = try state.resolve(effect: id, outcome: outcome, env: env, steps: &steps)
+                let last = update.writeObject(into: &writer)
+                journal?.record(.outcome(effect: id, outcome), digest: journal?.digest(of: update, written: writer, last: last))
+            case .complete(let id, let outcome, let answered):
+                let completion = state.complete(effect: id, outcome: outcome, env: env, steps: &steps)
+                if answered, case .reduced(let update) = completion { update.write(into: &writer) }
+                journal?.record(.outcome(effect: id, outcome), completion)
+            case .timeOut(let id):
+                let outcome = state.timeoutOutcome(id)
+                let completion = state.timeOut(effect: id, outcome: outcome, env: env, steps: &steps)
+                journal?.record(.outcome(effect: id, outcome), completion)
+            }
+        }
+    }
+
+    /// `reduce`, answered as a tree (read back from the update's text).
+    func answer(_ input: Reduction) throws(YaiaError) -> JSON {
+        var writer = JSONWriter()
+        try reduce(input, into: &writer)
+        return try Runtime.tree(of: writer)
+    }
+
+    /// The tree of the text `writer` holds.
+    static func tree(of writer: borrowing JSONWriter) throws(YaiaError) -> JSON {
+        try writer.withBytes { (bytes) -> Result<JSON, YaiaError> in
+            Result { () throws(YaiaError) in try JSONParser.parse(bytes.bindMemory(to: UInt8.self), maxDepth: Limits.maxTextDepth) }
+        }.get()
     }
 }

@@ -69,61 +69,54 @@ final class Journal: @unchecked Sendable {
         appendLine(["format": .string(Journal.format), "kind": "begin", "snapshot": snapshot, "t": .int(stamp(Journal.now()))])
     }
 
-    /// Appends an input's line; the caller holds the input lock.
-    func record(_ input: JournalInput, response: JSON?) {
+    /// Appends an input's line, with the digest of what it produced; the
+    /// caller holds the input lock. (Sends are recorded by `recordSend`.)
+    func record(_ input: JournalInput, digest: UInt64?) {
         guard !closed else { return }
-        let digest = response.flatMap { Journal.digestValue(of: $0, scratch: &scratch) }
-        switch input {
-        case .send(let scene, let action): recordSend(.scene(scene), action: action, digest: digest)
-        case .sendFlow(let flow, let action): recordSend(.flow(flow), action: action, digest: digest)
-        default:
-            seq += 1
-            guard let line = input.line(seq: seq, time: stamp(Journal.now()), digest: digest.map(Digest.hex)) else { return }
-            appendLine(.object(line))
+        seq += 1
+        appendLine(.object(input.line(seq: seq, time: stamp(Journal.now()), digest: digest.map(Digest.hex))))
+    }
+
+    /// Appends the line of an effect's outcome from a service, unless it
+    /// changed nothing.
+    func record(_ input: JournalInput, _ completion: RuntimeState.Completion) {
+        switch completion {
+        case .none: return
+        case .ended: record(input, digest: nil)
+        case .reduced(let update): record(input, digest: digest(of: update))
         }
     }
 
-    private func recordSend(_ target: SendTarget, action: Action, digest: UInt64?, time: Int64 = Journal.now()) {
+    /// Records a send. `text` is the action exactly as the caller sent it
+    /// (valid JSON, already parsed), recorded instead of formatted again;
+    /// without it, the action is formatted. Caller holds the input lock.
+    func recordSend(_ target: SendTarget, action: Action, text: UnsafeBufferPointer<UInt8>?, digest: UInt64?, time: Int64) {
+        if let text {
+            appendSend(target, action: UnsafeRawBufferPointer(text), digest: digest, time: time)
+            return
+        }
         actionScratch.reset()
         action.write(into: &actionScratch)
         actionScratch.withBytes { appendSend(target, action: $0, digest: digest, time: time) }
     }
 
-    /// The hot path: writes a send's response into `w`, for the caller, and
-    /// records the send. `actionText` is the action exactly as the caller
-    /// sent it (valid JSON, already parsed), recorded instead of formatted
-    /// again; without it, the action is formatted. With `stacked` false, the
-    /// response carries no flow stack, so what the digest covers is its last
-    /// member (the view model) as written into `w`: the response leaves it
-    /// null, and `viewModel` writes it in its place. With `stacked` true, the
-    /// response is whole. Caller holds the input lock.
-    func recordSend(scene: Int64, action: Action, actionText: UnsafeBufferPointer<UInt8>?, response: JSON, stacked: Bool,
-                    time: Int64, into w: inout JSONWriter, viewModel: (inout JSONWriter) -> Void) {
-        var digest: UInt64?
-        if !stacked, case .object(let o) = response {
-            let last = w.writeObject(o)
-            w.replaceNullAtEnd(viewModel)
-            digest = w.digestOfObject(from: last)
-        } else {
-            w.write(response)
-            digest = Journal.digestValue(of: response, scratch: &scratch)
-        }
-        recordSend(scene: scene, action: action, actionText: actionText, digest: digest, time: time)
+    /// The digest a line records for `update`: of its members that a replay
+    /// must reproduce (`Update.digested`). Without a stack that is its last
+    /// member, the view model, which `w` holds from `last` on (as
+    /// `writeObject` wrote it): digested there, not written again.
+    func digest(of update: Update, written w: borrowing JSONWriter, last: Int) -> UInt64? {
+        update.flow == nil ? w.digestOfObject(from: last) : digest(of: update)
     }
 
-    /// Records a send whose response the caller wrote, with its digest.
-    /// Caller holds the input lock.
-    func recordSend(scene: Int64, action: Action, actionText: UnsafeBufferPointer<UInt8>?, digest: UInt64?, time: Int64) {
-        if let actionText {
-            appendSend(.scene(scene), action: UnsafeRawBufferPointer(actionText), digest: digest, time: time)
-        } else {
-            recordSend(.scene(scene), action: action, digest: digest, time: time)
-        }
+    func digest(of update: Update) -> UInt64? {
+        scratch.reset()
+        update.digested.write(into: &scratch)
+        return scratch.withBytes { Digest.value($0) }
     }
 
-    enum SendTarget {
-        case scene(Int64)
-        case flow(Int64)
+    /// The digest of a response of an input other than a reduction.
+    func digest(of response: JSON) -> UInt64? {
+        Journal.digestValue(of: response, scratch: &scratch)
     }
 
     /// Records a send, for `JournalFile` to format.

@@ -43,8 +43,8 @@ final class JournalFile: @unchecked Sendable {
 
     let path: String
     /// Closed as soon as the journal is finished and written: a stopped
-    /// journal object may outlive its file (the runtime keeps it, see
-    /// `Runtime.pastJournals`). -1 once closed; set under monitor.lock.
+    /// journal object may outlive its file (a send under way holds it).
+    /// -1 once closed; set under monitor.lock.
     private var fd: Int32
     private let monitor = Monitor()
     // Guarded by monitor.lock.

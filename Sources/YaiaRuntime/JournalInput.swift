@@ -5,8 +5,6 @@ import YaiaKit
 enum JournalInput {
     /// `state`: opened in that state instead of from `args`.
     case open(scene: String, args: JSON, state: JSON?, id: JSON)
-    case send(scene: Int64, action: Action)
-    case sendFlow(flow: Int64, action: Action)
     case outcome(effect: Int64, Outcome)
     case close(scene: Int64)
     case closeFlow(flow: Int64)
@@ -17,10 +15,10 @@ enum JournalInput {
     case register(document: JSON)
 
     /// The line's members, in key order (so no sorting is needed), with
-    /// `seq`, `t` and the digest given; nil for sends, which the journal
-    /// records compactly and its thread formats (`JournalFile.Formatter`),
-    /// being the most frequent.
-    func line(seq: Int64, time: Int64, digest: String?) -> JSONObject? {
+    /// `seq`, `t` and the digest given. Sends, the most frequent, are not
+    /// here: the journal records them compactly and its thread formats them
+    /// (`JournalFile.Formatter`).
+    func line(seq: Int64, time: Int64, digest: String?) -> JSONObject {
         var m: [JSONObject.Member] = []
         m.reserveCapacity(8)
         func add(_ key: String, _ value: JSON) { m.append(.init(key: key, value: value)) }
@@ -32,8 +30,6 @@ enum JournalInput {
             add("id", id)
             add("kind", "open")
             add("scene", .string(scene))
-        case .send, .sendFlow:
-            return nil
         case .outcome(let effect, let outcome):
             if let digest { add("digest", .string(digest)) }
             add("effect", .int(effect))

@@ -11,11 +11,10 @@ extension Runtime {
         var work = Work()
         defer { run(work) }
         guard journaling.load(ordering: .relaxed), let journal = lock.withLock({ self.journal }) else { return try body(&work) }
-        work.recording = true
         journal.lockInput()
         defer { journal.unlockInput() }
         let result = try body(&work)
-        if let (input, response) = record(result) { journal.record(input, response: response) }
+        if let (input, response) = record(result) { journal.record(input, digest: response.flatMap(journal.digest(of:))) }
         return result
     }
 
@@ -39,7 +38,6 @@ extension Runtime {
             let old = self.journal
             self.journal = journal
             journaling.store(true, ordering: .relaxed)
-            if let old { pastJournals.append(old) }
             return old
         }
         if let old {
@@ -55,8 +53,6 @@ extension Runtime {
                     self.journal = nil
                     journaling.store(false, ordering: .relaxed)
                 }
-                // Kept, as every stopped journal is: a send may hold it unretained.
-                pastJournals.append(journal)
             }
             _ = journal.close()
             throw error
@@ -71,7 +67,6 @@ extension Runtime {
                 self.journal = nil
                 journaling.store(false, ordering: .relaxed)
             }
-            if let old = self.journal { pastJournals.append(old) }
             return self.journal
         }
         guard let old else { return ["ok": true, "journal": .null] }

@@ -142,12 +142,10 @@ extension Runtime {
         let id = try o.integer("effect", code: .badRequest)
         let outcome: Outcome
         if let r = o["result"] { outcome = .success(r) } else { outcome = .failure(o["error"] ?? .null) }
-        var work = Work()
-        defer { run(work) }
-        return try apply(&work) { (state, env, steps) -> JSON? in
-            var stacked = false
-            return state.complete(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
-        }
+        var writer = JSONWriter()
+        try reduce(.complete(effect: id, outcome, answered: true), into: &writer)
+        guard writer.byteCount > 0 else { return nil }
+        return try Runtime.tree(of: writer)
     }
 
     /// A close line, of a scene or a flow.

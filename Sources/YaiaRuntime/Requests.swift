@@ -15,6 +15,13 @@ extension Runtime {
         return execute(request)
     }
 
+    /// `execute`, its answer written into `writer`. A plain `logic`
+    /// request is answered without building the request (`fastLogic`).
+    public func execute(_ bytes: UnsafeBufferPointer<UInt8>, into writer: inout JSONWriter) {
+        if fastLogic(bytes, into: &writer) { return }
+        writer.write(execute(bytes))
+    }
+
     public func execute(_ request: JSON) -> JSON {
         guard case .object(let o) = request else {
             return YaiaError(.notAnObject, "a request must be a JSON object, not \(request.kindName)").envelope()

@@ -47,13 +47,9 @@ public final class Runtime: @unchecked Sendable {
     /// Whether every open scene reads actions as text, as of the last
     /// input: a send may then leave its action's payload unbuilt (the state
     /// builds it if that changed meanwhile).
-    package let scenesReadActionText = Atomic<Bool>(true)
+    let scenesReadActionText = Atomic<Bool>(true)
     /// A notifier was ever set: until then, queuing an event takes no lock for it.
     private let notifying = Atomic<Bool>(false)
-    /// Journals stopped or replaced, kept (closed, their buffers let go)
-    /// until the runtime goes: a send uses `journal` unretained, which saves
-    /// a retain and a release on every send.
-    var pastJournals: [Journal] = []
     /// A scratch runtime re-running a journal: no deadlines, outcomes come from the journal.
     var replaying = false
 

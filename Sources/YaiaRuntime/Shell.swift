@@ -84,39 +84,22 @@ extension Runtime {
     /// The host's outcome for a pending effect. If the scene cannot read the
     /// resulting action, the effect stays pending and the error is thrown.
     public func resolve(effect id: Int64, outcome: Outcome) throws(YaiaError) -> JSON {
-        try input({ (work) throws(YaiaError) -> JSON in
-            try apply(&work) { (state, env, steps) throws(YaiaError) -> JSON in
-                var stacked = false
-                return try state.resolve(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked)
-            }
-        }, record: { r in (.outcome(effect: id, outcome), r) })
+        try answer(.resolve(effect: id, outcome))
     }
 
     /// A service's outcome for a live effect: reduced now, its update
     /// queued, and journaled. Outcomes of effects no longer live are dropped.
     func finish(effectID: Int64, outcome: Outcome) {
-        _ = try? input({ (work) throws(YaiaError) -> JSON? in
-            let text = !work.recording
-            return try apply(&work, offThread: true) { (state, env, steps) -> JSON? in
-                var stacked = false
-                return state.complete(effect: effectID, outcome: outcome, env: env, steps: &steps, stacked: &stacked, textEvents: text)
-            }
-        }, record: { r in r.map { (.outcome(effect: effectID, outcome), $0) } })
+        var none = JSONWriter(capacity: 0)
+        try? reduce(.complete(effect: effectID, outcome, answered: false), into: &none)
     }
 
     /// A deadline may have passed: if effect `id`'s has on the clock now, its
     /// call is withdrawn (the service told, a late completion made stale)
     /// and its catch action told, journaled as its outcome.
     func timedOut(_ id: Int64) {
-        var outcome = Outcome.success(.null)
-        _ = try? input({ (work) throws(YaiaError) -> JSON? in
-            let text = !work.recording
-            return try apply(&work, offThread: true) { (state, env, steps) -> JSON? in
-                var stacked = false
-                outcome = state.timeoutOutcome(id)
-                return state.timeOut(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked, textEvents: text)
-            }
-        }, record: { r in r.map { (.outcome(effect: id, outcome), $0) } })
+        var none = JSONWriter(capacity: 0)
+        try? reduce(.timeOut(effect: id), into: &none)
     }
 
     // MARK: direct calls
@@ -209,8 +192,6 @@ extension Runtime {
             }
         }
         var notify = false
-        /// The input is journaled: its update must be whole (its digest is recorded).
-        var recording = false
         /// Set on the paths that end effects (completions, time-outs): their
         /// launches go through the pool, so that perform() never runs inside
         /// a service's own call_complete and cannot deadlock on its locks.

@@ -65,11 +65,12 @@ extension Runtime {
         let image = try CheckedSnapshot(snapshot, catalog: catalog, env: sceneValues())
         let answer = try apply(&work) { (state, env, steps) throws(YaiaError) -> JSON in
             try checkRunning()
-            return try state.restore(
+            let restored = RuntimeState.Restored(
                 scenes: image.scenes.map { RuntimeState.OpenScene(id: $0.id, value: $0.value, seq: $0.seq, flow: $0.flow) },
                 flows: image.flows.map { RuntimeState.OpenFlow(id: $0.id, name: $0.name, flow: $0.flow) },
                 effects: image.effects.map { RuntimeState.RestoredEffect(id: $0.id, scene: $0.scene, effect: $0.effect, queued: $0.status == .queued) },
-                next: (image.nextScene, image.nextEffect, image.nextFlow), replaying: mode == .replay, env: env, steps: &steps)
+                next: (image.nextScene, image.nextEffect, image.nextFlow))
+            return try state.restore(restored, replaying: mode == .replay, env: env, steps: &steps)
         }
         if !added.isEmpty {
             // Checked already: the scenes join as they are (one registered meanwhile stays).

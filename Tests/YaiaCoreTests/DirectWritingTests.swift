@@ -39,22 +39,6 @@ struct DirectWritingTests {
         }
     }
 
-    @Test("an update without routes writes the bytes of its tree")
-    func updates() {
-        let records = Self.effects.enumerated().map { EffectTable.Record(id: Int64($0.offset + 1), scene: 9, effect: $0.element, status: .running) }
-        let vm: JSON = ["log": [["ok": true, "result": 1]], "title": "é \"x\""]
-        for cause in [RuntimeState.Cause.request, .effect(12), .result(from: 4)] {
-            for emitted in [[], Array(records.prefix(1)), records] {
-                var inline = RuntimeState.EmittedRecords()
-                for record in emitted { inline.append(record) }
-                #expect(inline.all == emitted)
-                let tree = RuntimeState.update(9, seq: 5, viewModel: vm, effects: emitted, routes: [], cause: cause)
-                let direct = Self.text { w in RuntimeState.writeUpdate(9, seq: 5, effects: inline, cause: cause, into: &w) { $0.write(vm) } }
-                #expect(direct == tree.serialized())
-            }
-        }
-    }
-
     static let lists: [String] = [
         "[]",
         " [ ] ",

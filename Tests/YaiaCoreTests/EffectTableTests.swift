@@ -125,18 +125,18 @@ import YaiaKit
 
     @Test func restoreBringsEffectsBackByTheirOwnPolicy() {
         var table = EffectTable()
-        let awaiting = table.restore(id: 7, scene: 1, effect: effect(timeout: 4), queued: false, as: .await(deadline: true),
+        let awaiting = table.restore(EffectTable.Record(id: 7, scene: 1, effect: effect(timeout: 4), status: .pending), as: .await(deadline: true),
                                      served: true, now: 10)
         #expect(awaiting == [.arm(7, at: 14)])
         #expect(table[7]?.status == .pending)
-        let replaying = table.restore(id: 8, scene: 1, effect: effect(timeout: 4), queued: false, as: .await(deadline: false),
-                                      served: true, now: 10)
+        let replaying = table.restore(EffectTable.Record(id: 8, scene: 1, effect: effect(timeout: 4), status: .pending), as: .await(deadline: false),
+                                     served: true, now: 10)
         #expect(replaying == [] && table[8]?.deadline == nil)
-        let reissued = table.restore(id: 9, scene: 1, effect: effect(key: "k", policy: .queue), queued: false, as: .reissue,
+        let reissued = table.restore(EffectTable.Record(id: 9, scene: 1, effect: effect(key: "k", policy: .queue), status: .pending), as: .reissue,
                                      served: true, now: 10)
         #expect(reissued == [.start(9)])
-        let queued = table.restore(id: 11, scene: 1, effect: effect(key: "k", policy: .queue), queued: true, as: .reissue,
-                                   served: true, now: 10)
+        let queued = table.restore(EffectTable.Record(id: 11, scene: 1, effect: effect(key: "k", policy: .queue), status: .queued), as: .reissue,
+                                     served: true, now: 10)
         #expect(queued == [] && table[11]?.status == .queued)
         #expect(table.nextID == 12)
         // The queue kept its order: 11 starts when 9 ends.

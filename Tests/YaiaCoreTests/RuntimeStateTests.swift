@@ -31,9 +31,8 @@ import YaiaKit
 
     func send(_ state: inout RuntimeState, _ scene: Int64, _ action: Action, world: World = World()) throws -> (JSON, [Step]) {
         var steps: [Step] = []
-        var stacked = false
-        let response = try state.reduce(scene, action, cause: .request, env: world, steps: &steps, stacked: &stacked)
-        return (response, steps)
+        let response = try state.send(.scene(scene), action, env: world, steps: &steps)
+        return (response.json, steps)
     }
 
     /// A login scene with a valid form, ready to submit.
@@ -54,7 +53,13 @@ import YaiaKit
     }
 
     func events(_ steps: [Step]) -> [JSON] {
-        steps.compactMap { if case .event(let e) = $0 { return e } else { return nil } }
+        steps.compactMap {
+            switch $0 {
+            case .event(let e): return e
+            case .eventText(let text): return try? JSONParser.parse(text.bytes)
+            default: return nil
+            }
+        }
     }
 
     @Test func aSendAnswersTheUpdateAndLeavesNoSteps() throws {
@@ -99,13 +104,12 @@ import YaiaKit
         let login = try readyLogin(in: &state)
         _ = try send(&state, login, action("submit"))
         var steps: [Step] = []
-        var stacked = false
-        let response = try state.resolve(effect: 1, outcome: .failure(["message": "no"]), env: World(), steps: &steps, stacked: &stacked)
+        let response = try state.resolve(effect: 1, outcome: .failure(["message": "no"]), env: World(), steps: &steps).json
         #expect(response["viewModel"]?["error"] == "no")
         #expect(steps == [.ended(1)])
         #expect(state.effects.records.isEmpty)
         let again = yaiaError { () throws(YaiaError) in
-            try state.resolve(effect: 1, outcome: .success(1), env: World(), steps: &steps, stacked: &stacked)
+            try state.resolve(effect: 1, outcome: .success(1), env: World(), steps: &steps)
         }
         #expect(again?.code == .effectAlreadyResolved)
     }
@@ -114,14 +118,13 @@ import YaiaKit
         var state = RuntimeState()
         let (_, world) = try submitted(in: &state)
         var steps: [Step] = []
-        var stacked = false
-        let update = state.complete(effect: 1, outcome: .failure(["message": "refused"]), env: world, steps: &steps, stacked: &stacked)
+        let update = state.complete(effect: 1, outcome: .failure(["message": "refused"]), env: world, steps: &steps).json
         #expect(update?["event"] == "update" && update?["effect"] == 1)
         #expect(steps.first == .ended(1))
         #expect(events(steps).map { $0["viewModel"]?["error"] } == ["refused"])
         // A second outcome for the same call is dropped.
         var more: [Step] = []
-        #expect(state.complete(effect: 1, outcome: .success(1), env: world, steps: &more, stacked: &stacked) == nil)
+        #expect(state.complete(effect: 1, outcome: .success(1), env: world, steps: &more).json == nil)
         #expect(more.isEmpty)
     }
 
@@ -134,13 +137,12 @@ import YaiaKit
         let (_, steps) = try send(&state, search, action("queryChanged", "swift"), world: world)
         #expect(steps == [.effect(.arm(1, at: 105)), .effect(.start(1))])
         var later: [Step] = []
-        var stacked = false
         world.now = 104.9
         #expect(!state.isDue(1, at: world.now))
-        #expect(state.timeOut(effect: 1, outcome: state.timeoutOutcome(1), env: world, steps: &later, stacked: &stacked) == nil)
+        #expect(state.timeOut(effect: 1, outcome: state.timeoutOutcome(1), env: world, steps: &later).json == nil)
         #expect(later.isEmpty)
         world.now = 105
-        let update = state.timeOut(effect: 1, outcome: state.timeoutOutcome(1), env: world, steps: &later, stacked: &stacked)
+        let update = state.timeOut(effect: 1, outcome: state.timeoutOutcome(1), env: world, steps: &later).json
         #expect(later.first == .effect(.cancel(1)))
         #expect(update?["viewModel"]?["error"] != .null)
         #expect(state.effects.records.isEmpty)
@@ -176,18 +178,17 @@ import YaiaKit
         let home = try state.startFlow(name: "main", scene: "example/home", value: try world.openScene("example/home", args: [:]))
         let flow = try #require(home["flow"]?.int64Value)
         var steps: [Step] = []
-        var stacked = false
-        _ = try state.send(flow: flow, action: action("loaded", ["items": [["key": "item/1", "value": ["title": "One"]]]]),
-                           env: world, steps: &steps, stacked: &stacked)
-        let selected = try state.send(flow: flow, action: action("select", "item/1"), env: world, steps: &steps, stacked: &stacked)
-        #expect(stacked)
+        _ = try state.send(.flow(flow), action("loaded", ["items": [["key": "item/1", "value": ["title": "One"]]]]),
+                           env: world, steps: &steps)
+        let selected = try state.send(.flow(flow), action("select", "item/1"), env: world, steps: &steps).json
+        #expect(selected["flow"] == .int(flow))
         #expect(selected["stack"]?.arrayValue?.map { $0["scene"] } == ["example/home", "example/detail"])
         let detail = try #require(state.flows[flow]?.flow.top.scene)
-        _ = try state.send(flow: flow, action: action("titleChanged", "Eins"), env: world, steps: &steps, stacked: &stacked)
-        _ = try state.send(flow: flow, action: action("save"), env: world, steps: &steps, stacked: &stacked)
+        _ = try state.send(.flow(flow), action("titleChanged", "Eins"), env: world, steps: &steps)
+        _ = try state.send(.flow(flow), action("save"), env: world, steps: &steps)
         // The store is the host's: the save waits for it; its outcome pops the detail with its result.
         steps = []
-        let saved = try state.resolve(effect: 1, outcome: .success(.null), env: world, steps: &steps, stacked: &stacked)
+        let saved = try state.resolve(effect: 1, outcome: .success(.null), env: world, steps: &steps).json
         #expect(saved["routes"]?.arrayValue?.first?["pop"] == true)
         #expect(state.scenes[detail] == nil)
         #expect(state.flows[flow]?.flow.depth == 1)
@@ -205,8 +206,9 @@ import YaiaKit
         var steps: [Step] = []
         let scene = try #require(state.scenes[login])
         let record = try #require(state.effects[1])
-        let answer = try fresh.restore(scenes: [scene], flows: [], effects: [.init(id: 1, scene: login, effect: record.effect, queued: false)],
-                                       next: (2, 2, 1), replaying: true, env: World(), steps: &steps)
+        let restored = RuntimeState.Restored(scenes: [scene], flows: [], effects: [.init(id: 1, scene: login, effect: record.effect, queued: false)],
+                                             next: (2, 2, 1))
+        let answer = try fresh.restore(restored, replaying: true, env: World(), steps: &steps)
         #expect(answer["effects"]?["awaiting"] == [1])
         #expect(try fresh.snapshot() == image)
     }
@@ -219,12 +221,11 @@ import YaiaKit
         var world = World()
         world.now = 13
         var answered: [Step] = []
-        var stacked = false
-        #expect(state.timeOut(effect: id, outcome: state.timeoutOutcome(id), env: world, steps: &answered, stacked: &stacked) == nil)
+        #expect(state.timeOut(effect: id, outcome: state.timeoutOutcome(id), env: world, steps: &answered).json == nil)
         #expect(answered == [.answer(-1, nil)])
         let (other, _) = state.direct(effect, timeout: 3, now: 10)
         answered = []
-        #expect(state.complete(effect: other, outcome: .success(1), env: world, steps: &answered, stacked: &stacked) == nil)
+        #expect(state.complete(effect: other, outcome: .success(1), env: world, steps: &answered).json == nil)
         #expect(answered == [.answer(-2, .success(1))])
     }
 
@@ -255,16 +256,10 @@ import YaiaKit
             let action = try Action(parsing: buffer, skippingPayload: true)
             #expect(action.payloadSkipped)
             var steps: [Step] = []
-            var stacked = false
-            var closed: RuntimeState.OpenScene?
+                let update = try state.send(.scene(scene), action, text: buffer, env: world, steps: &steps)
             var written = JSONWriter()
-            var last = 0
-            if let tree = try state.reduce(scene, action, text: buffer, env: world, steps: &steps, stacked: &stacked, closed: &closed,
-                                           writingInto: &written, lastMember: &last) {
-                return (tree, steps)
-            }
-            let text = written.withBytes { Array($0) }
-            return (try JSONParser.parse(text), steps)
+            update.write(into: &written)
+            return (try JSONParser.parse(written.takeBytes()), steps)
         }
     }
 
@@ -294,46 +289,43 @@ import YaiaKit
         #expect(try state.state(scene: reader)["state"] == ["payload": .null, "skipped": true])
     }
 
-    @Test func aResponseWrittenAsReducedIsTheTreesText() throws {
-        var tree = RuntimeState()
+    @Test func anUpdatesTextIsItsTreesText() throws {
+        var state = RuntimeState()
         let world = World()
-        let home = try tree.startFlow(name: "main", scene: "example/home", value: try world.openScene("example/home", args: [:]))
+        let home = try state.startFlow(name: "main", scene: "example/home", value: try world.openScene("example/home", args: [:]))
         let scene = try #require(home["scene"]?.int64Value)
-        var direct = tree
         let sends = [#"{"type":"loaded","payload":{"items":[{"key":"item/1","value":{"title":"One"}}]}}"#,
                      #"{"type":"select","payload":"item/1"}"#, #"{"type":"load"}"#]
-        var wroteDirectly = 0, withEffects = 0
+        var stacked = 0, withEffects = 0
         for text in sends {
             try Array(text.utf8).withUnsafeBufferPointer { buffer in
-                let action = try Action(parsing: buffer)
-                var treeSteps: [Step] = [], directSteps: [Step] = []
-                var stacked = false, directStacked = false
-                var directClosed: RuntimeState.OpenScene?
-                let response = try tree.reduce(scene, action, cause: .request, env: world, steps: &treeSteps, stacked: &stacked)
-                var expected = JSONWriter()
-                guard case .object(let o) = response else { Issue.record("not an object"); return }
-                let treeLast = expected.writeObject(o)
-
+                var steps: [Step] = []
+                let update = try state.send(.scene(scene), try Action(parsing: buffer), text: buffer, env: world, steps: &steps)
                 var written = JSONWriter()
-                var last = -1
-                if let fallback = try direct.reduce(scene, action, text: buffer, env: world, steps: &directSteps, stacked: &directStacked,
-                                                    closed: &directClosed, writingInto: &written, lastMember: &last) {
-                    // With a route the tree is answered, and nothing written.
-                    #expect(written.byteCount == 0 && last == -1)
-                    // Its view model is left for the caller to write.
-                    var filled = fallback.objectValue
-                    filled?["viewModel"] = response["viewModel"]
-                    #expect(filled.map(JSON.object) == response && directStacked == stacked)
-                    return
-                }
-                wroteDirectly += 1
-                let (mine, theirs) = (written.takeText(), expected.takeText())
-                #expect(mine != nil && mine == theirs, "\(text)")
-                if response["effects"]?.arrayValue?.isEmpty == false { withEffects += 1 }
-                #expect(last == treeLast)
-                #expect(directSteps == treeSteps)
+                let last = update.writeObject(into: &written)
+                let tree = update.json
+                var expected = JSONWriter()
+                guard case .object(let o) = tree else { Issue.record("not an object"); return }
+                #expect(last == expected.writeObject(o))
+                #expect(written.withBytes { Array($0) } == expected.withBytes { Array($0) }, "\(text)")
+                // What a journal digests: the stack, when it changed, and the view model.
+                let digested = update.digested.json
+                #expect(digested == .object(JSONObject(members: o.members.filter { $0.key == "stack" || $0.key == "viewModel" })))
+                if update.flow != nil { stacked += 1 }
+                if !update.effects.isEmpty { withEffects += 1 }
             }
         }
-        #expect(wroteDirectly == 2 && withEffects == 1)
+        #expect(stacked == 1 && withEffects == 1)
+    }
+}
+
+extension RuntimeState.Completion {
+    /// The update's tree; `{}` when the effect ended with nothing reduced; nil when nothing happened.
+    var json: JSON? {
+        switch self {
+        case .none: nil
+        case .ended: [:]
+        case .reduced(let update): update.json
+        }
     }
 }

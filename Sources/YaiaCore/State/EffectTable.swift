@@ -8,7 +8,7 @@ import YaiaKit
 /// executes (it starts calls on services, withdraws them, arms timers).
 public struct EffectTable: Sendable, Equatable {
     /// One effect in flight.
-    public struct Record: Sendable, Equatable {
+    public struct Record: Sendable, Equatable, JSONMembers {
         public enum Status: String, Sendable, Equatable {
             /// Waiting for the host to resolve it.
             case pending
@@ -34,23 +34,9 @@ public struct EffectTable: Sendable, Equatable {
             self.deadline = deadline
         }
 
-        /// Writes `json`'s text without building it.
-        func write(into w: inout JSONWriter) {
-            effect.writeRecord(id: id, status: status.rawValue, into: &w)
-        }
-
         /// As listed in scene updates.
-        public var json: JSON {
-            // Members in key order, so the object is built without sorting.
-            var m: [JSONObject.Member] = []
-            m.reserveCapacity(6)
-            m.append(.init(key: "args", value: effect.args))
-            m.append(.init(key: "id", value: .int(id)))
-            if let key = effect.id { m.append(.init(key: "key", value: .string(key))) }
-            m.append(.init(key: "op", value: .string(effect.op)))
-            m.append(.init(key: "service", value: .string(effect.service)))
-            m.append(.init(key: "status", value: .string(status.rawValue)))
-            return .object(JSONObject(members: m))
+        public func members<Sink: JSONMemberSink>(into sink: inout Sink) {
+            effect.recordMembers(id: id, status: status.rawValue, into: &sink)
         }
     }
 
@@ -199,10 +185,11 @@ public struct EffectTable: Sendable, Equatable {
     }
 
     /// Puts back an effect from a snapshot, with its id; call in id order so
-    /// that keyed queues keep their order. `nextID` moves past it.
-    public mutating func restore(id: Int64, scene: Int64, effect: Effect, queued: Bool, as way: Return,
-                                 served: Bool, now: Double) -> [Step] {
-        var record = Record(id: id, scene: scene, effect: effect, status: queued ? .queued : .pending)
+    /// that keyed queues keep their order. `nextID` moves past it. The
+    /// record is pending, or queued behind an earlier one with its key.
+    public mutating func restore(_ restored: Record, as way: Return, served: Bool, now: Double) -> [Step] {
+        var record = restored
+        let (id, scene, effect, queued) = (record.id, record.scene, record.effect, record.status == .queued)
         var steps: [Step] = []
         if let key = effect.id { keyed[Key(scene: scene, key: key), default: []].append(id) }
         switch way {

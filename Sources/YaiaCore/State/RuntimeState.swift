@@ -40,16 +40,16 @@ public struct RuntimeState: Sendable {
             self.flow = flow
         }
 
-        /// Reduces in place; on error nothing changes. Returns the commands,
-        /// the view model (unless `viewModelLater`) and the scene as reduced.
-        mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON,
-                             viewModelLater: Bool) throws(YaiaError) -> (commands: [Command], seq: Int64, flow: Int64?, viewModel: JSON, value: any LiveScene) {
+        /// Reduces in place; on error nothing changes. Returns the commands
+        /// and the scene as reduced.
+        mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?,
+                             env: () -> JSON) throws(YaiaError) -> (commands: [Command], seq: Int64, flow: Int64?, value: any LiveScene) {
             // An action read without its payload, for scenes that read its text.
             let commands = action.payloadSkipped && !value.readsActionText
                 ? try value.reduce(try action.parsingPayload(from: text), text: text, env: env)
                 : try value.reduce(action, text: text, env: env)
             seq &+= 1
-            return (commands, seq, flow, viewModelLater ? .null : value.viewModel, value)
+            return (commands, seq, flow, value)
         }
     }
 
@@ -120,7 +120,7 @@ public struct RuntimeState: Sendable {
         try checkSceneRoom()
         let id = try takeID(&nextSceneID, "scene")
         scenes[id] = OpenScene(id: id, value: value)
-        return update(id, effects: [], routes: [], cause: .request)
+        return update(id)?.json ?? .null
     }
 
     /// A scene's state and view model.

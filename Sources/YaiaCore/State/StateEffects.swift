@@ -6,7 +6,7 @@ extension RuntimeState {
     /// The host's outcome for a pending effect. If the scene cannot read the
     /// resulting action, the effect stays pending and the error is thrown.
     public mutating func resolve<E: RuntimeEnvironment>(effect id: Int64, outcome: Outcome, env: E,
-                                                        steps: inout [Step], stacked: inout Bool) throws(YaiaError) -> JSON {
+                                                        steps: inout [Step]) throws(YaiaError) -> Update {
         guard let record = effects[id] else {
             if effects.issued(id) {
                 throw YaiaError(.effectAlreadyResolved, "effect \(id) is no longer pending: it was resolved, cancelled or timed out, or its scene closed")
@@ -24,33 +24,43 @@ extension RuntimeState {
             for s in ended { steps.append(.effect(s)) }
         }
         // The effect asked for no action on this outcome: nothing to reduce.
-        guard let action else { return update(record.scene, effects: [], routes: [], cause: .request) }
-        return try reduce(record.scene, action, cause: .request, env: env, steps: &steps, stacked: &stacked)
+        guard let action else { return Update(scene: scene.id, seq: scene.seq, cause: .request, view: .scene(scene.value)) }
+        return try reducing(env: env, steps: &steps) { (state, context) throws(YaiaError) in
+            try state.reduce(record.scene, action, text: nil, cause: .request, in: &context)
+        }
     }
 
-    /// A service's outcome for a live effect. Returns the update of the
-    /// scene that received it; `{}` when the effect ended but nothing was
-    /// reduced; nil when nothing happened (the effect is no longer live, or
-    /// it was a direct call, answered by a step): only non-nil is journaled.
-    /// `textEvents`: the update's event is text, and the update returned
-    /// leaves its view model null (for a caller that only needs to know).
+    /// What an effect's outcome from a service did.
+    public enum Completion {
+        /// Nothing: the effect is no longer live, or it was a direct call,
+        /// answered by a step. Not journaled.
+        case none
+        /// The effect ended, and nothing was reduced.
+        case ended
+        /// The scene that asked received it; its update is queued as an event.
+        case reduced(Update)
+    }
+
+    /// A service's outcome for a live effect.
     public mutating func complete<E: RuntimeEnvironment>(effect id: Int64, outcome: Outcome, env: E,
-                                                         steps: inout [Step], stacked: inout Bool, textEvents: Bool = false) -> JSON? {
-        guard let (record, ended) = effects.end(id, startedOnly: true, served: { env.serves($0) }, now: env.now) else { return nil }
+                                                         steps: inout [Step]) -> Completion {
+        guard let (record, ended) = effects.end(id, startedOnly: true, served: { env.serves($0) }, now: env.now) else { return .none }
         if record.scene == 0 {
             steps.append(.answer(id, outcome))
-            return nil
+            return .none
         }
         steps.append(.ended(id))
         for s in ended { steps.append(.effect(s)) }
-        guard scenes.contains(record.scene), let action = record.effect.outcomeAction(outcome) else { return .object([:]) }
+        guard scenes.contains(record.scene), let action = record.effect.outcomeAction(outcome) else { return .ended }
         do throws(YaiaError) {
-            return try reduce(record.scene, action, cause: .effect(id), env: env, steps: &steps, stacked: &stacked, textEvents: textEvents)
+            return .reduced(try reducing(env: env, steps: &steps) { (state, context) throws(YaiaError) in
+                try state.reduce(record.scene, action, text: nil, cause: .effect(id), in: &context)
+            })
         } catch {
             steps.append(.warn("scene \(record.scene) refused the outcome of effect \(id): \(error.message)"))
             steps.append(.event(["ok": false, "event": "error", "scene": .int(record.scene), "effect": .int(id),
                                  "error": error.nested(under: "/action").json]))
-            return .object([:])
+            return .ended
         }
     }
 
@@ -68,17 +78,16 @@ extension RuntimeState {
 
     /// Effect `id`'s deadline passed: its call is withdrawn and its catch
     /// action gets `outcome` (`timeoutOutcome`); a direct call's caller gives
-    /// up. As `complete`, nil when nothing is journaled.
-    public mutating func timeOut<E: RuntimeEnvironment>(effect id: Int64, outcome: Outcome, env: E, steps: inout [Step],
-                                                        stacked: inout Bool, textEvents: Bool = false) -> JSON? {
-        guard isDue(id, at: env.now), let record = effects[id] else { return nil }
+    /// up. As `complete`.
+    public mutating func timeOut<E: RuntimeEnvironment>(effect id: Int64, outcome: Outcome, env: E, steps: inout [Step]) -> Completion {
+        guard isDue(id, at: env.now), let record = effects[id] else { return .none }
         if record.scene == 0 {
             _ = effects.end(id, served: { env.serves($0) }, now: env.now)
             steps.append(.answer(id, nil))
-            return nil
+            return .none
         }
         steps.append(.effect(.cancel(id)))
-        return complete(effect: id, outcome: outcome, env: env, steps: &steps, stacked: &stacked, textEvents: textEvents)
+        return complete(effect: id, outcome: outcome, env: env, steps: &steps)
     }
 
     /// A call outside any scene, with a deadline `timeout` seconds from now.

@@ -11,16 +11,9 @@ extension RuntimeState {
         let flowID = try takeID(&nextFlowID, "flow")
         flows[flowID] = OpenFlow(id: flowID, name: name, flow: Flow(root: .init(scene: id, name: type, presentation: .root)))
         scenes[id] = OpenScene(id: id, value: value, flow: flowID)
-        var o = update(id, effects: [], routes: [], cause: .request).objectValue ?? [:]
-        describe(flow: flowID, into: &o)
-        return .object(o)
-    }
-
-    /// Reduces `action` on the top scene of flow `id`.
-    public mutating func send<E: RuntimeEnvironment>(flow id: Int64, action: Action, env: E, steps: inout [Step],
-                                                     stacked: inout Bool) throws(YaiaError) -> JSON {
-        guard let flow = flows[id], scenes.contains(flow.flow.top.scene) else { throw RuntimeState.noSuchFlow(id) }
-        return try reduce(flow.flow.top.scene, action, cause: .request, env: env, steps: &steps, stacked: &stacked)
+        guard var update = update(id), let flow = flows[flowID] else { throw RuntimeState.noSuchFlow(flowID) }
+        update.flow = Update.FlowChange(id: flowID, version: flow.flow.version, stack: stack(of: flow))
+        return update.json
     }
 
     /// `{"ok": true, "flow", "version", "stack"}`.
@@ -31,13 +24,17 @@ extension RuntimeState {
         return .object(o)
     }
 
-    /// `flow`, `version` and `stack` (each entry with its view model), which a
-    /// UI can render from alone.
+    /// `flow`, `version` and `stack`, which a UI can render from alone.
     func describe(flow id: Int64, into o: inout JSONObject) {
         guard let flow = flows[id] else { return }
         o["flow"] = .int(id)
         o["version"] = .int(flow.flow.version)
-        o["stack"] = .array(flow.flow.entries.map { e in
+        o["stack"] = stack(of: flow)
+    }
+
+    /// A flow's stack: each entry with its scene's view model.
+    func stack(of flow: OpenFlow) -> JSON {
+        .array(flow.flow.entries.map { e in
             var entry = e.json.objectValue ?? [:]
             entry["viewModel"] = scenes[e.scene]?.value.viewModel ?? .null
             return .object(entry)
@@ -53,9 +50,9 @@ extension RuntimeState {
             throw YaiaError(.staleNavigation, "the report is for version \(version) of flow \(id), which is at version \(flow.version)")
         }
         let flowSteps = try flow.popped(toDepth: depth)
-        var stacked = false
-        var results: [JSON] = []
-        try perform(flowSteps, flow: id, committing: flow, env: env, steps: &steps, stacked: &stacked, results: &results, depth: 0)
+        try reducing(env: env, steps: &steps) { (state, context) throws(YaiaError) in
+            try state.perform(flowSteps, flow: id, committing: flow, in: &context)
+        }
         return try describe(flow: id)
     }
 
@@ -66,10 +63,9 @@ extension RuntimeState {
         let first = nextSceneID
         guard first <= maxID - Int64(path.count) + 1 else { throw idsExhausted("scene") }
         let flowSteps = flow.link(path, nextID: &nextSceneID)
-        var stacked = false
-        var results: [JSON] = []
-        try performOrReturnIDs(first, flowSteps, flow: id, committing: flow, env: env, steps: &steps, stacked: &stacked,
-                               results: &results, depth: 0)
+        try reducing(env: env, steps: &steps) { (state, context) throws(YaiaError) in
+            try state.performOrReturnIDs(first, flowSteps, flow: id, committing: flow, in: &context)
+        }
         return try describe(flow: id)
     }
 
@@ -80,26 +76,23 @@ extension RuntimeState {
     }
 
     /// Applies a route from scene `source` to its flow.
-    mutating func navigate<E: RuntimeEnvironment>(_ flowID: Int64, _ route: Route, from source: Int64, env: E, steps: inout [Step],
-                                                          stacked: inout Bool, results: inout [JSON], depth: Int) throws(YaiaError) {
+    mutating func navigate(_ flowID: Int64, _ route: Route, from source: Int64, in context: inout Reducing) throws(YaiaError) {
         guard var flow = flows[flowID]?.flow else { throw RuntimeState.noSuchFlow(flowID) }
         let first = nextSceneID
         // A route opens at most one scene.
         guard first <= maxID else { throw idsExhausted("scene") }
         let flowSteps = try flow.apply(route, from: source, nextID: &nextSceneID)
-        try performOrReturnIDs(first, flowSteps, flow: flowID, committing: flow, env: env, steps: &steps, stacked: &stacked,
-                               results: &results, depth: depth)
+        try performOrReturnIDs(first, flowSteps, flow: flowID, committing: flow, in: &context)
     }
 
     /// Performs steps whose scene ids were just taken from `first` on; if
     /// they are refused, the ids go back, so that a refused request leaves
     /// no trace to replay.
-    private mutating func performOrReturnIDs<E: RuntimeEnvironment>(
-        _ first: Int64, _ flowSteps: [Flow.Step], flow: Int64, committing next: Flow, env: E, steps: inout [Step],
-        stacked: inout Bool, results: inout [JSON], depth: Int
+    fileprivate mutating func performOrReturnIDs(
+        _ first: Int64, _ flowSteps: [Flow.Step], flow: Int64, committing next: Flow, in context: inout Reducing
     ) throws(YaiaError) {
         do throws(YaiaError) {
-            try perform(flowSteps, flow: flow, committing: next, env: env, steps: &steps, stacked: &stacked, results: &results, depth: depth)
+            try perform(flowSteps, flow: flow, committing: next, in: &context)
         } catch {
             nextSceneID = first
             throw error
@@ -108,14 +101,13 @@ extension RuntimeState {
 
     /// Carries out a flow reducer's steps. Scenes to open are made first, so
     /// that an unknown scene or refused arguments leave the flow unchanged.
-    private mutating func perform<E: RuntimeEnvironment>(
-        _ flowSteps: [Flow.Step], flow flowID: Int64, committing next: Flow, env: E, steps: inout [Step],
-        stacked: inout Bool, results: inout [JSON], depth: Int
+    fileprivate mutating func perform(
+        _ flowSteps: [Flow.Step], flow flowID: Int64, committing next: Flow, in context: inout Reducing
     ) throws(YaiaError) {
         var opened: [Int64: any LiveScene] = [:]
         for case .open(let id, let name, let args) in flowSteps {
             guard case .object = args else { throw YaiaError(.badArgs, "the arguments of \(name) must be an object") }
-            opened[id] = try env.openScene(name, args: args)
+            opened[id] = try context.env.openScene(name, args: args)
         }
         if !opened.isEmpty { try checkSceneRoom(adding: opened.count) }
         flows[flowID]?.flow = next
@@ -125,20 +117,20 @@ extension RuntimeState {
                 guard let value = opened[id] else { continue }
                 scenes[id] = OpenScene(id: id, value: value, flow: flowID)
             case .close(let ids):
-                remove(scenes: ids, steps: &steps)
+                remove(scenes: ids, steps: &context.steps)
             case .deliver(let to, let action, let from):
                 guard scenes[to]?.flow == flowID else { continue }
-                guard depth < RuntimeState.maxNavigationDepth else {
-                    steps.append(.warn("flow \(flowID): results delivered \(RuntimeState.maxNavigationDepth) levels deep; \(action.type) dropped"))
+                guard context.depth < RuntimeState.maxNavigationDepth else {
+                    context.steps.append(.warn("flow \(flowID): results delivered \(RuntimeState.maxNavigationDepth) levels deep; \(action.type) dropped"))
                     continue
                 }
+                context.depth += 1
+                defer { context.depth -= 1 }
                 do throws(YaiaError) {
-                    var closed: OpenScene?
-                    _ = try reduce(to, action, cause: .result(from: from), env: env, steps: &steps, stacked: &stacked,
-                                   results: &results, depth: depth + 1, closed: &closed)
+                    _ = try reduce(to, action, text: nil, cause: .result(from: from), in: &context)
                 } catch {
-                    steps.append(.warn("scene \(to) refused the result of scene \(from): \(error.message)"))
-                    steps.append(.event(["ok": false, "event": "error", "scene": .int(to), "from": .int(from),
+                    context.steps.append(.warn("scene \(to) refused the result of scene \(from): \(error.message)"))
+                    context.steps.append(.event(["ok": false, "event": "error", "scene": .int(to), "from": .int(from),
                                          "error": error.nested(under: "/action").json]))
                 }
             }

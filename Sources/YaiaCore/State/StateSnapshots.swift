@@ -42,16 +42,34 @@ extension RuntimeState {
             self.effect = effect
             self.queued = queued
         }
+
+        func record(queued: Bool) -> EffectTable.Record {
+            EffectTable.Record(id: id, scene: scene, effect: effect, status: queued ? .queued : .pending)
+        }
+    }
+
+    /// A snapshot's scenes, flows and effects, and the ids to hand out next.
+    public struct Restored: Sendable {
+        public var scenes: [OpenScene]
+        public var flows: [OpenFlow]
+        public var effects: [RestoredEffect]
+        public var next: (scene: Int64, effect: Int64, flow: Int64)
+
+        public init(scenes: [OpenScene], flows: [OpenFlow], effects: [RestoredEffect], next: (scene: Int64, effect: Int64, flow: Int64)) {
+            self.scenes = scenes
+            self.flows = flows
+            self.effects = effects
+            self.next = next
+        }
     }
 
     /// Replaces everything open with a snapshot's scenes, flows and effects,
     /// already read and checked whole. `replaying`: effects stay as they
     /// were, waiting for outcomes from a journal; otherwise each effect's own
     /// `restore` policy applies, and those it cancels get `interrupted`.
-    public mutating func restore<E: RuntimeEnvironment>(
-        scenes newScenes: [OpenScene], flows newFlows: [OpenFlow], effects restored: [RestoredEffect],
-        next: (scene: Int64, effect: Int64, flow: Int64), replaying: Bool, env: E, steps: inout [Step]
-    ) throws(YaiaError) -> JSON {
+    public mutating func restore<E: RuntimeEnvironment>(_ image: Restored, replaying: Bool, env: E,
+                                                        steps: inout [Step]) throws(YaiaError) -> JSON {
+        let (newScenes, newFlows, restored, next) = (image.scenes, image.flows, image.effects, image.next)
         guard newScenes.count <= sceneLimit else {
             throw YaiaError.limit("scenes", sceneLimit, "the snapshot has \(counted(newScenes.count, "scene"))", at: "/scenes")
         }
@@ -90,16 +108,13 @@ extension RuntimeState {
             switch replaying ? .await : e.effect.restore {
             case .cancel:
                 // Pending, so that its scene hears of it as of an outcome.
-                effectSteps = effects.restore(id: e.id, scene: e.scene, effect: e.effect, queued: false, as: .await(deadline: false),
-                                              served: false, now: now)
+                effectSteps = effects.restore(e.record(queued: false), as: .await(deadline: false), served: false, now: now)
                 cancelled.append(e.id)
             case .await:
-                effectSteps = effects.restore(id: e.id, scene: e.scene, effect: e.effect, queued: e.queued,
-                                              as: .await(deadline: !replaying), served: false, now: now)
+                effectSteps = effects.restore(e.record(queued: e.queued), as: .await(deadline: !replaying), served: false, now: now)
                 awaiting.append(.int(e.id))
             case .reissue:
-                effectSteps = effects.restore(id: e.id, scene: e.scene, effect: e.effect, queued: e.queued, as: .reissue,
-                                              served: env.serves(e.effect.service), now: now)
+                effectSteps = effects.restore(e.record(queued: e.queued), as: .reissue, served: env.serves(e.effect.service), now: now)
                 reissued.append(.int(e.id))
             }
             for s in effectSteps { steps.append(.effect(s)) }
@@ -110,10 +125,9 @@ extension RuntimeState {
         }
         // Cancelled effects tell their scenes, as a time-out would; part of
         // this input, so not journaled on their own.
-        var stacked = false
         for id in cancelled {
             _ = complete(effect: id, outcome: .failure(["code": "interrupted", "message": .string("effect \(id) was in flight when the snapshot was taken")]),
-                         env: env, steps: &steps, stacked: &stacked)
+                         env: env, steps: &steps)
         }
         return ["ok": true, "scenes": .array(views), "flows": .array(flows.keys.sorted().map { JSON.int($0) }),
                 "effects": ["reissued": .array(reissued), "cancelled": .array(cancelled.map(JSON.int)), "awaiting": .array(awaiting)]]

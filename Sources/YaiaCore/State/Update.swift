@@ -1,0 +1,126 @@
+import YaiaKit
+
+/// What one reduction of a scene did, as the runtime answers it (a request's
+/// update) or queues it (an event): `{"effect"?, "effects", "event"?,
+/// "flow"?, "from"?, "navigationErrors"?, "ok", "routes", "scene", "seq",
+/// "stack"?, "version"?, "viewModel"}`. Described once (`members`): its text
+/// and its tree follow from it.
+public struct Update: JSONMembers {
+    public let scene: Int64
+    public let seq: Int64
+    public let cause: RuntimeState.Cause
+    /// The records of the effects it emitted, in order.
+    public internal(set) var effects = EmittedRecords()
+    public internal(set) var routes: [Route] = []
+    /// The routes the flow refused: `{"route", "error"}` each.
+    public internal(set) var navigationErrors: [JSON] = []
+    /// The flow, when the reduction changed its stack.
+    public internal(set) var flow: FlowChange?
+    public let view: View
+
+    /// The view part of an update. An enum, so that a view given as a change
+    /// from the previous one can join the whole view model.
+    public enum View: JSONForm {
+        /// The scene as reduced, which writes its view model when the update
+        /// is written (a pack's text as is, a tree's canonical text). Held as
+        /// a value, not through the state: no scene state is copied.
+        case scene(any LiveScene)
+        /// A view model given as a value.
+        case value(JSON)
+
+        public func write(into w: inout JSONWriter) {
+            switch self {
+            case .scene(let scene): scene.writeViewModel(into: &w)
+            case .value(let json): w.write(json)
+            }
+        }
+
+        public var json: JSON {
+            switch self {
+            case .scene(let scene): scene.viewModel
+            case .value(let json): json
+            }
+        }
+    }
+
+    /// A flow's stack as a UI renders it, after a change.
+    public struct FlowChange: Sendable {
+        public let id: Int64
+        public let version: Int64
+        /// Its entries, each with its scene's view model.
+        public let stack: JSON
+    }
+
+    init(scene: Int64, seq: Int64, cause: RuntimeState.Cause, view: View) {
+        self.scene = scene
+        self.seq = seq
+        self.cause = cause
+        self.view = view
+    }
+
+    // Inlinable, so that the runtime's writer of updates is specialized.
+    @inlinable
+    public func members<Sink: JSONMemberSink>(into sink: inout Sink) {
+        if case .effect(let effect) = cause { sink.member("effect", int: effect) }
+        sink.member("effects", array: effects)
+        if cause != .request { sink.member("event", "update") }
+        if let flow { sink.member("flow", int: flow.id) }
+        if case .result(let from) = cause { sink.member("from", int: from) }
+        if !navigationErrors.isEmpty { sink.member("navigationErrors", .array(navigationErrors)) }
+        sink.member("ok", true)
+        sink.member("routes", array: routes)
+        sink.member("scene", int: scene)
+        sink.member("seq", int: seq)
+        stack(into: &sink)
+        if let flow { sink.member("version", int: flow.version) }
+        view(into: &sink)
+    }
+
+    /// The members a journal line's digest covers, as their own object
+    /// (`{"stack"?, "viewModel"}`): what a replay must reproduce.
+    public struct Digested: JSONMembers {
+        let update: Update
+
+        public func members<Sink: JSONMemberSink>(into sink: inout Sink) {
+            update.stack(into: &sink)
+            update.view(into: &sink)
+        }
+    }
+
+    public var digested: Digested { Digested(update: self) }
+
+    @usableFromInline
+    func stack<Sink: JSONMemberSink>(into sink: inout Sink) {
+        if let flow { sink.member("stack", flow.stack) }
+    }
+
+    @usableFromInline
+    func view<Sink: JSONMemberSink>(into sink: inout Sink) {
+        sink.member("viewModel", form: view)
+    }
+}
+
+/// An action's target: a scene, or the top scene of a flow.
+public enum SendTarget: Sendable, Equatable {
+    case scene(Int64)
+    case flow(Int64)
+}
+
+/// The records of the effects one reduction emits, in order. The first,
+/// most often the only one, is kept inline: emitting it allocates nothing.
+public struct EmittedRecords: RandomAccessCollection, Sendable {
+    var first: EffectTable.Record?
+    var rest: [EffectTable.Record] = []
+
+    mutating func append(_ record: EffectTable.Record) {
+        if first == nil { first = record } else { rest.append(record) }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { first == nil ? 0 : rest.count + 1 }
+
+    public subscript(i: Int) -> EffectTable.Record {
+        // Index 0 is `first` whenever the collection is not empty.
+        i == 0 ? first ?? rest[i] : rest[i - 1]
+    }
+}
