@@ -44,7 +44,7 @@ public struct JSONWriter: ~Copyable {
     package mutating func reset() { count = 0 }
 
     /// How many bytes have been written.
-    package var byteCount: Int { count }
+    @usableFromInline package var byteCount: Int { count }
 
     /// Reads the text so far without copying it.
     package func withBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
@@ -187,7 +187,7 @@ public struct JSONWriter: ~Copyable {
         append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 
-    package mutating func write(_ value: JSON) {
+    @usableFromInline package mutating func write(_ value: JSON) {
         switch value {
         case .null: raw("null")
         case .bool(let b): b ? raw("true") : raw("false")
@@ -292,7 +292,7 @@ public struct JSONWriter: ~Copyable {
         text.withUTF8 { append($0) }
     }
 
-    package mutating func writeString(_ s: String) {
+    @usableFromInline package mutating func writeString(_ s: String) {
         // Native strings, small or not, lend their UTF-8 without a copy.
         if s.utf8.withContiguousStorageIfAvailable({ writeString(utf8: $0) }) == nil {
             var s = s
