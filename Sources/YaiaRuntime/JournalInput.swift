@@ -28,7 +28,7 @@ enum JournalInput {
             add("args", args)
             if let digest { add("digest", .string(digest)) }
             add("id", id)
-            add("kind", "open")
+            add("kind", .string(Op.open.name))
             add("scene", .string(scene))
         case .outcome(let effect, let outcome):
             if let digest { add("digest", .string(digest)) }
@@ -37,33 +37,33 @@ enum JournalInput {
             add("kind", "outcome")
             if case .success(let result) = outcome { add("result", result) }
         case .close(let scene):
-            add("kind", "close")
+            add("kind", .string(Op.close.name))
             add("scene", .int(scene))
         case .closeFlow(let flow):
             add("flow", .int(flow))
-            add("kind", "close")
+            add("kind", .string(Op.close.name))
         case .start(let name, let scene, let args):
             add("args", args)
             if let digest { add("digest", .string(digest)) }
-            add("kind", "start")
+            add("kind", .string(Op.start.name))
             if let name { add("name", .string(name)) }
             add("scene", .string(scene))
         case .popped(let flow, let depth):
             add("depth", .int(Int64(depth)))
             if let digest { add("digest", .string(digest)) }
             add("flow", .int(flow))
-            add("kind", "popped")
+            add("kind", .string(Op.popped.name))
         case .link(let flow, let path):
             if let digest { add("digest", .string(digest)) }
             add("flow", .int(flow))
-            add("kind", "link")
+            add("kind", .string(Op.link.name))
             add("path", .array(path))
         case .restore(let snapshot):
-            add("kind", "restore")
+            add("kind", .string(Op.restore.name))
             add("snapshot", snapshot)
         case .register(let document):
             add("document", document)
-            add("kind", "register")
+            add("kind", .string(Op.register.name))
         }
         add("seq", .int(seq))
         if case .open(_, _, let state?, _) = self { add("state", state) }

@@ -78,7 +78,7 @@ extension Runtime {
                     throw bad(error.message, at: error.at)
                 }
             }
-            if kind == "restore", let snapshot = o["snapshot"] {
+            if kind == Op.restore.name, let snapshot = o["snapshot"] {
                 do throws(YaiaError) {
                     _ = try CheckedSnapshot(snapshot, catalog: catalog)
                 } catch {

@@ -76,12 +76,12 @@ extension Runtime {
                 throw bad("it does not replay: \(error.code): \(error.message)")
             }
             switch kind {
-            case "open":
+            case Op.open.name:
                 if let id = response?["scene"]?.int64Value, let name = o["scene"]?.stringValue {
                     current[id] = nil
                     _ = try track(id, args: o["args"] ?? [:], state: o["state"], name: name)
                 }
-            case "restore":
+            case Op.restore.name:
                 current = [:]
             default: break
             }

@@ -17,28 +17,8 @@ SOURCES = REPO / "Sources"
 MAX_LINES = 500
 MAX_PARAMETERS = 6
 
-# Files another change is reshaping (the send path and the runtime's state):
-# the rules hold there once it lands, and these marks go.
-RESHAPED = tuple(
-    ["Sources/YaiaCore/State/", "Sources/YaiaABI/Exports.swift"]
-    + [
-        f"Sources/YaiaRuntime/{name}.swift"
-        for name in (
-            "Inputs", "Replay", "Shell", "ResultBuilder", "Runtime", "Requests",
-            "Simulate", "ScenarioRun", "ScenarioJournal",
-        )
-    ]
-    + ["Sources/YaiaRuntime/Journal"]
-)
-RESHAPED_REASON = "the send path and the runtime's state are being reshaped on another branch"
-
-
 def relative(path: Path) -> str:
     return path.relative_to(REPO).as_posix()
-
-
-def reshaped(path: str) -> bool:
-    return path.startswith(RESHAPED)
 
 
 def swift_files() -> list[Path]:
@@ -184,13 +164,7 @@ def over_six_parameters() -> list[tuple[str, str]]:
 
 
 def test_no_function_takes_more_than_6_parameters():
-    found = [text for path, text in over_six_parameters() if not reshaped(path)]
-    assert not found, "more than 6 parameters (group them in a value):\n" + "\n".join(found)
-
-
-@pytest.mark.xfail(reason=RESHAPED_REASON, strict=False)
-def test_no_function_takes_more_than_6_parameters_on_the_send_path():
-    found = [text for path, text in over_six_parameters() if reshaped(path)]
+    found = [text for _, text in over_six_parameters()]
     assert not found, "more than 6 parameters (group them in a value):\n" + "\n".join(found)
 
 
@@ -223,13 +197,7 @@ def test_the_underscore_rule_sees_what_it_forbids():
 
 
 def test_no_underscored_standard_library_api():
-    found = [text for path, text in underscored_uses() if not reshaped(path)]
-    assert not found, "underscored API (use the public one):\n" + "\n".join(found)
-
-
-@pytest.mark.xfail(reason=RESHAPED_REASON, strict=False)
-def test_no_underscored_standard_library_api_on_the_send_path():
-    found = [text for path, text in underscored_uses() if reshaped(path)]
+    found = [text for _, text in underscored_uses()]
     assert not found, "underscored API (use the public one):\n" + "\n".join(found)
 
 
@@ -292,22 +260,18 @@ def test_the_op_table_names_each_op_once():
         assert sum(p.startswith(relative(OP_TABLE) + ":") for p in places) == 1, (name, places)
 
 
-def stray_op_names(on_reshaped: bool) -> list[str]:
+def stray_op_names() -> list[str]:
     stray = []
     for name, places in op_name_places().items():
         for place in places:
             path = place.split(":")[0]
-            if path != relative(OP_TABLE) and reshaped(path) == on_reshaped:
+            if path != relative(OP_TABLE):
                 stray.append(f'{place}: "{name}"')
     return stray
 
 
 def test_an_op_name_is_spelled_only_in_the_op_table():
-    stray = stray_op_names(on_reshaped=False)
+    stray = stray_op_names()
     assert not stray, "an op's name spelled outside OpTable.swift (use Op.NAME.name):\n" + "\n".join(stray)
 
 
-@pytest.mark.xfail(reason=RESHAPED_REASON, strict=False)
-def test_an_op_name_is_spelled_only_in_the_op_table_on_the_send_path():
-    stray = stray_op_names(on_reshaped=True)
-    assert not stray, "an op's name spelled outside OpTable.swift (use Op.NAME.name):\n" + "\n".join(stray)
