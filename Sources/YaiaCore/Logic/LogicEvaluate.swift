@@ -244,7 +244,7 @@ struct LogicMachine {
     mutating func member(_ value: JSON, _ segment: LogicPath.Segment) throws(LogicStop) -> JSON? {
         switch value {
         case .object(let o):
-            return o[segment.key]
+            return LogicMachine.member(o, segment.key)
         case .array(let a):
             if let i = segment.index { return i < a.count ? a[i] : nil }
             return segment.key == "length" ? .int(Int64(a.count)) : nil
@@ -263,6 +263,17 @@ struct LogicMachine {
         default:
             return nil
         }
+    }
+
+    /// `o[key]`. Small objects, such as a list's items read once per
+    /// element, are scanned instead of searched: a key of another length
+    /// costs no comparison.
+    @inline(__always)
+    static func member(_ o: JSONObject, _ key: String) -> JSON? {
+        guard o.count <= 8 else { return o[key] }
+        let n = key.utf8.count
+        for m in o.members where m.key.utf8.count == n && compareKeys(m.key, key) == 0 { return m.value }
+        return nil
     }
 
     /// A path computed while evaluating, read as `var` reads its argument.
