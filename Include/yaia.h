@@ -101,7 +101,11 @@
 ** scenes, open scenes [100000]; reentry, service calls nested on one thread
 ** by services calling back into the runtime [8]. Reaching one is the error
 ** "limit_exceeded", whose error object names it in "limit"; the runtime
-** stays usable. {"op": "limits"} reports them with the grants and usage.
+** stays usable. logic_steps [100000] is the step budget of a JSON Logic
+** evaluation (a scene document's reduction, opening or view model; a logic
+** request) before the share of the data it reads, 16 steps a value
+** (docs/logic.md); running out is "logic_budget_exceeded".
+** {"op": "limits"} reports them with the grants and usage.
 **
 ** REQUESTS (yaia_execute) -- docs/abi.md has the details and examples
 **
@@ -262,7 +266,10 @@
 **   bad_rule            a JSON Logic rule that does not compile: an unknown
 **                       operator, a wrong count of arguments, a bad path
 **                       ("at" points into the rule; docs/logic.md)
-**   logic_budget_exceeded  a rule took more steps than its budget allows
+**   logic_budget_exceeded  a rule took more steps than its budget allows:
+**                       the "logic_steps" limit, and 16 steps a value of the
+**                       data it reads; "at" is the rule's place (/rule, or
+**                       the expression in a scene document: /view/left)
 **   logic_error         a rule's operator was given a value it cannot take
 **   not_simulatable     simulate named a scene whose actions are not declared
 **                       (a Swift or pack scene) and gave no "actions"

@@ -92,9 +92,10 @@ extension Catalog {
     /// document files, folders of documents). Documents are checked once
     /// every entry is read, so their routes may name scenes of any entry.
     /// Errors are at the entry's pointer (`/scenes/I`). `depth`: how deeply
-    /// the documents' states may nest (the runtime's limit).
+    /// the documents' states may nest, `steps` their step budget's base (the
+    /// runtime's limits).
     /// A request's (`files` granted) are opened beneath its grant.
-    mutating func load(_ list: JSON, at pointer: String, depth: Int, files: FileAccess = .host) throws(YaiaError) {
+    mutating func load(_ list: JSON, at pointer: String, depth: Int, steps: Int = LogicRule.defaultBudget, files: FileAccess = .host) throws(YaiaError) {
         guard case .array(let items) = list else {
             throw YaiaError(.badConfig, "\"scenes\" must be an array of paths: scene packs, scene documents (.json) or folders of them", at: pointer)
         }
@@ -133,7 +134,7 @@ extension Catalog {
         for d in documents { if case .string(let name)? = d.json["scene"] { names.insert(name) } }
         for d in documents {
             do throws(YaiaError) {
-                try add(try DocumentScene(d.json, catalog: names, depth: depth), origin: d.origin)
+                try add(try DocumentScene(d.json, catalog: names, depth: depth, steps: steps), origin: d.origin)
             } catch {
                 throw error.located(d.at, in: d.origin)
             }
@@ -142,9 +143,10 @@ extension Catalog {
 }
 
 extension DocumentScene {
-    /// A document's scene type whose states nest at most `depth` levels.
-    init(_ json: JSON, catalog: Set<String>, depth: Int) throws(YaiaError) {
-        try self.init(json, catalog: catalog)
+    /// A document's scene type whose states nest at most `depth` levels,
+    /// its expressions within `steps` and their data's share.
+    init(_ json: JSON, catalog: Set<String>, depth: Int, steps: Int) throws(YaiaError) {
+        try self.init(json, catalog: catalog, budget: steps)
         maxDepth = depth
     }
 }
@@ -167,7 +169,7 @@ extension Catalog {
     /// changes nothing. `added` receives the scene when it is new. Its cost
     /// does not grow with the catalog: the names are checked in place (a
     /// route to the document's own scene is never a problem).
-    mutating func register(_ document: JSON, depth: Int, added: inout [DocumentScene]) throws(YaiaError) -> String {
+    mutating func register(_ document: JSON, depth: Int, steps: Int = LogicRule.defaultBudget, added: inout [DocumentScene]) throws(YaiaError) -> String {
         if case .string(let name)? = document["scene"], let entry = self[name], entry.origin == .registered,
            entry.document?.document.json == document {
             return name
@@ -176,7 +178,7 @@ extension Catalog {
         guard document.nests(within: depth) else {
             throw YaiaError.limit("depth", depth, "the document nests more than \(depth) levels")
         }
-        let scene = try DocumentScene(document, catalog: nameSet, depth: depth)
+        let scene = try DocumentScene(document, catalog: nameSet, depth: depth, steps: steps)
         try add(scene, origin: .registered)
         added.append(scene)
         return scene.name

@@ -80,7 +80,7 @@ extension Runtime {
             guard let value = try? JSONParser.parse(UnsafeBufferPointer(rebasing: bytes[data]), maxDepth: depth) else { return false }
             input = value
         }
-        guard let result = try? compiled.evaluate(input) else { return false }
+        guard let result = try? compiled.evaluate(input, budget: limits.logicSteps) else { return false }
         writer.raw(#"{"ok":true,"result":"#)
         writer.write(result)
         writer.raw("}")

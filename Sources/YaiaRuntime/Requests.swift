@@ -152,7 +152,7 @@ extension Runtime {
 
     func request(logic o: JSONObject) throws(YaiaError) -> JSON {
         guard let rule = o["rule"] else { throw YaiaError(.badRequest, "logic needs a \"rule\"", at: "/rule") }
-        return ["ok": true, "result": try LogicRule(rule, at: "/rule").evaluate(o["data"] ?? .null)]
+        return ["ok": true, "result": try LogicRule(rule, at: "/rule").evaluate(o["data"] ?? .null, budget: limits.logicSteps)]
     }
 
     func request(advance o: JSONObject) throws(YaiaError) -> JSON {

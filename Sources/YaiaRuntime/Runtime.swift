@@ -105,7 +105,7 @@ public final class Runtime: @unchecked Sendable {
             env = values
         }
         var catalog = base
-        if let list = o["scenes"] { try catalog.load(list, at: "/scenes", depth: limits.depth) }
+        if let list = o["scenes"] { try catalog.load(list, at: "/scenes", depth: limits.depth, steps: limits.logicSteps) }
         self.init(catalog: catalog, workers: workers, grants: grants, limits: limits, clock: clock, env: env)
         do throws(YaiaError) {
             if let list = o["plugins"] {
@@ -256,7 +256,7 @@ public final class Runtime: @unchecked Sendable {
     public func register(document: JSON) throws(YaiaError) -> JSON {
         try input({ (_) throws(YaiaError) -> JSON in
             var added: [DocumentScene] = []
-            let name = try catalogBox.withLock { (catalog) throws(YaiaError) -> String in try catalog.register(document, depth: limits.depth, added: &added) }
+            let name = try catalogBox.withLock { (catalog) throws(YaiaError) -> String in try catalog.register(document, depth: limits.depth, steps: limits.logicSteps, added: &added) }
             return ["ok": true, "scene": .string(name)]
         }, record: { _ in (.register(document: document), nil) })
     }

@@ -132,7 +132,7 @@ extension Runtime {
         }
         guard !wanted.isEmpty else { return }
         do throws(YaiaError) {
-            try catalog.load(.array(wanted), at: "/scenes", depth: limits.depth, files: .granted(grants, at: "/scenes"))
+            try catalog.load(.array(wanted), at: "/scenes", depth: limits.depth, steps: limits.logicSteps, files: .granted(grants, at: "/scenes"))
         } catch {
             // Point at the scenario's own entry, not at the list loaded.
             var moved = error

@@ -141,6 +141,10 @@ public struct Limits: Sendable, Equatable {
     /// Service calls in progress on one thread, counting each call a
     /// service makes back into the runtime that performs an effect inline.
     public var reentry = 8
+    /// Steps a JSON Logic evaluation may take before the share of the data
+    /// it reads: a scene document's reduction, opening or view model, a
+    /// `logic` request (LogicBudget, docs/logic.md).
+    public var logicSteps = LogicBudget.defaultBase
 
     public init() {}
 
@@ -163,6 +167,7 @@ public struct Limits: Sendable, Equatable {
         ("events", 1...(1 << 24)),
         ("scenes", 1...(1 << 24)),
         ("reentry", 1...64),
+        ("logic_steps", 1...LogicBudget.maxBase),
     ]
 
     /// A limit by its config name.
@@ -173,6 +178,7 @@ public struct Limits: Sendable, Equatable {
             case "depth": depth
             case "events": events
             case "scenes": scenes
+            case "logic_steps": logicSteps
             default: reentry
             }
         }
@@ -182,12 +188,13 @@ public struct Limits: Sendable, Equatable {
             case "depth": depth = newValue
             case "events": events = newValue
             case "scenes": scenes = newValue
+            case "logic_steps": logicSteps = newValue
             default: reentry = newValue
             }
         }
     }
 
-    /// Reads `{"request_bytes": N, "depth": N, "events": N, "scenes": N, "reentry": N}` (the config's "limits").
+    /// Reads `{"request_bytes": N, "depth": N, "events": N, "scenes": N, "reentry": N, "logic_steps": N}` (the config's "limits").
     public init(config: JSON, at pointer: String) throws(YaiaError) {
         guard case .object(let o) = config else { throw YaiaError(.badConfig, "\"limits\" must be an object", at: pointer) }
         self.init()

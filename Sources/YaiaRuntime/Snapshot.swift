@@ -56,7 +56,7 @@ extension Runtime {
             guard case .array(let list) = documents else { throw YaiaError(.badSnapshot, "\"documents\" is an array of scene documents", at: "/documents") }
             for (i, document) in list.enumerated() {
                 do throws(YaiaError) {
-                    _ = try catalog.register(document, depth: limits.depth, added: &added)
+                    _ = try catalog.register(document, depth: limits.depth, steps: limits.logicSteps, added: &added)
                 } catch {
                     throw YaiaError(.badSnapshot, "document \(i) cannot be registered: \(error.message)", at: "/documents/\(i)")
                 }

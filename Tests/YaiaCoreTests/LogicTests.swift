@@ -2,17 +2,20 @@ import Testing
 import YaiaCore
 import YaiaKit
 
-/// The value of `rule` on `data` (both JSON text).
-private func logic(_ rule: String, _ data: String = "null", budget: Int = LogicRule.defaultBudget,
+/// The value of `rule` on `data` (both JSON text). A budget given is the
+/// whole budget, whatever the data (no share of the data: perUnit 0).
+private func logic(_ rule: String, _ data: String = "null", budget: Int? = nil,
                    sourceLocation: SourceLocation = #_sourceLocation) throws -> JSON {
-    try LogicRule(try json(rule, sourceLocation: sourceLocation)).evaluate(try json(data, sourceLocation: sourceLocation), budget: budget)
+    var steps = budget.map { LogicBudget(base: $0, perUnit: 0) } ?? LogicBudget()
+    return try LogicRule(try json(rule, sourceLocation: sourceLocation)).evaluate(try json(data, sourceLocation: sourceLocation), budget: &steps)
 }
 
 /// The error evaluating `rule` on `data` throws, or nil.
-private func logicError(_ rule: String, _ data: String = "null", budget: Int = LogicRule.defaultBudget) throws -> YaiaError? {
+private func logicError(_ rule: String, _ data: String = "null", budget: Int? = nil) throws -> YaiaError? {
     let r = try LogicRule(try json(rule))
     let d = try json(data)
-    return yaiaError { () throws(YaiaError) in try r.evaluate(d, budget: budget) }
+    var steps = budget.map { LogicBudget(base: $0, perUnit: 0) } ?? LogicBudget()
+    return yaiaError { () throws(YaiaError) in try r.evaluate(d, budget: &steps) }
 }
 
 private func problems(_ rule: String, roots: Set<String>? = nil) throws -> [LogicProblem] {
@@ -215,8 +218,56 @@ struct LogicBudgetTests {
     func perEvaluation() throws {
         let rule = try LogicRule(try json(#"{"map":[{"var":""},{"var":""}]}"#))
         let data = try json(numbers(50))
-        #expect(yaiaError { () throws(YaiaError) in try rule.evaluate(data, budget: 10) }?.code == .logicBudgetExceeded)
+        var steps = LogicBudget(base: 10, perUnit: 0)
+        #expect(yaiaError { () throws(YaiaError) in try rule.evaluate(data, budget: &steps) }?.code == .logicBudgetExceeded)
         #expect(try rule.evaluate(data) == data)
+    }
+
+    @Test("past the base, the budget follows the data: a pass over a big list fits")
+    func followsTheData() throws {
+        let data = #"{"xs":"# + numbers(100_000) + "}"
+        let rule = #"{"map":[{"var":"xs"},{"+":[{"var":""},1]}]}"#
+        // Four steps an element, four times the base; the data's share pays.
+        #expect(try logic(rule, data).arrayValue?.count == 100_000)
+        #expect(try logicError(rule, data, budget: LogicRule.defaultBudget)?.code == .logicBudgetExceeded)
+        // The share is counted once the base is spent, only as far as the
+        // steps taken need (the data is 100,003 units).
+        let r = try LogicRule(try json(rule))
+        var steps = LogicBudget()
+        _ = try r.evaluate(try json(data), budget: &steps)
+        let units = steps.dataUnits ?? 0
+        #expect(units >= (400_000 - LogicRule.defaultBudget) / 16 && units < 100_003 && !steps.counted, "\(units)")
+        #expect(steps.total == LogicRule.defaultBudget + 16 * units)
+        var small = LogicBudget()
+        _ = try r.evaluate(try json(#"{"xs":[1,2,3]}"#), budget: &small)
+        #expect(small.dataUnits == nil)
+    }
+
+    @Test("what grows faster than the data still stops: a pass inside a pass, a result many times the data")
+    func fasterThanTheData() throws {
+        let data = #"{"xs":"# + numbers(2_000) + "}"
+        let nested = #"{"map":[{"var":"xs"},{"some":[{"root":"xs"},{"===":[{"var":""},-1]}]}]}"#
+        #expect(try logicError(nested, data)?.code == .logicBudgetExceeded)
+        // A result may be twice the data, beyond what the base pays for.
+        let r2 = try LogicRule(try json(#"{"merge":[{"var":"xs"},{"var":"xs"}]}"#))
+        let r3 = try LogicRule(try json(#"{"merge":[{"var":"xs"},{"var":"xs"},{"var":"xs"}]}"#))
+        let d = try json(data)
+        var steps = LogicBudget(base: 100)
+        #expect(try r2.evaluate(d, budget: &steps).arrayValue?.count == 4_000)
+        steps = LogicBudget(base: 100)
+        #expect(yaiaError { () throws(YaiaError) in try r3.evaluate(d, budget: &steps) }?.code == .logicBudgetExceeded)
+    }
+
+    @Test("running out is located at the rule and says how to raise the limit")
+    func exceededMessage() throws {
+        let rule = try LogicRule(try json(#"{"map":[{"var":"xs"},{"map":[{"root":"xs"},1]}]}"#), at: "/rule")
+        let data = try json(#"{"xs":"# + numbers(1_000) + "}")
+        let error = yaiaError { () throws(YaiaError) in try rule.evaluate(data) }
+        #expect(error?.code == .logicBudgetExceeded)
+        #expect(error?.at == "/rule")
+        let message = error?.message ?? ""
+        #expect(message.contains("100000 (the \"logic_steps\" limit) and 16 for each of the 1003 units"), "\(message)")
+        #expect(message.contains(#"{"limits": {"logic_steps": "#), "\(message)")
     }
 }
 

@@ -6,7 +6,7 @@ extension DocumentReader {
     /// A `when` or an invariant: always JSON Logic, read as a truth value.
     mutating func condition(_ json: JSON, at pointer: String, roots: Set<String> = actionRoots) -> LogicRule? {
         guard rule(json, at: pointer, roots: roots) != nil else { return nil }
-        return try? LogicRule(["!!": [json]], roots: roots)
+        return try? LogicRule(truthOf: json, roots: roots, at: pointer)
     }
 
     /// A value template (docs/scene-documents.md, "Values and expressions").

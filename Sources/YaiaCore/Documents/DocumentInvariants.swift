@@ -21,7 +21,8 @@ extension DocumentScene {
         var failures: [InvariantFailure] = []
         for (name, rule) in invariants {
             do throws(YaiaError) {
-                if try rule.evaluate(data, budget: budget) != .bool(true) { failures.append(.broken(name, scene: self.name)) }
+                var steps = self.steps
+                if try rule.evaluate(data, budget: &steps) != .bool(true) { failures.append(.broken(name, scene: self.name)) }
             } catch {
                 failures.append(InvariantFailure(name: name, message: "the invariant \"\(name)\" of \(self.name) cannot be evaluated: \(error.message)"))
             }

@@ -4,8 +4,13 @@ import YaiaKit
 /// (`DocumentSceneValue`) that a runtime hosts like Swift scenes.
 public struct DocumentScene: Sendable {
     public let document: SceneDocument
-    /// Evaluation steps one reduction may take (and, apart, one view model).
+    /// Evaluation steps one reduction may take (and, apart, one view model),
+    /// before the share of the data it reads (LogicBudget): the runtime's
+    /// "logic_steps" limit.
     public let budget: Int
+    /// Steps per unit of the data its expressions read, once `budget` is
+    /// spent (LogicBudget.perUnit).
+    public var stepsPerUnit = LogicBudget.defaultPerUnit
     /// How many levels a state, and an effect's or a route's arguments and
     /// result, may nest (a runtime's "depth" limit). What would nest deeper
     /// is refused with `limit_exceeded` (limit "depth"), the state
@@ -24,12 +29,15 @@ public struct DocumentScene: Sendable {
 
     public var name: String { document.name }
 
+    /// A fresh budget for one reduction, one opening or one view model.
+    var steps: LogicBudget { LogicBudget(base: budget, perUnit: stepsPerUnit) }
+
     /// A new scene from open arguments (`bad_args` for ones it cannot use);
     /// `env` is what the host passes in (`{"now": SECONDS}`).
     public func open(args: JSON = [:], env: JSON = [:]) throws(YaiaError) -> DocumentSceneValue {
         let args = try checkedArgs(args)
         let data: JSON = ["args": .object(args), "env": env]
-        var steps = budget
+        var steps = self.steps
         var state = JSONObject(minimumCapacity: document.storage.state.count)
         for (key, template) in document.storage.state {
             state[key] = try template.evaluate(data, &steps)
@@ -151,15 +159,16 @@ public struct DocumentSceneValue: LiveScene, Equatable {
     public mutating func reduce(_ action: Action, env: JSON) throws(YaiaError) -> [Command] {
         let definition = try definition(action)
         let data: JSON = ["state": .object(state), "payload": action.payload ?? .null, "env": env]
-        var steps = scene.budget
+        var steps = scene.steps
         for branch in definition.branches {
-            if let when = branch.when, try when.evaluate(data, steps: &steps) != .bool(true) { continue }
+            if let when = branch.when, try when.evaluate(data, budget: &steps) != .bool(true) { continue }
             var next = JSON.object(state)
             for assignment in branch.assignments {
                 let value = try assignment.value.evaluate(data, &steps)
                 // The state nests one level per step of the path, then as the
-                // value does; checked before the path is walked.
-                let depth = assignment.path.count + value.depth(upTo: scene.maxDepth)
+                // value does (measured as its size was); checked before the
+                // path is walked.
+                let depth = assignment.path.count + steps.resultDepth
                 guard depth <= scene.maxDepth else {
                     throw YaiaError.limit("depth", scene.maxDepth, "\(name): set \"\(assignment.text)\" would nest the state more than \(scene.maxDepth) levels")
                 }
@@ -171,7 +180,7 @@ public struct DocumentSceneValue: LiveScene, Equatable {
             }
             for effect in branch.effects { commands.append(.effect(try self.effect(effect, data, &steps))) }
             if let route = branch.route { commands.append(.route(try self.route(route, data, &steps))) }
-            if case .object(let changed) = next, changed != state {
+            if case .object(let changed) = next, !DocumentSceneValue.same(changed, state) {
                 viewModel = try DocumentSceneValue.view(of: changed, scene: scene)
                 state = changed
             }
@@ -190,16 +199,45 @@ public struct DocumentSceneValue: LiveScene, Equatable {
         return value
     }
 
+    /// Whether two states are equal, as JSON compares them; what they share
+    /// (the parts a reduction left alone) is equal at once.
+    static func same(_ a: JSONObject, _ b: JSONObject) -> Bool {
+        guard a.count == b.count else { return false }
+        if shareStorage(a.members, b.members) { return true }
+        for (m, n) in zip(a.members, b.members) {
+            guard compareKeys(m.key, n.key) == 0, same(m.value, n.value) else { return false }
+        }
+        return true
+    }
+
+    static func same(_ a: JSON, _ b: JSON) -> Bool {
+        switch (a, b) {
+        case (.array(let x), .array(let y)):
+            guard x.count == y.count else { return false }
+            if shareStorage(x, y) { return true }
+            for i in x.indices where !same(x[i], y[i]) { return false }
+            return true
+        case (.object(let x), .object(let y)):
+            return same(x, y)
+        default:
+            return a == b
+        }
+    }
+
+    static func shareStorage<T>(_ x: [T], _ y: [T]) -> Bool {
+        x.withUnsafeBufferPointer { p in y.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
+    }
+
     static func view(of state: JSONObject, scene: DocumentScene) throws(YaiaError) -> JSON {
         guard let view = scene.document.storage.view else { return .object(state) }
         let data: JSON = ["state": .object(state)]
-        var steps = scene.budget
+        var steps = scene.steps
         var model = JSONObject(minimumCapacity: view.count)
         for (key, template) in view { model[key] = try template.evaluate(data, &steps) }
         return .object(model)
     }
 
-    func keys(_ template: Template, _ data: JSON, _ steps: inout Int) throws(YaiaError) -> [String] {
+    func keys(_ template: Template, _ data: JSON, _ steps: inout LogicBudget) throws(YaiaError) -> [String] {
         let value = try template.evaluate(data, &steps)
         guard let ids = DocumentReader.effectIDs(value) else {
             throw YaiaError(.documentFailed, "\(name): \"cancel\" gave \(value.kindName), not an effect id or a list of them")
@@ -207,7 +245,7 @@ public struct DocumentSceneValue: LiveScene, Equatable {
         return ids
     }
 
-    func effect(_ e: DocumentEffect, _ data: JSON, _ steps: inout Int) throws(YaiaError) -> Effect {
+    func effect(_ e: DocumentEffect, _ data: JSON, _ steps: inout LogicBudget) throws(YaiaError) -> Effect {
         var id: String?
         if let template = e.id {
             let value = try template.evaluate(data, &steps)
@@ -221,7 +259,7 @@ public struct DocumentSceneValue: LiveScene, Equatable {
                       id: id, timeout: e.timeout, policy: e.policy, restore: e.restore)
     }
 
-    func route(_ r: DocumentRoute, _ data: JSON, _ steps: inout Int) throws(YaiaError) -> Route {
+    func route(_ r: DocumentRoute, _ data: JSON, _ steps: inout LogicBudget) throws(YaiaError) -> Route {
         func value(_ t: Template?) throws(YaiaError) -> JSON? {
             guard let t else { return nil }
             return try bounded(try t.evaluate(data, &steps), "the route's arguments or result")
@@ -265,18 +303,31 @@ public struct DocumentSceneValue: LiveScene, Equatable {
 }
 
 extension Template {
-    func evaluate(_ data: JSON, _ steps: inout Int) throws(YaiaError) -> JSON {
+    func evaluate(_ data: JSON, _ steps: inout LogicBudget) throws(YaiaError) -> JSON {
+        // Leaves in `steps.resultDepth` how deeply the value nests.
         switch self {
-        case .literal(let value): return value
-        case .rule(let rule, _): return try rule.evaluate(data, steps: &steps)
+        case .literal(let value):
+            steps.resultDepth = value.depth(upTo: .max)
+            return value
+        case .rule(let rule, _): return try rule.evaluate(data, budget: &steps)
         case .object(let members):
             var o = JSONObject(minimumCapacity: members.count)
-            for (key, t) in members { o[key] = try t.evaluate(data, &steps) }
+            var deepest = 0
+            for (key, t) in members {
+                o[key] = try t.evaluate(data, &steps)
+                deepest = Swift.max(deepest, steps.resultDepth)
+            }
+            steps.resultDepth = deepest + 1
             return .object(o)
         case .array(let items):
             var a: [JSON] = []
             a.reserveCapacity(items.count)
-            for t in items { a.append(try t.evaluate(data, &steps)) }
+            var deepest = 0
+            for t in items {
+                a.append(try t.evaluate(data, &steps))
+                deepest = Swift.max(deepest, steps.resultDepth)
+            }
+            steps.resultDepth = deepest + 1
             return .array(a)
         }
     }

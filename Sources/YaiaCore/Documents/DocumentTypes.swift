@@ -220,8 +220,9 @@ public final class DeclaredType: Sendable {
             if let maximum, let m = maximum.doubleValue, d > m { return Mismatch(at: pointer, problem: "must be at most \(maximum)") }
         case .array(let elements):
             if let items {
+                // The pointer is built for the mismatch found only: long lists are checked often.
                 for (i, e) in elements.enumerated() {
-                    if let m = items.mismatch(e, at: JSONPointer.appending(pointer, i)) { return m }
+                    if let m = items.mismatch(e) { return Mismatch(at: JSONPointer.appending(pointer, i) + m.at, problem: m.problem) }
                 }
             }
         case .object(let o):
@@ -229,7 +230,7 @@ public final class DeclaredType: Sendable {
                 return Mismatch(at: JSONPointer.appending(pointer, key), problem: "is missing")
             }
             for (key, type) in properties {
-                if let v = o[key], let m = type.mismatch(v, at: JSONPointer.appending(pointer, key)) { return m }
+                if let v = o[key], let m = type.mismatch(v) { return Mismatch(at: JSONPointer.appending(pointer, key) + m.at, problem: m.problem) }
             }
             if !additionalProperties {
                 for (key, _) in o where !properties.contains(where: { $0.key == key }) {

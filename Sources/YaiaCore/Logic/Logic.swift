@@ -6,14 +6,17 @@ import YaiaKit
 /// A rule is compiled once into a flat program (operators resolved, `var`
 /// paths split) and evaluated many times; evaluation is pure: no clock, no IO.
 public struct LogicRule: Sendable {
-    /// Steps an evaluation may take unless told otherwise.
-    public static let defaultBudget = 100_000
+    /// Steps an evaluation may take unless told otherwise, before the
+    /// data's share (LogicBudget).
+    public static let defaultBudget = LogicBudget.defaultBase
     /// How deeply operators and arrays may nest in a rule.
     public static let maxDepth = 100
     /// How deeply a value built inside `reduce` may nest.
     public static let maxValueDepth = 512
 
     let program: LogicProgram
+    /// Where the rule was compiled: the "at" of `logic_budget_exceeded`.
+    public let at: String
 
     /// Compiles `rule`. Throws the first problem as `bad_rule`, its "at" a
     /// JSON Pointer into the rule below `pointer`. With `roots`, every path
@@ -23,6 +26,18 @@ public struct LogicRule: Sendable {
         let root = compiler.compile(rule, .top)
         if let problem = compiler.problems.first { throw problem.error }
         program = LogicProgram(compiler, root: root)
+        at = pointer
+    }
+
+    /// `rule`'s truth value (`!!`), its pointers those of `rule`: a
+    /// document's `when`.
+    public init(truthOf rule: JSON, roots: Set<String>? = nil, at pointer: String = "") throws(YaiaError) {
+        var compiler = LogicCompiler(roots: roots, base: pointer, firstOnly: true)
+        let operand = compiler.compile(rule, .top)
+        if let problem = compiler.problems.first { throw problem.error }
+        let root = compiler.emit(LogicInstruction(kind: .unary, op: .truthy, a: operand))
+        program = LogicProgram(compiler, root: root)
+        at = pointer
     }
 
     /// Every problem of `rule` at once, in the order they occur; empty when it compiles.
@@ -32,26 +47,28 @@ public struct LogicRule: Sendable {
         return compiler.problems
     }
 
-    /// The rule's value for `data`. A rule that takes more than `budget`
-    /// steps stops with `logic_budget_exceeded`; an extra given a value it
-    /// cannot take fails with `logic_error` (its "at" points into the rule).
+    /// The rule's value for `data`, within `budget` steps and the data's
+    /// share (LogicBudget). A rule that runs out stops with
+    /// `logic_budget_exceeded` (its "at" the rule's pointer); an extra given
+    /// a value it cannot take fails with `logic_error` (its "at" points into
+    /// the rule).
     public func evaluate(_ data: JSON, budget: Int = LogicRule.defaultBudget) throws(YaiaError) -> JSON {
-        var steps = budget
-        return try evaluate(data, steps: &steps)
+        var steps = LogicBudget(base: budget)
+        return try evaluate(data, budget: &steps)
     }
 
-    /// `evaluate` within `steps`, which loses the steps taken: several
-    /// rules may share one budget (a scene document's reduction does).
-    public func evaluate(_ data: JSON, steps: inout Int) throws(YaiaError) -> JSON {
-        let budget = steps
-        var machine = LogicMachine(program, data: data, budget: steps)
-        defer { steps = machine.steps }
+    /// `evaluate` within `budget`, which loses the steps taken: several
+    /// rules given the same data may share one budget (a scene document's
+    /// reduction does).
+    public func evaluate(_ data: JSON, budget: inout LogicBudget) throws(YaiaError) -> JSON {
+        var machine = LogicMachine(program, data: data, budget: budget)
+        defer { budget = machine.budget }
         do throws(LogicStop) {
             let value = try machine.eval(program.root, .data(data))
             try machine.chargeResult(value)
             return value
         } catch {
-            throw error.yaiaError(budget: budget)
+            throw error.yaiaError(machine.budget, at: at)
         }
     }
 

@@ -6,12 +6,12 @@ enum LogicStop: Error {
     case nestedTooDeep
     case failure(String, at: String)
 
-    func yaiaError(budget: Int) -> YaiaError {
+    func yaiaError(_ budget: LogicBudget, at: String) -> YaiaError {
         switch self {
         case .budget:
-            return YaiaError(.logicBudgetExceeded, "the rule took more than its budget of \(counted(budget, "step"))")
+            return YaiaError(.logicBudgetExceeded, budget.exceeded, at: at)
         case .nestedTooDeep:
-            return YaiaError(.logicBudgetExceeded, "a value built in reduce nests deeper than \(LogicRule.maxValueDepth) levels")
+            return YaiaError(.logicBudgetExceeded, "a value built in reduce nests deeper than \(LogicRule.maxValueDepth) levels", at: at)
         case .failure(let message, let at):
             return YaiaError(.logicError, message, at: at)
         }
@@ -28,19 +28,39 @@ enum LogicScope {
 /// One evaluation: the program, the steps left and the data the rule was given.
 struct LogicMachine {
     var steps: Int
+    /// The budget as the evaluation found it; `steps` holds what is left.
+    var account: LogicBudget
     let data: JSON
     let program: LogicProgram
 
-    init(_ program: LogicProgram, data: JSON, budget: Int) {
+    init(_ program: LogicProgram, data: JSON, budget: LogicBudget) {
         self.program = program
         self.data = data
-        steps = budget
+        account = budget
+        steps = budget.left
+    }
+
+    /// The budget with the steps taken.
+    var budget: LogicBudget {
+        var b = account
+        b.left = steps
+        return b
     }
 
     @inline(__always)
     mutating func charge(_ n: Int) throws(LogicStop) {
         steps -= n
-        if steps < 0 { throw .budget }
+        if steps < 0 { try overdraw() }
+    }
+
+    /// The base is spent: the data's share comes in, once.
+    @inline(never)
+    mutating func overdraw() throws(LogicStop) {
+        account.left = steps
+        while account.left < 0 {
+            guard account.overdraw(data) else { throw .budget }
+        }
+        steps = account.left
     }
 
     @inline(__always)
@@ -224,7 +244,7 @@ struct LogicMachine {
     mutating func member(_ value: JSON, _ segment: LogicPath.Segment) throws(LogicStop) -> JSON? {
         switch value {
         case .object(let o):
-            return o[segment.key]
+            return LogicMachine.member(o, segment.key)
         case .array(let a):
             if let i = segment.index { return i < a.count ? a[i] : nil }
             return segment.key == "length" ? .int(Int64(a.count)) : nil
@@ -243,6 +263,17 @@ struct LogicMachine {
         default:
             return nil
         }
+    }
+
+    /// `o[key]`. Small objects, such as a list's items read once per
+    /// element, are scanned instead of searched: a key of another length
+    /// costs no comparison.
+    @inline(__always)
+    static func member(_ o: JSONObject, _ key: String) -> JSON? {
+        guard o.count <= 8 else { return o[key] }
+        let n = key.utf8.count
+        for m in o.members where m.key.utf8.count == n && compareKeys(m.key, key) == 0 { return m.value }
+        return nil
     }
 
     /// A path computed while evaluating, read as `var` reads its argument.
@@ -278,29 +309,39 @@ struct LogicMachine {
     /// Walks `value` counting a unit per value and per 8 bytes of string,
     /// stopping past `limit` units or `levels` levels of nesting.
     static func walk(_ value: JSON, levels: Int, units: inout Int, limit: Int) -> Walk {
+        var lowest = levels
+        return walk(value, levels: levels, units: &units, limit: limit, lowest: &lowest)
+    }
+
+    /// `walk`, keeping in `lowest` the fewest levels left it reached: the
+    /// value nests `levels - lowest` levels.
+    static func walk(_ value: JSON, levels: Int, units: inout Int, limit: Int, lowest: inout Int) -> Walk {
         switch value {
         case .string(let s):
             units += 1 + s.utf8.count >> 3
         case .array(let a):
             guard levels > 0 else { return .tooDeep }
             units += 1
+            lowest = Swift.min(lowest, levels - 1)
             for x in a {
                 switch x {
                 case .array, .object, .string:
-                    let w = walk(x, levels: levels - 1, units: &units, limit: limit)
+                    let w = walk(x, levels: levels - 1, units: &units, limit: limit, lowest: &lowest)
                     if w != .fits { return w }
                 default:
                     units += 1
+                    if units > limit { return .tooBig }
                 }
             }
         case .object(let o):
             guard levels > 0 else { return .tooDeep }
             units += 1
+            lowest = Swift.min(lowest, levels - 1)
             for m in o.members {
                 units += 1 + m.key.utf8.count >> 3
                 switch m.value {
                 case .array, .object, .string:
-                    let w = walk(m.value, levels: levels - 1, units: &units, limit: limit)
+                    let w = walk(m.value, levels: levels - 1, units: &units, limit: limit, lowest: &lowest)
                     if w != .fits { return w }
                 default:
                     units += 1
@@ -314,6 +355,13 @@ struct LogicMachine {
 
     /// The steps left in walk units (16 a step).
     var unitsLeft: Int { steps > Int.max / 16 ? Int.max : steps * 16 }
+
+    /// Units a result may be written out in: the steps left (and the
+    /// data's share, counted here if the base would not do), at most
+    /// `LogicBudget.resultUnits`.
+    var resultLimit: Int {
+        Swift.min(unitsLeft, account.resultUnits)
+    }
 
     /// Inside a reduce body, what an operator wraps in a new array or object
     /// may have come back through the accumulator: bound its nesting (and
@@ -335,13 +383,28 @@ struct LogicMachine {
     /// often): its written size is paid for, a step per 16 values or 128
     /// bytes of string.
     mutating func chargeResult(_ value: JSON) throws(LogicStop) {
+        account.resultDepth = 0
         switch value {
         case .array, .object, .string: break
         default: return
         }
         var units = 0
-        switch LogicMachine.walk(value, levels: Int.max, units: &units, limit: unitsLeft) {
-        case .fits: try charge(units >> 4)
+        var lowest = Int.max
+        var walked = LogicMachine.walk(value, levels: Int.max, units: &units, limit: resultLimit, lowest: &lowest)
+        if walked == .tooBig, !account.counted, account.perUnit > 0 {
+            // The base does not pay for it, or it is more than twice the
+            // data counted so far: with the whole data's share it may fit.
+            account.left = steps
+            _ = account.overdraw(data, whole: true)
+            steps = account.left
+            units = 0
+            lowest = Int.max
+            walked = LogicMachine.walk(value, levels: Int.max, units: &units, limit: resultLimit, lowest: &lowest)
+        }
+        switch walked {
+        case .fits:
+            try charge(units >> 4)
+            account.resultDepth = Int.max - lowest
         case .tooDeep, .tooBig: throw .budget
         }
     }
