@@ -375,6 +375,17 @@ $(BUILD)/.bench-deps: Makefile
 bench: $(LOGIC_BENCH) $(BUILD)/.bench-deps
 # <<< end of the logic block
 
+# ---------------------------------------------------------------- paths kept for speed
+# Each path that exists only for speed, timed against the general path it
+# stands in for, with its gain on the end-to-end row it serves (Benchmarks/paths).
+PATHS_BENCH := $(REL)/YaiaBenchPaths
+
+$(PATHS_BENCH): $(BUILD)/.release Benchmarks/paths/main.swift
+	$(SWIFT_RELEASE) --product YaiaBenchPaths
+	@touch $@
+
+bench: $(PATHS_BENCH)
+
 # ---------------------------------------------------------------- benchmarks
 
 bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects $(CBIN)/bench_packs
@@ -389,6 +400,7 @@ bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_journal.py $(BENCH_JOURNAL)
 	$(CBIN)/bench_packs $(EXAMPLES_PACK) $(NOTES_PACK)
 	$(LOGIC_BENCH) $(YAIA_JSONLOGIC_TESTS)
+	$(PATHS_BENCH) $(EXAMPLES_PACK)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_logic.py $(YAIA_JSONLOGIC_TESTS)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_web.py $(NOTES_PACK) $(PLUGINS)
 

@@ -5,10 +5,6 @@ public struct Action: Sendable, Equatable, JSONMembers {
     /// FSA: true when `payload` describes a failure (catch actions set it).
     public var error: Bool
     public var meta: JSON?
-    /// True when the action was read from text without building its
-    /// payload (`Action(parsing:skippingPayload:)`): `payload` is then nil,
-    /// and the payload is in that text.
-    public internal(set) var payloadSkipped = false
 
     public init(_ type: String, payload: JSON? = nil, error: Bool = false, meta: JSON? = nil) {
         self.type = type

@@ -1,4 +1,3 @@
-import CYaia
 import Glibc
 import YaiaCore
 import YaiaKit
@@ -136,31 +135,10 @@ final class Journal: @unchecked Sendable {
             raw.storeBytes(of: seq, toByteOffset: 16, as: Int64.self)
             raw.storeBytes(of: time, toByteOffset: 24, as: Int64.self)
             raw.storeBytes(of: digest ?? 0, toByteOffset: 32, as: UInt64.self)
-            if let base = action.baseAddress { Journal.copy(base, to: raw + 8 + JournalFile.sendHeader, count: action.count) }
-            // Lines a few records ahead, which the journal's thread may have
-            // read last (so they sit in another core's cache).
-            cyaia_prefetch_for_write(raw + 8 + body + 192)
-            cyaia_prefetch_for_write(raw + 8 + body + 256)
+            if let base = action.baseAddress { (raw + 8 + JournalFile.sendHeader).copyMemory(from: base, byteCount: action.count) }
             return 8 + body
         }
         if records.byteCount >= JournalFile.chunk { file.ship(&records) }
-    }
-
-    /// Copies a short text (an action: tens of bytes) a word at a time,
-    /// which beats a call to memcpy at this size.
-    @inline(__always)
-    static func copy(_ from: UnsafeRawPointer, to: UnsafeMutableRawPointer, count: Int) {
-        guard count >= 8 else {
-            for i in 0..<count { to.storeBytes(of: from.load(fromByteOffset: i, as: UInt8.self), toByteOffset: i, as: UInt8.self) }
-            return
-        }
-        var i = 0
-        while i + 8 < count {
-            to.storeBytes(of: from.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
-            i += 8
-        }
-        // The last word overlaps the one before: no byte-by-byte tail.
-        to.storeBytes(of: from.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self), toByteOffset: count - 8, as: UInt64.self)
     }
 
     /// Appends a finished line.

@@ -318,18 +318,8 @@ final class JournalFile: @unchecked Sendable {
             if let text = action.baseAddress {
                 p.update(from: text.assumingMemoryBound(to: UInt8.self), count: action.count)
                 // Raw line breaks can only be white space between tokens:
-                // spaces keep a line a line. Most actions have none (nor any
-                // byte below 0x20), which a word at a time tells quickly.
-                var i = 0
-                var control = false
-                while i + 8 <= action.count && !control {
-                    let w = UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)
-                    control = (w &- 0x2020_2020_2020_2020) & ~w & 0x8080_8080_8080_8080 != 0
-                    i += 8
-                }
-                if control || i < action.count {
-                    for j in (control ? i - 8 : i)..<action.count where p[j] == 0x0A || p[j] == 0x0D { p[j] = 0x20 }
-                }
+                // spaces keep a line a line.
+                for j in 0..<action.count where p[j] == 0x0A || p[j] == 0x0D { p[j] = 0x20 }
                 p += action.count
             }
             if let digest {

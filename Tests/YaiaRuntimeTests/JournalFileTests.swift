@@ -51,4 +51,30 @@ import YaiaKit
         #expect(try String(contentsOfFile: path, encoding: .utf8) == written)
         #expect(written.split(separator: "\n").count == 2)
     }
+
+    /// A send's action is recorded as its caller wrote it, but on one line:
+    /// its raw line breaks (white space between tokens), wherever they sit,
+    /// become spaces.
+    @Test func anActionsLineBreaksBecomeSpaces() throws {
+        let path = temporaryPath("breaks.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let actions = ["{\"type\":\"t\"}", "{\"type\":\n\"t\"}", "{\r\n\"type\"\n:\"t\",\"payload\":[1,\n2]\r}",
+                       "{\"payload\":\"a long payload, past a word or two\",\"type\":\"t\"\n}"]
+        let journal = try Journal(path: path)
+        journal.lockInput()
+        journal.begin(snapshot: ["scenes": []])
+        for action in actions {
+            Array(action.utf8).withUnsafeBufferPointer { text in
+                journal.recordSend(.scene(1), action: Action("t"), text: text, digest: nil, time: 0)
+            }
+        }
+        #expect(journal.close())
+        journal.unlockInput()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == actions.count + 2 && lines.last == "")
+        for (line, action) in zip(lines.dropFirst(), actions) {
+            let spaced = action.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+            #expect(line.hasPrefix("{\"action\":" + spaced + ",\"kind\":\"send\""))
+        }
+    }
 }

@@ -20,11 +20,6 @@ static inline ffi_type *cyaia_ffi_double(void) { return &ffi_type_double; }
 static inline ffi_type *cyaia_ffi_pointer(void) { return &ffi_type_pointer; }
 static inline ffi_abi cyaia_ffi_default_abi(void) { return FFI_DEFAULT_ABI; }
 
-/* Fetches the cache line at `p` for writing, ahead of the write: a store
-** that misses holds up the next atomic operation (every lock, every Swift
-** retain) until the line arrives; a prefetch holds up nothing. */
-static inline void cyaia_prefetch_for_write(const void *p) { __builtin_prefetch(p, 1, 3); }
-
 /* Service calls in progress on this thread (a C thread-local: Swift 6 has
 ** none). enter returns 0, and counts nothing, when `limit` are in progress. */
 int cyaia_reentry_enter(int limit);

@@ -62,8 +62,7 @@ extension RuntimeState {
             throw RuntimeState.noSuchScene(id)
         }
         if inspecting {
-            let shown = try action.parsingPayload(from: text)
-            context.steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(seq), "action": shown.json]))
+            context.steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(seq), "action": action.json]))
         }
         var update = Update(scene: id, seq: seq, cause: cause, view: .scene(reduced))
         for command in commands {

@@ -1,0 +1,185 @@
+// The paths kept for speed, each against the general path it stands in
+// for, in one run: what a kept path gains, in ns per call and as a share
+// of the end-to-end row it serves, measured in the same run. A path that
+// gains less than 3% of its row is not worth its code (docs/architecture.md,
+// "Paths kept for speed"). Each path must give the general path's result
+// before it is timed.
+//
+// Usage: yaia-bench-paths PATH_TO_libyaia-examples.so [NAME]
+// Naming a path (send, action, general-action, execute, logic,
+// general-logic) runs
+// only it, 200,000 calls untimed: for callgrind.
+#if canImport(Glibc)
+import Glibc
+#endif
+import CYaia
+import YaiaABI
+import YaiaKit
+import YaiaRuntime
+
+let batches = 31
+let minimumGain = 3.0
+
+func fail(_ message: String) -> Never {
+    var text = "yaia-bench-paths: " + message + "\n"
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(1)
+}
+
+func nowNs() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) * 1e9 + Double(ts.tv_nsec)
+}
+
+/// Calls per batch: the first count (a power of two) taking about 10 ms.
+@MainActor func callsPerBatch(_ call: () -> Void) -> Int {
+    var calls = 64
+    while true {
+        let start = nowNs()
+        for _ in 0..<calls { call() }
+        if nowNs() - start >= 10e6 || calls >= 1 << 24 { return calls }
+        calls *= 2
+    }
+}
+
+/// The median ns per call of each of `calls` over `batches` batches, their
+/// batches taken in turn: a machine's load weighs on each alike.
+@MainActor func medianNs(_ calls: [() -> Void]) -> [Double] {
+    let counts = calls.map(callsPerBatch)
+    var samples = calls.map { _ in [Double]() }
+    for _ in 0..<batches {
+        for (i, call) in calls.enumerated() {
+            let start = nowNs()
+            for _ in 0..<counts[i] { call() }
+            samples[i].append((nowNs() - start) / Double(counts[i]))
+        }
+    }
+    return samples.map { $0.sorted()[batches / 2] }
+}
+
+guard CommandLine.arguments.count >= 2 else { fail("usage: yaia-bench-paths PATH_TO_libyaia-examples.so [NAME]") }
+let pack = CommandLine.arguments[1]
+guard !pack.contains("\""), !pack.contains("\\") else { fail("no quotes or backslashes in the path: \(pack)") }
+let only = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : nil
+
+var sink = 0
+
+// yaia_send on example/login, as bench_send measures it.
+var error: UnsafeMutablePointer<CChar>?
+guard let rt = yaia_runtime_new("{\"scenes\":[\"\(pack)\"]}", &error) else { fail("no runtime with \(pack)") }
+func answer(_ r: UnsafeMutablePointer<CChar>?) -> String {
+    defer { yaia_free(r) }
+    return r.map { String(cString: $0) } ?? ""
+}
+let opened = answer(yaia_open(rt, "example/login", nil))
+guard opened.contains("\"ok\":true"), let sceneText = opened.split(separator: "\"scene\":").dropFirst().first,
+      let scene = Int64(sceneText.prefix { $0.isNumber }) else { fail("cannot open example/login: \(opened)") }
+let loginAction = #"{"type":"emailChanged","payload":"a@b.c"}"#
+guard answer(yaia_send(rt, scene, loginAction)).contains("\"ok\":true") else { fail("the measured send fails") }
+@MainActor func send() {
+    let r = yaia_send(rt, scene, loginAction)
+    sink &+= Int(r?[0] ?? 0)
+    yaia_free(r)
+}
+
+// The action of that send, read from its text straight or through a tree.
+let actionBytes = Array(loginAction.utf8)
+@MainActor func parsedAction() -> Action? {
+    actionBytes.withUnsafeBufferPointer { try? Action(parsing: $0) }
+}
+@MainActor func generalAction() -> Action? {
+    actionBytes.withUnsafeBufferPointer { bytes in try? Action(json: JSONParser.parse(bytes)) }
+}
+guard let fast = parsedAction(), fast == generalAction() else { fail("Action(parsing:) and the general path differ") }
+
+// A host evaluating one rule over and over: a plain logic request through
+// the rule cache (`Runtime.execute(_:into:)`, as yaia_execute takes it) or
+// through the general request path (`execute` to a tree, then written).
+let logicRequest = #"{"op":"logic","rule":{"if":[{"<":[{"var":"n"},10]},"small","big"]},"data":{"n":3}}"#
+let logicBytes = Array(logicRequest.utf8)
+@MainActor func execute() {
+    let r = yaia_execute(rt, logicRequest)
+    sink &+= Int(r?[0] ?? 0)
+    yaia_free(r)
+}
+let logicRuntime = Runtime(catalog: Catalog())
+var logicWriter = JSONWriter()
+@MainActor func cachedLogic() {
+    logicWriter.reset()
+    logicBytes.withUnsafeBufferPointer { logicRuntime.execute($0, into: &logicWriter) }
+    sink &+= logicWriter.byteCount
+}
+@MainActor func generalLogic() {
+    logicWriter.reset()
+    logicBytes.withUnsafeBufferPointer { logicWriter.write(logicRuntime.execute($0)) }
+    sink &+= logicWriter.byteCount
+}
+@MainActor func logicAnswer(_ run: () -> Void) -> String {
+    run()
+    return logicWriter.withBytes { String(decoding: $0, as: UTF8.self) }
+}
+let viaCache = logicAnswer(cachedLogic)
+guard viaCache == logicAnswer(cachedLogic), viaCache == logicAnswer(generalLogic), viaCache.contains("\"small\"") else {
+    fail("the logic rule cache and the general path answer differently")
+}
+
+if let only {
+    for _ in 0..<200_000 {
+        switch only {
+        case "send": send()
+        case "action": sink &+= parsedAction() == nil ? 1 : 0
+        case "general-action": sink &+= generalAction() == nil ? 1 : 0
+        case "execute": execute()
+        case "logic": cachedLogic()
+        case "general-logic": generalLogic()
+        default: fail("no path named \(only)")
+        }
+    }
+    exit(sink == 0 ? 1 : 0)
+}
+
+// Each path with its general path and the row it serves, batches in turn.
+let sendTimes = medianNs([send, { sink &+= parsedAction() == nil ? 1 : 0 }, { sink &+= generalAction() == nil ? 1 : 0 }])
+let logicTimes = medianNs([execute, cachedLogic, generalLogic])
+let sendNs = sendTimes[0], executeNs = logicTimes[0]
+
+struct Row {
+    let path: String
+    let fast: Double
+    let general: Double
+    let serves: String
+    let rowNs: Double
+}
+
+let rows = [
+    Row(path: "Action(parsing:) vs Action(json: parse)", fast: sendTimes[1], general: sendTimes[2],
+        serves: "yaia_send on example/login", rowNs: sendNs),
+    Row(path: "logic rule cache vs general request path", fast: logicTimes[1], general: logicTimes[2],
+        serves: "yaia_execute(logic), a repeated rule", rowNs: executeNs),
+]
+
+print("Paths kept for speed: each against its general path, medians of \(batches) batches (sink \(sink % 10))\n")
+print("  " + "end-to-end row".padded(44) + "ns/call".leftPadded(10))
+print("  " + "yaia_send on example/login".padded(44) + format(sendNs).leftPadded(10))
+print("  " + "yaia_execute(logic), a repeated rule".padded(44) + format(executeNs).leftPadded(10))
+print("\n  " + "path".padded(44) + "fast".leftPadded(8) + "general".leftPadded(9) + "gain ns".leftPadded(9) + "  verdict")
+for row in rows {
+    let gain = row.general - row.fast
+    let share = gain / row.rowNs * 100
+    let verdict = share >= minimumGain ? "kept: gains \(format(share))% of \(row.serves)" : "NOT worth keeping (\(format(share))% of \(row.serves))"
+    print("  " + row.path.padded(44) + format(row.fast).leftPadded(8) + format(row.general).leftPadded(9)
+          + format(gain).leftPadded(9) + "  " + verdict)
+}
+yaia_runtime_free(rt)
+logicRuntime.shutDown()
+
+func format(_ value: Double) -> String {
+    let tenths = Int((value * 10).rounded())
+    return (tenths < 0 ? "-" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10)"
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+    func padded(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+}
