@@ -170,9 +170,12 @@ import YaiaKit
         #expect(stack.count == 2)
         // The pushed scene's first view model is in the stack; its next update is a patch.
         let top = try #require(stack.last)
-        let home = try #require(top["scene"]?.int64Value)
+        let home = try #require(top["id"]?.int64Value)
         #expect(rt.run(#"{"op":"view","scene":\#(home)}"#)["view"] == "patch")
         #expect(top["viewModel"] == (try rt.state(scene: home))["viewModel"])
+        var homeHeld = try Held(opened: ["viewModel": try #require(top["viewModel"]), "seq": 0])
+        try homeHeld.take(try rt.send(flow: flow, action: Action("load")))
+        #expect(homeHeld.view == (try rt.state(scene: home))["viewModel"])
     }
 
     /// The restore's answer gives each patch-mode scene's view model and seq.
