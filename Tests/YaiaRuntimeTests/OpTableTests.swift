@@ -15,7 +15,7 @@ private func text(_ path: String) throws -> String {
 /// The names in `{"op": NAME` (with or without a space), as the header and the docs write requests;
 /// not a JSON Patch operation's (`{"op":"replace","path":...}`), which is no request.
 private func opsNamed(in text: String) throws -> Set<String> {
-    let pattern = try NSRegularExpression(pattern: #"\{"op":\s*"([a-z_]+)"(?!,\s*"(path|from)")"#)
+    let pattern = try NSRegularExpression(pattern: #"\{"op":\s*"(?!(?:add|remove|replace|move|copy|test)")([a-z_]+)""#)
     let range = NSRange(text.startIndex..., in: text)
     return Set(pattern.matches(in: text, range: range).compactMap { match in
         Range(match.range(at: 1), in: text).map { String(text[$0]) }

@@ -229,7 +229,7 @@ class Flow(_RuntimeObject):
         scenes: List[int] = []
         if held and not self._closed and not self.runtime.closed:
             try:
-                scenes = [e.scene for e in self.stack]
+                scenes = [e.id for e in self.stack]
             except YaiaError:
                 pass  # closed already: _close says so
         self._close("flow")
