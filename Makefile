@@ -339,8 +339,9 @@ demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
 test: $(BUILD)/.deps
 	$(MAKE) -k -j2 --output-sync=target test-swift test-c test-python test-notes test-web fuzz-short
 
-test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/test_security $(CBIN)/test_grants $(CBIN)/stress
+test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/test_security $(CBIN)/test_grants $(CBIN)/stress $(CBIN)/test_views
 	$(CBIN)/test_abi
+	$(CBIN)/test_views
 	$(CBIN)/test_services
 	$(CBIN)/test_security
 	$(CBIN)/test_grants

@@ -116,6 +116,8 @@
 **   {"op": "resolve", "effect": ID, "result": VALUE}  an effect succeeded
 **   {"op": "resolve", "effect": ID, "error": VALUE}   an effect failed
 **   {"op": "state", "scene": ID}                      state and view model
+**   {"op": "view", "scene": ID}                       the whole view model and its seq
+**                                                     (VIEW PATCHES below)
 **   {"op": "close", "scene": ID}                      close a scene
 **   {"op": "scenes"}                                  scene types, packs, documents, open scenes, flows
 **   {"op": "schema", "scene": NAME}                   a JSON Schema of a scene type's interface
@@ -134,6 +136,8 @@
 **                                                     (default null): {"ok":true,"result":...}
 ** Flows (docs/flows.md):
 **   {"op": "start", "flow": NAME?, "scene": NAME, "args": {...}}  a flow with a root scene
+**                                                     (open and start take "view" too:
+**                                                     VIEW PATCHES below)
 **   {"op": "send", "flow": ID, "action": ACTION}      reduce on the flow's top scene
 **   {"op": "flow", "flow": ID}                        the stack now
 **   {"op": "popped", "flow": ID, "depth": N, "version": V?}  the UI popped by itself
@@ -177,6 +181,33 @@
 ** {"service", "op", "args", "then", "catch", "id", "timeout", "policy",
 ** "restore"}; see docs/services.md for keys, policies, time-outs and
 ** cancellation.
+**
+** VIEW PATCHES -- docs/abi.md, "View models as patches"
+**
+** By default every update (a response, a yaia_receive() event) carries the
+** scene's whole view model in "viewModel". In patch mode it carries instead
+** "viewPatch", the RFC 6902 JSON Patch operations that turn the view model
+** of the scene's update of seq "viewBase" into this update's, and "viewBase":
+**
+**   {"effects":[],"ok":true,"routes":[],"scene":1,"seq":4,"viewBase":3,
+**    "viewPatch":[{"op":"replace","path":"/isSubmitting","value":false}]}
+**
+** "viewPatch":[] means nothing changed. Patch mode is chosen for every
+** scene by the config ("view": "patch"), or for one scene or flow by
+** {"op": "open", ..., "view": "patch" | "whole"} and {"op": "start", ...,
+** "view": ...} (yaia_open() takes the runtime's mode; a scene a flow opens
+** takes the flow's). The whole view model, with its seq, still comes on
+** open and start (the response's "viewModel"), in a flow's "stack", in a
+** restore's or rewind's "scenes" (each with "seq" when in patch mode), and
+** from {"op": "view", "scene": ID}, which answers {"ok":true,"scene":ID,
+** "seq":S,"view":"patch"|"whole","viewModel":{...}}. A host holds, per
+** scene, a view model and its seq S, and for each update of that scene:
+**   viewBase == S       applies viewPatch in order, then holds seq;
+**   seq <= S            skips it (a view answer already covered it);
+**   otherwise           missed an update (an event dropped): asks "view".
+** The next patch after a view answer starts from the view model it gave.
+** Journals record inputs, not views: snapshots, journals and replay are
+** the same in either mode, and a journal replays in either.
 **
 ** ERROR CODES (stable)
 **
@@ -323,7 +354,8 @@ YAIA_API void yaia_free(void *p);
 **                {"scenes": [SCENES, ...], "plugins": [PLUGIN, ...], "workers": N,
 **                 "bind": [BINDING, ...], "restore": SNAPSHOT, "journal": PATH,
 **                 "inspect": BOOL, "allow": GRANTS, "limits": LIMITS,
-**                 "clock": "system" | "manual", "env": {...}}
+**                 "clock": "system" | "manual", "env": {...},
+**                 "view": "whole" | "patch"}
 **              SCENES is the path of a scene pack (yaia_scene.h), of a scene
 **              document (a file whose name ends in .json), or of a folder
 **              of documents (a directory: each *.json file in it); their
@@ -333,7 +365,8 @@ YAIA_API void yaia_free(void *p);
 **              "duplicate_scene", naming both definitions; a document with
 **              problems is "bad_document", listing them all. "env" holds
 **              the values scene documents read as env (env.now is the
-**              clock's and cannot be set).
+**              clock's and cannot be set). "view" is how updates carry
+**              view models: "whole" (default) or "patch" (VIEW PATCHES).
 **              A PACK or PLUGIN path that is absolute or starts with ./ or
 **              ../ is taken as it is; any other is looked for in the working
 **              directory, then in each directory of the environment variable

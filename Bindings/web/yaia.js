@@ -173,9 +173,9 @@ export class Client {
     if (this.history) this.history.follow(this.flow);
   }
 
-  // A scene update: a whole view model, or a patch to the one the client
-  // holds. A patch whose base is not the client's view model is a gap:
-  // the client asks for the view model whole.
+  // A scene update: a whole view model, or a patch (viewPatch) to the one
+  // the client holds, that of seq viewBase. Any other base is a gap: the
+  // client asks for the view model whole (docs/abi.md, "Patch mode").
   update(u) {
     const known = this.scenes.get(u.scene);
     if (u.viewModel !== undefined) {
@@ -183,11 +183,10 @@ export class Client {
         this.scenes.set(u.scene, { id: u.scene, name: (known && known.name) || u.name, seq: u.seq, viewModel: u.viewModel });
       return;
     }
-    if (!Array.isArray(u.patch)) return;
-    const base = typeof u.base === "number" ? u.base : u.seq - 1;
-    if (known && known.seq === base && known.viewModel !== undefined) {
+    if (!Array.isArray(u.viewPatch)) return;
+    if (known && known.seq === u.viewBase && known.viewModel !== undefined) {
       try {
-        known.viewModel = applyPatch(known.viewModel, u.patch);
+        known.viewModel = applyPatch(known.viewModel, u.viewPatch);
         known.seq = u.seq;
         return;
       } catch (error) {

@@ -7,13 +7,14 @@ extension Runtime {
     // MARK: scenes
 
     /// Opens a scene from `args`, or, given a `state`, in that state (as a
-    /// snapshot restores it: `bad_state` when the scene refuses it).
-    public func open(_ name: String, args: JSON = [:], state initial: JSON? = nil) throws(YaiaError) -> JSON {
+    /// snapshot restores it: `bad_state` when the scene refuses it); `view`:
+    /// how its view models are sent (nil: the runtime's mode).
+    public func open(_ name: String, args: JSON = [:], state initial: JSON? = nil, view: ViewMode? = nil) throws(YaiaError) -> JSON {
         let value = try makeScene(name, args: args, state: initial)
         return try input({ (work) throws(YaiaError) -> JSON in
             try apply(&work) { (state, _, _) throws(YaiaError) -> JSON in
                 try checkRunning()
-                return try state.open(value)
+                return try state.open(value, view: view)
             }
         }, record: { r in (.open(scene: name, args: args, state: initial, id: r["scene"] ?? .null), r) })
     }
@@ -52,12 +53,12 @@ extension Runtime {
     // MARK: flows
 
     /// Opens a flow with a root scene; answers with the root's update and the stack.
-    public func startFlow(name: String?, scene: String, args: JSON) throws(YaiaError) -> JSON {
+    public func startFlow(name: String?, scene: String, args: JSON, view: ViewMode? = nil) throws(YaiaError) -> JSON {
         let value = try makeScene(scene, args: args)
         return try input({ (work) throws(YaiaError) -> JSON in
             try apply(&work) { (state, _, _) throws(YaiaError) -> JSON in
                 try checkRunning()
-                return try state.startFlow(name: name, scene: scene, value: value)
+                return try state.startFlow(name: name, scene: scene, value: value, view: view)
             }
         }, record: { r in (.start(name: name, scene: scene, args: args), r) })
     }

@@ -104,7 +104,8 @@ final class Journal: @unchecked Sendable {
     /// member, the view model, which `w` holds from `last` on (as
     /// `writeObject` wrote it): digested there, not written again.
     func digest(of update: Update, written w: borrowing JSONWriter, last: Int) -> UInt64? {
-        update.flow == nil ? w.digestOfObject(from: last) : digest(of: update)
+        if case .patch = update.view { return digest(of: update) }
+        return update.flow == nil ? w.digestOfObject(from: last) : digest(of: update)
     }
 
     func digest(of update: Update) -> UInt64? {

@@ -52,6 +52,7 @@ extension Op {
         try r.request(resolve: o)
     }
     static let state = Op("state") { r, o throws(YaiaError) in try r.state(scene: try o.integer("scene", code: .badRequest)) }
+    static let view = Op("view") { r, o throws(YaiaError) in try r.view(scene: try o.integer("scene", code: .badRequest)) }
     static let close = Op("close", journal: .line { r, o throws(YaiaError) in try r.replayClose(o) }) { r, o throws(YaiaError) in try r.request(close: o) }
     static let start = Op("start", journal: .line { r, o throws(YaiaError) in try r.replayStart(o) }) { r, o throws(YaiaError) in try r.request(start: o) }
     static let flow = Op("flow") { r, o throws(YaiaError) in try r.describeFlow(try o.integer("flow", code: .badRequest)) }
@@ -90,7 +91,7 @@ extension Op {
     static let perform = Op("perform", privileged: true) { r, o throws(YaiaError) in try r.request(perform: o) }
 
     /// Every op, in the order yaia.h lists them.
-    static let all: [Op] = [open, send, resolve, state, close, scenes, schema, limits, advance, simulate, logic,
+    static let all: [Op] = [open, send, resolve, state, view, close, scenes, schema, limits, advance, simulate, logic,
                             start, flow, popped, link, services, loadPlugin, bind, perform,
                             snapshot, restore, journal, replay, rewind, inspect, register, scenario, scenarioFromJournal, expect]
 

@@ -60,8 +60,9 @@ extension Runtime {
         if state != nil && o["args"] != nil {
             throw YaiaError(.badRequest, "open takes \"args\" or \"state\", not both", at: "/state")
         }
+        let view = try ViewMode.read(o["view"], at: "/view", code: .badRequest)
         do throws(YaiaError) {
-            return try open(scene, args: args, state: state)
+            return try open(scene, args: args, state: state, view: view)
         } catch {
             // The scene locates faults within its arguments or state.
             if error.code == .badArgs { throw error.nested(under: "/args") }
@@ -127,7 +128,8 @@ extension Runtime {
             guard case .string(let s) = n else { throw YaiaError(.badRequest, "\"flow\" names the flow: a string", at: "/flow") }
             name = s
         }
-        return try startFlow(name: name, scene: try o.string("scene", code: .badRequest), args: args)
+        let view = try ViewMode.read(o["view"], at: "/view", code: .badRequest)
+        return try startFlow(name: name, scene: try o.string("scene", code: .badRequest), args: args, view: view)
     }
 
     func request(popped o: JSONObject) throws(YaiaError) -> JSON {

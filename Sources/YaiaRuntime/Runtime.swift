@@ -68,7 +68,7 @@ public final class Runtime: @unchecked Sendable {
         self.init(catalog: Catalog(catalog), workers: workers, grants: grants, limits: limits, clock: clock)
     }
 
-    static let configKeys = ["scenes", "plugins", "workers", "bind", "restore", "journal", "inspect", "allow", "limits", "clock", "env"]
+    static let configKeys = ["scenes", "plugins", "workers", "bind", "restore", "journal", "inspect", "allow", "limits", "clock", "env", "view"]
 
     public convenience init(catalog: SceneCatalog, config: JSON) throws(YaiaError) {
         try self.init(catalog: Catalog(catalog), config: config)
@@ -100,9 +100,11 @@ public final class Runtime: @unchecked Sendable {
             guard values["now"] == nil else { throw YaiaError(.badConfig, "env.now is the runtime clock's; it cannot be set", at: "/env/now") }
             env = values
         }
+        let view = try ViewMode.read(o["view"], at: "/view", code: .badConfig)
         var catalog = base
         if let list = o["scenes"] { try catalog.load(list, at: "/scenes", depth: limits.depth, steps: limits.logicSteps) }
         self.init(catalog: catalog, workers: workers, grants: grants, limits: limits, clock: clock, env: env)
+        if let view { state.viewMode = view }
         do throws(YaiaError) {
             if let list = o["plugins"] {
                 guard case .array(let items) = list else {

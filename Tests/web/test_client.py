@@ -55,7 +55,7 @@ def scripted() -> FakeEngine:
         "state": lambda r: {"ok": True, "scene": 1, "name": "t/list", "seq": 0, "viewModel": {"items": ["a"]}},
         "schema": lambda r: schema,
         "view": lambda r: {"ok": True, "scene": 1, "seq": 5, "viewModel": {"items": ["whole"]}},
-        "send": lambda r: {"ok": True, "scene": 1, "seq": 1, "patch": [{"op": "add", "path": "/items/-", "value": r["action"]["type"]}]},
+        "send": lambda r: {"ok": True, "scene": 1, "seq": 1, "viewBase": 0, "viewPatch": [{"op": "add", "path": "/items/-", "value": r["action"]["type"]}]},
     })
 
 
@@ -74,17 +74,17 @@ def test_the_client_keeps_view_models_from_patches_and_resyncs_after_a_gap(make_
     page.wait_for_function("() => JSON.parse(document.querySelector('#view').textContent).items.length === 2")
     assert view_of(page) == {"items": ["a", "add"]}
     # An event two reductions ahead: a gap, so the page asks for the view model whole.
-    engine.push({"event": "update", "ok": True, "scene": 1, "seq": 3, "patch": [{"op": "remove", "path": "/items/0"}]})
+    engine.push({"event": "update", "ok": True, "scene": 1, "seq": 3, "viewBase": 2, "viewPatch": [{"op": "remove", "path": "/items/0"}]})
     page.wait_for_function("() => document.querySelector('#view').textContent.includes('whole')")
     assert view_of(page) == {"items": ["whole"]}
     assert {"op": "view", "scene": 1} in [{k: v for k, v in r.items() if k != "tag"} for r in engine.requests]
     # An older update than the one held changes nothing; the next one in line applies.
     engine.push({"event": "update", "ok": True, "scene": 1, "seq": 4, "viewModel": {"items": ["old"]}})
-    engine.push({"event": "update", "ok": True, "scene": 1, "seq": 6, "patch": [{"op": "replace", "path": "/items/0", "value": "next"}]})
+    engine.push({"event": "update", "ok": True, "scene": 1, "seq": 6, "viewBase": 5, "viewPatch": [{"op": "replace", "path": "/items/0", "value": "next"}]})
     page.wait_for_function("() => document.querySelector('#view').textContent.includes('next')")
     # Events were dropped: everything is asked for again.
     scenes_asked = len([r for r in engine.requests if r["op"] == "scenes"])
-    engine.push({"event": "update", "ok": True, "dropped": 3, "scene": 1, "seq": 9, "patch": []})
+    engine.push({"event": "update", "ok": True, "dropped": 3, "scene": 1, "seq": 9, "viewBase": 6, "viewPatch": []})
     page.wait_for_function("() => document.querySelector('#view').textContent.includes('\"a\"')")
     assert len([r for r in engine.requests if r["op"] == "scenes"]) == scenes_asked + 1
     assert page.errors == []

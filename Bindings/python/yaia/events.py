@@ -10,12 +10,12 @@ from typing import Any, AsyncIterator, Callable, Deque, Optional
 
 from . import ffi
 from .errors import YaiaError
-from .handle import _Requests
 from .services import _NOTIFY, _notifiers, _registry_lock
 from .values import Event, Inspection, Update
+from .views import _Views
 
 
-class _Events(_Requests):
+class _Events(_Views):
     """Receiving the events the runtime queues."""
 
     _inspections: Deque[Inspection]
@@ -42,7 +42,7 @@ class _Events(_Requests):
             response = self._answer(ptr)
             kind = response.get("event")
             if kind is None or kind == "update":
-                return Update.from_raw(response)
+                return self._update(response)
             with self._inspections_lock:
                 self._inspections.append(Inspection.from_raw(response))
 
@@ -99,7 +99,7 @@ class _Events(_Requests):
         response = self._answer(ptr)
         kind = response.get("event")
         if kind is None or kind == "update":
-            return Update.from_raw(response)
+            return self._update(response)
         return Inspection.from_raw(response)
 
     def inspect(self, on: bool = True) -> None:

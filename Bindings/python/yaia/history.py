@@ -8,9 +8,10 @@ from typing import Any, Dict, Iterable, Mapping, Optional, Union
 
 from .catalog import _Catalog
 from .values import PathLike, ReplayResult
+from .views import _Views
 
 
-class _History(_Catalog):
+class _History(_Catalog, _Views):
     """Requests about a runtime's whole state and its inputs over time."""
 
     def snapshot(self) -> Dict[str, Any]:
@@ -22,16 +23,18 @@ class _History(_Catalog):
     def restore(self, snapshot: Mapping[str, Any]) -> Dict[str, Any]:
         """Replaces everything open with the snapshot's scenes, flows and effects.
 
-        Returns {"scenes": [{"id", "name", "viewModel"}, ...] (as restored,
+        Returns {"scenes": [{"id", "name", "viewModel", "seq"?}, ...] (as restored,
         before cancelled effects are delivered), "flows": [ID, ...],
         "effects": {"reissued", "cancelled", "awaiting"}}. Each effect in
         flight follows its own restore policy: reissue (performed again),
         cancel (its catch action gets {"code": "interrupted"}) or await (left
-        pending for :meth:`resolve`). A snapshot the library cannot use raises
+        pending for :meth:`resolve`). Scenes in patch mode (with "seq") go
+        on from the view models given. A snapshot the library cannot use raises
         YaiaError "bad_snapshot", and nothing changes.
         """
         response = self.execute({"op": "restore", "snapshot": snapshot})
         self._forget_schemas()
+        self._restarted(response)
         response.pop("ok", None)
         return response
 
@@ -69,6 +72,7 @@ class _History(_Catalog):
         """
         response = self.execute({"op": "rewind", "to": seq})
         self._forget_schemas()
+        self._restarted(response)
         response.pop("ok", None)
         return response
 

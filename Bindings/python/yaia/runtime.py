@@ -20,6 +20,7 @@ from .scenes import Flow, Scene
 from .schema import SceneSchema
 from .services import _HostService, _next_ctx, _notifiers, _registry_lock, _Services
 from .values import MISSING, Inspection, PathLike, Update
+from .views import _check_mode, _HeldView
 
 __all__ = ["Runtime", "PluginSpec"]
 
@@ -128,6 +129,11 @@ class Runtime(_Events, _Services, _History):
     that stands at 0 until :meth:`advance` moves it: time-outs are then
     tested without waiting.
 
+    ``view="patch"`` sends view models as patches (docs/abi.md, "Patch
+    mode"); the binding applies them, so :attr:`Update.view_model` and
+    :attr:`Scene.view_model` read as in whole mode (the default), the latter
+    with no request. :meth:`open` and :meth:`start` choose it per scene.
+
     A pack that cannot be loaded raises YaiaError with a ``scene_pack_*``
     code (or ``duplicate_scene``) at "/scenes/N", and no runtime is made.
 
@@ -156,8 +162,10 @@ class Runtime(_Events, _Services, _History):
         files: Optional[Iterable[PathLike]] = None,
         limits: Optional[Mapping[str, int]] = None,
         clock: Optional[str] = None,
+        view: Optional[str] = None,
         validate: bool = True,
     ) -> None:
+        _check_mode(view)
         lib = ffi.load_library()
         self._lib = lib
         self._logic = _logic_execute(lib)
@@ -178,6 +186,8 @@ class Runtime(_Events, _Services, _History):
             keywords["workers"] = workers
         if clock is not None:
             keywords["clock"] = clock
+        if view is not None:
+            keywords["view"] = view
         if inspect is not None:
             keywords["inspect"] = inspect
         if restore is not None:
@@ -227,6 +237,8 @@ class Runtime(_Events, _Services, _History):
         self._schemas: Dict[str, SceneSchema] = {}
         self._schema_op = True  # False once the library said it has no "schema" op
         self._scene_types: Dict[str, Type[Scene]] = {}
+        self._view_mode = view or (config or {}).get("view") or "whole"
+        self._held: Dict[int, _HeldView] = {}
         self._finalizer = weakref.finalize(self, _free_runtime, lib, handle, self._services, self._notifier)
 
     # -- life
@@ -257,6 +269,7 @@ class Runtime(_Events, _Services, _History):
         args: Optional[Mapping[str, Any]] = None,
         *,
         state: Optional[Mapping[str, Any]] = None,
+        view: Optional[str] = None,
         tag: Any = MISSING,
     ) -> "Scene":
         """Opens a scene of type ``scene`` (for example "example/login").
@@ -267,18 +280,23 @@ class Runtime(_Events, _Services, _History):
         into it ("/state/..."). ``args`` and ``state`` together are a
         TypeError, raised before anything is sent. Scene types come from the
         runtime's scene packs (``Runtime(scenes=...)``); another name raises
-        "unknown_scene".
+        "unknown_scene". ``view`` ("whole" or "patch") is how its updates
+        carry view models, over the runtime's mode.
         """
         if args is not None and state is not None:
             raise TypeError("open() takes args= or state=, not both")
+        _check_mode(view)
         request: Dict[str, Any] = {"op": "open", "scene": scene}
         if args is not None:
             request["args"] = args
         if state is not None:
             request["state"] = state
+        if view is not None:
+            request["view"] = view
         if tag is not MISSING:
             request["tag"] = tag
         update = Update.from_raw(self.execute(request))
+        self._hold(update, view)
         return self._scene_type(scene)(self, update.scene, scene, update)
 
     def resolve(self, effect_id: int, result: Any = MISSING, error: Any = MISSING, *, tag: Any = MISSING) -> Update:
@@ -292,7 +310,7 @@ class Runtime(_Events, _Services, _History):
             request["error"] = error
         if tag is not MISSING:
             request["tag"] = tag
-        return Update.from_raw(self.execute(request))
+        return self._update(self.execute(request))
 
     def perform(
         self,
@@ -351,14 +369,19 @@ class Runtime(_Events, _Services, _History):
         args: Optional[Mapping[str, Any]] = None,
         *,
         name: Optional[str] = None,
+        view: Optional[str] = None,
         tag: Any = MISSING,
     ) -> "Flow":
         """Starts a flow whose root is a new scene of type ``scene``.
 
         ``name`` names the flow (for people and snapshots). The root's open
-        update is :attr:`Flow.started`.
+        update is :attr:`Flow.started`. ``view`` ("whole" or "patch") is how
+        the updates of the flow's scenes carry view models.
         """
+        _check_mode(view)
         request: Dict[str, Any] = {"op": "start", "scene": scene}
+        if view is not None:
+            request["view"] = view
         if name is not None:
             request["flow"] = name
         if args is not None:
@@ -366,6 +389,7 @@ class Runtime(_Events, _Services, _History):
         if tag is not MISSING:
             request["tag"] = tag
         update = Update.from_raw(self.execute(request))
+        self._hold(update, view)
         if update.flow is None:
             raise YaiaError("internal", "start answered without a flow id", envelope=update.raw)
         return Flow(self, update.flow, name, update)

@@ -84,7 +84,12 @@ class Scene(_RuntimeObject):
 
     @property
     def view_model(self) -> Any:
-        """The current view model (asked of the runtime each time)."""
+        """The current view model: in patch mode the one the binding holds,
+        as of the last update of this scene it made (a response, or an event
+        :meth:`Runtime.receive` took); otherwise asked of the runtime each time."""
+        held = self.runtime._held.get(self.id)
+        if held is not None:
+            return held.view_model
         return self._snapshot()["viewModel"]
 
     @property
@@ -101,6 +106,7 @@ class Scene(_RuntimeObject):
     def close(self) -> None:
         """Closes the scene; calls its services perform are cancelled. Idempotent."""
         self._close("scene")
+        self.runtime._held.pop(self.id, None)
 
     def __repr__(self) -> str:
         return f"<yaia.Scene {self.name} #{self.id}{' closed' if self._closed else ''}>"
@@ -132,7 +138,7 @@ def _send(
     data = prefix + ffi.encode(body)
     if tag is not MISSING:
         data += b',"tag":' + ffi.encode(tag)
-    return Update.from_raw(runtime._answer(runtime._lib.yaia_execute_n(runtime._handle, data + b"}", len(data) + 1)))
+    return runtime._update(runtime._answer(runtime._lib.yaia_execute_n(runtime._handle, data + b"}", len(data) + 1)))
 
 
 class Flow(_RuntimeObject):
@@ -219,7 +225,16 @@ class Flow(_RuntimeObject):
 
     def close(self) -> None:
         """Closes the flow and all its scenes (their effects are cancelled). Idempotent."""
+        held = self.runtime._held
+        scenes: List[int] = []
+        if held and not self._closed and not self.runtime.closed:
+            try:
+                scenes = [e.id for e in self.stack]
+            except YaiaError:
+                pass  # closed already: _close says so
         self._close("flow")
+        for scene in scenes:
+            held.pop(scene, None)
 
     def __repr__(self) -> str:
         label = f" {self.name!r}" if self.name is not None else ""

@@ -139,6 +139,11 @@ class Update:
     ``from_scene`` is the id of the popped scene whose result caused this
     update (a received event); ``navigation_errors`` lists routes the flow
     refused (a route from a scene that is not on top: ``stale_navigation``).
+
+    In patch mode (``Runtime(view="patch")``, docs/abi.md) ``view_patch`` is
+    the update's JSON Patch and ``view_base`` the seq it applies to (None in
+    whole mode); ``view_model`` is still the scene's view model after the
+    update, the patch applied to the one the binding held.
     """
 
     scene: int
@@ -155,6 +160,8 @@ class Update:
     stack: Optional[List[StackEntry]] = None
     from_scene: Optional[int] = None
     navigation_errors: Tuple[NavigationError, ...] = ()
+    view_patch: Optional[List[Any]] = None
+    view_base: Optional[int] = None
 
     @staticmethod
     def from_raw(raw: Dict[str, Any]) -> "Update":
@@ -184,6 +191,8 @@ class Update:
                 stack=None if stack is None else _stack(stack),
                 from_scene=raw.get("from"),
                 navigation_errors=() if errors is None else tuple(NavigationError.from_raw(e) for e in errors),
+                view_patch=raw.get("viewPatch"),
+                view_base=raw.get("viewBase"),
             )
         return update
 

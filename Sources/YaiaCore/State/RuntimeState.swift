@@ -94,6 +94,8 @@ public struct RuntimeState: Sendable {
     public internal(set) var effects: EffectTable
     public internal(set) var nextSceneID: Int64 = 1
     public internal(set) var nextFlowID: Int64 = 1
+    /// What view models patches start from (ViewCache.swift).
+    var views = ViewCache()
     /// Queue inspection events (action, effect, route, flow).
     public var inspecting = false
     /// The "scenes" limit: open scenes at most.
@@ -112,11 +114,13 @@ public struct RuntimeState: Sendable {
 
     // MARK: scenes
 
-    /// Opens `value` as a new scene; answers its update.
-    public mutating func open(_ value: any LiveScene) throws(YaiaError) -> JSON {
+    /// Opens `value` as a new scene, its view models sent in `view` mode
+    /// (nil: the runtime's); answers its update.
+    public mutating func open(_ value: any LiveScene, view: ViewMode? = nil) throws(YaiaError) -> JSON {
         try checkSceneRoom()
         let id = try takeID(&nextSceneID, "scene")
         scenes[id] = OpenScene(id: id, value: value)
+        startViews(of: id, view: view)
         return update(id)?.json ?? .null
     }
 

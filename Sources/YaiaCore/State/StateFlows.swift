@@ -3,14 +3,17 @@ import YaiaKit
 // Flows: starting, sending to, popping, linking and closing them, and the routes their scenes take.
 
 extension RuntimeState {
-    /// Opens a flow with `value` as its root scene; answers the root's update and the stack.
-    public mutating func startFlow(name: String?, scene type: String, value: any LiveScene) throws(YaiaError) -> JSON {
+    /// Opens a flow with `value` as its root scene, its scenes' view models
+    /// sent in `view` mode (nil: the runtime's); answers the root's update and the stack.
+    public mutating func startFlow(name: String?, scene type: String, value: any LiveScene, view: ViewMode? = nil) throws(YaiaError) -> JSON {
         try checkSceneRoom()
         guard nextFlowID <= maxID else { throw idsExhausted("flow") }
         let id = try takeID(&nextSceneID, "scene")
         let flowID = try takeID(&nextFlowID, "flow")
         flows[flowID] = OpenFlow(id: flowID, name: name, flow: Flow(root: .init(scene: id, name: type, presentation: .root)))
         scenes[id] = OpenScene(id: id, value: value, flow: flowID)
+        started(flow: flowID, view: view)
+        startViews(of: id, view: nil)
         guard var update = update(id), let flow = flows[flowID] else { throw RuntimeState.noSuchFlow(flowID) }
         update.flow = Update.FlowChange(id: flowID, version: flow.flow.version, stack: stack(of: flow))
         return update.json
@@ -73,6 +76,7 @@ extension RuntimeState {
     public mutating func close(flow id: Int64, steps: inout [Step]) throws(YaiaError) {
         guard let flow = flows.removeValue(forKey: id) else { throw RuntimeState.noSuchFlow(id) }
         remove(scenes: flow.flow.entries.map(\.scene), steps: &steps)
+        forgetViews(scenes: [], flow: id)
     }
 
     /// Applies a route from scene `source` to its flow.
@@ -116,6 +120,7 @@ extension RuntimeState {
             case .open(let id, _, _):
                 guard let value = opened[id] else { continue }
                 scenes[id] = OpenScene(id: id, value: value, flow: flowID)
+                startViews(of: id, view: nil)
             case .close(let ids):
                 remove(scenes: ids, steps: &context.steps)
             case .deliver(let to, let action, let from):
@@ -140,6 +145,7 @@ extension RuntimeState {
     /// Removes scenes; their effects end without an outcome.
     mutating func remove(scenes ids: [Int64], steps: inout [Step]) {
         for id in ids { scenes[id] = nil }
+        forgetViews(scenes: ids)
         for s in effects.close(scenes: Set(ids)) { steps.append(.effect(s)) }
     }
 }

@@ -64,7 +64,7 @@ extension RuntimeState {
         if inspecting {
             context.steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(seq), "action": action.json]))
         }
-        var update = Update(scene: id, seq: seq, cause: cause, view: .scene(reduced))
+        var update = Update(scene: id, seq: seq, cause: cause, view: view(of: id, seq: seq, reduced))
         for command in commands {
             switch command {
             case .route(let r): update.routes.append(r)

@@ -97,6 +97,7 @@ extension RuntimeState {
         nextSceneID = max(nextSceneID, next.scene)
         effects.advanceNextID(to: next.effect)
         nextFlowID = max(nextFlowID, next.flow)
+        restartViews()
 
         // Bring the effects back, in id order so keyed queues keep their order.
         var reissued: [JSON] = []
@@ -119,9 +120,12 @@ extension RuntimeState {
             }
             for s in effectSteps { steps.append(.effect(s)) }
         }
-        // The view models as restored, before cancellations are delivered.
+        // The view models as restored, before cancellations are delivered;
+        // with their seq for scenes in patch mode, whose patches start there.
         let views = scenes.values.map { scene in
-            JSON.object(["id": .int(scene.id), "name": .string(scene.value.name), "viewModel": scene.value.viewModel])
+            var o: JSONObject = ["id": .int(scene.id), "name": .string(scene.value.name), "viewModel": scene.value.viewModel]
+            if inPatchMode(scene.id) { o["seq"] = .int(scene.seq) }
+            return JSON.object(o)
         }
         // Cancelled effects tell their scenes, as a time-out would; part of
         // this input, so not journaled on their own.

@@ -27,11 +27,15 @@ public struct Update: JSONMembers {
         case scene(any LiveScene)
         /// A view model given as a value.
         case value(JSON)
+        /// A view model sent as a patch (patch mode); written whole, it is
+        /// the scene's.
+        case patch(ViewPatch)
 
         public func write(into w: inout JSONWriter) {
             switch self {
             case .scene(let scene): scene.writeViewModel(into: &w)
             case .value(let json): w.write(json)
+            case .patch(let patch): patch.scene.writeViewModel(into: &w)
             }
         }
 
@@ -39,6 +43,7 @@ public struct Update: JSONMembers {
             switch self {
             case .scene(let scene): scene.viewModel
             case .value(let json): json
+            case .patch(let patch): patch.scene.viewModel
             }
         }
     }
@@ -77,13 +82,14 @@ public struct Update: JSONMembers {
     }
 
     /// The members a journal line's digest covers, as their own object
-    /// (`{"stack"?, "viewModel"}`): what a replay must reproduce.
+    /// (`{"stack"?, "viewModel"}`): what a replay must reproduce. The view
+    /// model whole, in either view mode.
     public struct Digested: JSONMembers {
         let update: Update
 
         public func members<Sink: JSONMemberSink>(into sink: inout Sink) {
             update.stack(into: &sink)
-            update.view(into: &sink)
+            sink.member("viewModel", form: update.view)
         }
     }
 
@@ -96,7 +102,12 @@ public struct Update: JSONMembers {
 
     @usableFromInline
     func view<Sink: JSONMemberSink>(into sink: inout Sink) {
-        sink.member("viewModel", form: view)
+        if case .patch(let patch) = view {
+            sink.member("viewBase", int: patch.base)
+            sink.member("viewPatch", patch.operations)
+        } else {
+            sink.member("viewModel", form: view)
+        }
     }
 }
 

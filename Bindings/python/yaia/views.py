@@ -1,0 +1,103 @@
+"""Scenes in patch mode: the view model each holds, kept by the patches
+its updates carry (docs/abi.md, "Patch mode")."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, Optional
+
+from .errors import YaiaError
+from .handle import _Requests
+from .patch import apply_patch
+from .values import Update
+
+#: The view modes a runtime, a scene or a flow takes.
+VIEW_MODES = ("whole", "patch")
+
+
+def _check_mode(view: Optional[str]) -> None:
+    if view is not None and view not in VIEW_MODES:
+        raise ValueError(f"view is 'whole' or 'patch', not {view!r}")
+
+
+class _HeldView:
+    """A scene's view model as the host holds it, and the seq of the update it came with."""
+
+    __slots__ = ("view_model", "seq")
+
+    def __init__(self, view_model: Any, seq: int) -> None:
+        self.view_model = view_model
+        self.seq = seq
+
+
+class _Views(_Requests):
+    """Keeps the view model of each scene in patch mode from its updates.
+
+    Every update the binding makes (a response, a received event) passes
+    through :meth:`_update`: one with a patch has it applied to the view
+    model held for its scene, and carries the result as ``view_model``.
+    """
+
+    #: Scene id -> its held view model, for the scenes in patch mode.
+    _held: Dict[int, _HeldView]
+    #: The runtime's mode (Runtime(view=...)).
+    _view_mode: str
+
+    def _update(self, raw: Dict[str, Any]) -> Update:
+        """The Update of ``raw``, its view model kept or brought up to date."""
+        update = Update.from_raw(raw)
+        if "viewPatch" in raw:
+            self._follow(update, raw)
+        return update
+
+    def _hold(self, update: Update, view: Optional[str]) -> None:
+        """An opened or started scene: holds its view model when it is in patch mode."""
+        if (view or self._view_mode) == "patch":
+            self._held[update.scene] = _HeldView(update.view_model, update.seq)
+
+    def _follow(self, update: Update, raw: Mapping[str, Any]) -> None:
+        held = self._held.get(update.scene)
+        base = raw.get("viewBase")
+        if held is not None and held.seq == base:
+            held.view_model = apply_patch(held.view_model, raw["viewPatch"])
+            held.seq = update.seq
+        elif held is None or update.seq > held.seq:
+            # A gap (an update missed, or a scene a flow opened): the whole
+            # view model, from which the next patch starts.
+            held = self._fetch_view(update.scene)
+        # Otherwise a view answer already covered the update.
+        update.__dict__.update(view_model=None if held is None else held.view_model,
+                               view_patch=raw["viewPatch"], view_base=base)
+
+    def _fetch_view(self, scene: int) -> Optional[_HeldView]:
+        """Asks {"op": "view"}: the whole view model and its seq, held from
+        now on when the scene is in patch mode. None when the scene is closed."""
+        try:
+            answer = self.execute({"op": "view", "scene": scene})
+        except YaiaError as e:
+            if e.code != "no_such_scene":
+                raise
+            self._held.pop(scene, None)
+            return None
+        held = _HeldView(answer.get("viewModel"), answer["seq"])
+        if answer.get("view") == "patch":
+            self._held[scene] = held
+        else:
+            self._held.pop(scene, None)
+        return held
+
+    def _restarted(self, response: Mapping[str, Any]) -> None:
+        """After a restore or a rewind: patches start again from the view
+        models its answer gives, with their seq, for the scenes in patch mode."""
+        self._held.clear()
+        for entry in response.get("scenes", ()):
+            if isinstance(entry, dict) and "seq" in entry:
+                self._held[entry["id"]] = _HeldView(entry.get("viewModel"), entry["seq"])
+
+    def view(self, scene: int) -> Any:
+        """Scene ``scene``'s whole view model, asked of the runtime
+        (``{"op": "view"}``); for a scene in patch mode the next patch starts
+        from it. Raises YaiaError "no_such_scene" when it is not open."""
+        held = self._fetch_view(scene)
+        if held is None:
+            raise YaiaError("no_such_scene", f"no open scene with id {scene}")
+        return held.view_model

@@ -1,0 +1,120 @@
+import YaiaKit
+
+/// How a host receives a scene's view models: whole in every update, or, in
+/// patch mode, as the JSON Patch from the view model of the last update it
+/// was sent (docs/abi.md, "View models as patches").
+public enum ViewMode: String, Sendable, CaseIterable {
+    case whole
+    case patch
+
+    /// Reads a request's or the config's `"view"`; nil when absent.
+    public static func read(_ value: JSON?, at pointer: String, code: ErrorCode) throws(YaiaError) -> ViewMode? {
+        guard let value else { return nil }
+        guard case .string(let s) = value, let mode = ViewMode(rawValue: s) else {
+            throw YaiaError(code, "\"view\" is \"whole\" or \"patch\"", at: pointer)
+        }
+        return mode
+    }
+}
+
+/// What the runtime remembers to send view models as patches: per scene in
+/// patch mode, the last view model it sent and that update's seq; and which
+/// scenes and flows were given a mode other than the runtime's. Views are
+/// the host's business, not the scenes': journals and snapshots leave this out.
+public struct ViewCache: Sendable {
+    struct Sent: Sendable {
+        var view: JSON
+        var seq: Int64
+    }
+
+    /// The runtime's mode (config `"view"`): scenes given none take it.
+    public var mode: ViewMode = .whole
+    /// The open scenes in patch mode.
+    var sent = IDMap<Sent>()
+    /// Scenes and flows whose mode is not the runtime's, kept across a
+    /// restore for the ids it brings back.
+    var sceneModes = IDMap<ViewMode>()
+    var flowModes = IDMap<ViewMode>()
+
+    public init() {}
+}
+
+/// A view model given as a patch: `operations` turn the view model of the
+/// update of seq `base` into `scene`'s.
+public struct ViewPatch: Sendable {
+    public let scene: any LiveScene
+    public let base: Int64
+    public let operations: JSON
+}
+
+extension RuntimeState {
+    /// The runtime's view mode.
+    public var viewMode: ViewMode {
+        get { views.mode }
+        set { views.mode = newValue }
+    }
+
+    /// The view of an update of scene `id` at `seq` whose scene is now
+    /// `value`: as the scene writes it, or in patch mode the patch from the
+    /// view model last sent, which the update then replaces.
+    mutating func view(of id: Int64, seq: Int64, _ value: any LiveScene) -> Update.View {
+        guard !views.sent.isEmpty, let last = views.sent[id] else { return .scene(value) }
+        let now = value.viewModel
+        let operations = JSONPatch.json(JSONPatch.diff(from: last.view, to: now))
+        views.sent[id] = ViewCache.Sent(view: now, seq: seq)
+        return .patch(ViewPatch(scene: value, base: last.seq, operations: operations))
+    }
+
+    /// Scene `id` was just opened (`mode`: the one its host asked for,
+    /// else its flow's, else the runtime's); its view model goes out whole.
+    mutating func startViews(of id: Int64, view mode: ViewMode?) {
+        guard let scene = scenes[id] else { return }
+        if let mode, mode != views.mode { views.sceneModes[id] = mode }
+        if self.mode(of: id, flow: scene.flow) == .patch {
+            views.sent[id] = ViewCache.Sent(view: scene.value.viewModel, seq: scene.seq)
+        }
+    }
+
+    /// Flow `id` was started in `mode`: the scenes it opens take it.
+    mutating func started(flow id: Int64, view mode: ViewMode?) {
+        if let mode, mode != views.mode { views.flowModes[id] = mode }
+    }
+
+    /// Forgets closed scenes and flows.
+    mutating func forgetViews(scenes ids: [Int64], flow: Int64? = nil) {
+        for id in ids {
+            views.sent[id] = nil
+            views.sceneModes[id] = nil
+        }
+        if let flow { views.flowModes[flow] = nil }
+    }
+
+    /// After a restore: every scene in patch mode starts again from its
+    /// view model as restored. Modes given to ids the restore did not bring
+    /// back are forgotten.
+    mutating func restartViews() {
+        views.sent.removeAll()
+        for (id, _) in views.sceneModes where !scenes.contains(id) { views.sceneModes[id] = nil }
+        for (id, _) in views.flowModes where flows[id] == nil { views.flowModes[id] = nil }
+        for scene in scenes.values where mode(of: scene.id, flow: scene.flow) == .patch {
+            views.sent[scene.id] = ViewCache.Sent(view: scene.value.viewModel, seq: scene.seq)
+        }
+    }
+
+    func mode(of id: Int64, flow: Int64?) -> ViewMode {
+        views.sceneModes[id] ?? flow.flatMap { views.flowModes[$0] } ?? views.mode
+    }
+
+    /// Whether scene `id` is in patch mode.
+    public func inPatchMode(_ id: Int64) -> Bool { views.sent[id] != nil }
+
+    /// `{"op":"view"}`: scene `id`'s whole view model and seq. The host holds
+    /// it from now on, so the next patch starts from it.
+    public mutating func currentView(scene id: Int64) throws(YaiaError) -> JSON {
+        guard let scene = scenes[id] else { throw RuntimeState.noSuchScene(id) }
+        let view = scene.value.viewModel
+        if views.sent[id] != nil { views.sent[id] = ViewCache.Sent(view: view, seq: scene.seq) }
+        return ["ok": true, "scene": .int(id), "seq": .int(scene.seq), "view": .string(mode(of: id, flow: scene.flow).rawValue),
+                "viewModel": view]
+    }
+}
