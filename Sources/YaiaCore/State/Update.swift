@@ -89,12 +89,12 @@ public struct Update: JSONMembers {
 
     public var digested: Digested { Digested(update: self) }
 
-    @usableFromInline
+    @inlinable
     func stack<Sink: JSONMemberSink>(into sink: inout Sink) {
         if let flow { sink.member("stack", flow.stack) }
     }
 
-    @usableFromInline
+    @inlinable
     func view<Sink: JSONMemberSink>(into sink: inout Sink) {
         sink.member("viewModel", form: view)
     }
