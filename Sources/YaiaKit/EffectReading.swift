@@ -35,7 +35,9 @@ struct EffectReading {
     func effect(at pointer: () -> String) throws(YaiaError) -> Effect {
         func at(_ key: String) -> String { JSONPointer.appending(pointer(), key) }
         func text(_ value: JSON?, _ key: String) throws(YaiaError) -> String {
-            try MemberReading.string(value, key, at: at(key), code: .badRequest, nonEmpty: true)
+            if case .string(let s)? = value, !s.isEmpty { return s }
+            // Refused: the error names what is wrong.
+            return try MemberReading.string(value, key, at: at(key), code: .badRequest, nonEmpty: true)
         }
         var options = Effect.Options()
         if let timeout {

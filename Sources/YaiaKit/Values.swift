@@ -72,18 +72,21 @@ public struct Effect: Sendable, Equatable, JSONMembers {
     // The fields live in one shared box, copied on write: an effect is
     // copied from reducer to table to record to call, and a copy then
     // retains one object instead of each of its strings.
-    private struct Fields: Equatable {
-        var service: String
-        var op: String
-        var args: JSON
-        var then: String?
-        var `catch`: String?
-        var options: Options
+    // Usable from inline code, with the member writers: a runtime's writer
+    // of updates, specialized for its text, writes an effect's record inline.
+    @usableFromInline struct Fields: Equatable {
+        @usableFromInline var service: String
+        @usableFromInline var op: String
+        @usableFromInline var args: JSON
+        @usableFromInline var then: String?
+        @usableFromInline var `catch`: String?
+        @usableFromInline var options: Options
 
         // Mutating, though they change nothing: so they read the fields in
         // the box, where a plain method would first copy them out of it
         // (retaining each string). Only the thread that made the effect, or
         // the one holding the runtime's lock, writes it, while no call has it.
+        @inlinable
         mutating func members<Sink: JSONMemberSink>(into sink: inout Sink) {
             sink.member("args", args)
             if let `catch` { sink.member("catch", string: `catch`) }
@@ -97,6 +100,7 @@ public struct Effect: Sendable, Equatable, JSONMembers {
         }
 
         /// The members of its record in a scene update (`EffectTable.Record`).
+        @inlinable
         mutating func recordMembers<Sink: JSONMemberSink>(id record: Int64, status: String, into sink: inout Sink) {
             sink.member("args", args)
             sink.member("id", int: record)
@@ -107,12 +111,12 @@ public struct Effect: Sendable, Equatable, JSONMembers {
         }
     }
 
-    private final class Box: @unchecked Sendable {
-        var fields: Fields
+    @usableFromInline final class Box: @unchecked Sendable {
+        @usableFromInline var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
-    private var box: Box
+    @usableFromInline var box: Box
 
     private var unique: Box {
         mutating get {
@@ -198,9 +202,11 @@ public struct Effect: Sendable, Equatable, JSONMembers {
         self = try reading.effect(at: pointer)
     }
 
+    @inlinable
     public func members<Sink: JSONMemberSink>(into sink: inout Sink) { box.fields.members(into: &sink) }
 
     /// The members of a record of this effect (`EffectTable.Record`).
+    @inlinable
     package func recordMembers<Sink: JSONMemberSink>(id: Int64, status: String, into sink: inout Sink) {
         box.fields.recordMembers(id: id, status: status, into: &sink)
     }
