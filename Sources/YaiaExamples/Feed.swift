@@ -63,7 +63,7 @@ public struct FeedState: SceneState {
             guard !isLoading else { return [] }
             isLoading = true
             error = nil
-            return [.effect(Effect(service: "feed", op: "fetch", args: [:], then: "loaded", catch: "failed", restore: .reissue))]
+            return [.effect(Effect(service: "feed", op: "fetch", args: [:], then: "loaded", catch: "failed", options: .init(restore: .reissue)))]
         case .loaded(let list):
             isLoading = false
             items = list

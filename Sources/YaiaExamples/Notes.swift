@@ -97,7 +97,7 @@ public struct HomeState: SceneState {
             isLoading = true
             error = nil
             return [.effect(Effect(service: "store", op: "list", args: ["prefix": .string(HomeState.prefix)],
-                                   then: "loaded", catch: "loadFailed", id: "load", policy: .latest, restore: .reissue))]
+                                   then: "loaded", catch: "loadFailed", options: .init(id: "load", policy: .latest, restore: .reissue)))]
         case .loaded(let list):
             isLoading = false
             items = list
@@ -184,7 +184,7 @@ public struct DetailState: SceneState {
             isSaving = true
             error = nil
             return [.effect(Effect(service: "store", op: "put", args: ["key": .string(key), "value": ["title": .string(title)]],
-                                   then: "saved", catch: "saveFailed", id: "save", policy: .queue))]
+                                   then: "saved", catch: "saveFailed", options: .init(id: "save", policy: .queue)))]
         case .saved:
             isSaving = false
             return [.route(.pop(result: ["key": .string(key), "title": .string(title)]))]

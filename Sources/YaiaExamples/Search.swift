@@ -81,7 +81,7 @@ public struct SearchState: SceneState {
             }
             isSearching = true
             return [.effect(Effect(service: "search", op: "query", args: ["query": .string(q)], then: "results",
-                                   catch: "searchFailed", id: "search", timeout: SearchState.timeout, policy: .latest))]
+                                   catch: "searchFailed", options: .init(id: "search", timeout: SearchState.timeout, policy: .latest)))]
         case .results(let q, let items):
             // A late answer to an older query is not this query's answer.
             guard q == query else { return [] }

@@ -46,7 +46,9 @@ extension JSONMembers {
     }
 }
 
-/// Writes members as text into a writer the caller holds.
+/// Writes members as text into a writer the caller holds. Its members are
+/// inlined into a description's `members`, specialized for this sink: a key
+/// is then a constant, and whether a comma goes before it is known.
 public struct JSONMemberText: JSONMemberSink {
     @usableFromInline let w: UnsafeMutablePointer<JSONWriter>
     @usableFromInline var first = true
@@ -75,31 +77,31 @@ public struct JSONMemberText: JSONMemberSink {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func member(_ key: StaticString, _ value: JSON) {
         self.key(key)
         w.pointee.write(value)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func member(_ key: StaticString, int: Int64) {
         self.key(key)
         w.pointee.writeInteger(int)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func member(_ key: StaticString, string: String) {
         self.key(key)
         w.pointee.writeString(string)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func member<Value: JSONForm>(_ key: StaticString, form value: Value) {
         self.key(key)
         value.write(into: &w.pointee)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func member<Items: Collection>(_ key: StaticString, array items: Items) where Items.Element: JSONForm {
         self.key(key)
         // Most updates' lists are empty: no iterator for them.

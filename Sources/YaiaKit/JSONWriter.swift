@@ -47,6 +47,7 @@ public struct JSONWriter: ~Copyable {
     @usableFromInline package var byteCount: Int { count }
 
     /// Reads the text so far without copying it.
+    @inlinable
     package func withBytes<T>(_ body: (UnsafeRawBufferPointer) -> T) -> T {
         guard let base, !failed else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         return body(UnsafeRawBufferPointer(start: base, count: count))

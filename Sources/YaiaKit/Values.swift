@@ -68,50 +68,51 @@ public struct Effect: Sendable, Equatable, JSONMembers {
     // The fields live in one shared box, copied on write: an effect is
     // copied from reducer to table to record to call, and a copy then
     // retains one object instead of each of its strings.
-    private struct Fields: Equatable {
-        var service: String
-        var op: String
-        var args: JSON
-        var then: String?
-        var `catch`: String?
-        var id: String?
-        var timeout: Double?
-        var policy: Policy
-        var restore: RestorePolicy
+    // Usable from inline code, with the member writers: a runtime's writer
+    // of updates, specialized for its text, writes an effect's record inline.
+    @usableFromInline struct Fields: Equatable {
+        @usableFromInline var service: String
+        @usableFromInline var op: String
+        @usableFromInline var args: JSON
+        @usableFromInline var then: String?
+        @usableFromInline var `catch`: String?
+        @usableFromInline var options: Options
 
         // Mutating, though they change nothing: so they read the fields in
         // the box, where a plain method would first copy them out of it
         // (retaining each string). Only the thread that made the effect, or
         // the one holding the runtime's lock, writes it, while no call has it.
+        @inlinable
         mutating func members<Sink: JSONMemberSink>(into sink: inout Sink) {
             sink.member("args", args)
             if let `catch` { sink.member("catch", string: `catch`) }
-            if let id { sink.member("id", string: id) }
+            if let id = options.id { sink.member("id", string: id) }
             sink.member("op", string: op)
-            if policy != .concurrent { sink.member("policy", string: policy.rawValue) }
-            if restore != .cancel { sink.member("restore", string: restore.rawValue) }
+            if options.policy != .concurrent { sink.member("policy", string: options.policy.rawValue) }
+            if options.restore != .cancel { sink.member("restore", string: options.restore.rawValue) }
             sink.member("service", string: service)
             if let then { sink.member("then", string: then) }
-            if let timeout { sink.member("timeout", JSON(timeout)) }
+            if let timeout = options.timeout { sink.member("timeout", JSON(timeout)) }
         }
 
         /// The members of its record in a scene update (`EffectTable.Record`).
+        @inlinable
         mutating func recordMembers<Sink: JSONMemberSink>(id record: Int64, status: String, into sink: inout Sink) {
             sink.member("args", args)
             sink.member("id", int: record)
-            if let id { sink.member("key", string: id) }
+            if let id = options.id { sink.member("key", string: id) }
             sink.member("op", string: op)
             sink.member("service", string: service)
             sink.member("status", string: status)
         }
     }
 
-    private final class Box: @unchecked Sendable {
-        var fields: Fields
+    @usableFromInline final class Box: @unchecked Sendable {
+        @usableFromInline var fields: Fields
         init(_ fields: Fields) { self.fields = fields }
     }
 
-    private var box: Box
+    @usableFromInline var box: Box
 
     private var unique: Box {
         mutating get {
@@ -140,30 +141,49 @@ public struct Effect: Sendable, Equatable, JSONMembers {
         get { box.fields.catch }
         set { unique.fields.catch = newValue }
     }
+    public var options: Options {
+        get { box.fields.options }
+        set { unique.fields.options = newValue }
+    }
     /// A cancellation key chosen by the reducer, scoped to its scene.
     public var id: String? {
-        get { box.fields.id }
-        set { unique.fields.id = newValue }
+        get { box.fields.options.id }
+        set { unique.fields.options.id = newValue }
     }
     /// Seconds the effect may take once started; then its `catch` action
     /// gets `{"code": "timeout"}`.
     public var timeout: Double? {
-        get { box.fields.timeout }
-        set { unique.fields.timeout = newValue }
+        get { box.fields.options.timeout }
+        set { unique.fields.options.timeout = newValue }
     }
     public var policy: Policy {
-        get { box.fields.policy }
-        set { unique.fields.policy = newValue }
+        get { box.fields.options.policy }
+        set { unique.fields.options.policy = newValue }
     }
     public var restore: RestorePolicy {
-        get { box.fields.restore }
-        set { unique.fields.restore = newValue }
+        get { box.fields.options.restore }
+        set { unique.fields.options.restore = newValue }
+    }
+
+    /// The rarely set members of an effect, together: its key, deadline and
+    /// policies. The defaults are those of an effect that names none.
+    public struct Options: Sendable, Equatable {
+        public var id: String?
+        public var timeout: Double?
+        public var policy: Policy
+        public var restore: RestorePolicy
+
+        public init(id: String? = nil, timeout: Double? = nil, policy: Policy = .concurrent, restore: RestorePolicy = .cancel) {
+            self.id = id
+            self.timeout = timeout
+            self.policy = policy
+            self.restore = restore
+        }
     }
 
     public init(service: String, op: String, args: JSON = .null, then: String? = nil, catch: String? = nil,
-                id: String? = nil, timeout: Double? = nil, policy: Policy = .concurrent, restore: RestorePolicy = .cancel) {
-        box = Box(Fields(service: service, op: op, args: args, then: then, catch: `catch`, id: id, timeout: timeout,
-                         policy: policy, restore: restore))
+                options: Options = Options()) {
+        box = Box(Fields(service: service, op: op, args: args, then: then, catch: `catch`, options: options))
     }
 
     public static func == (a: Effect, b: Effect) -> Bool { a.box === b.box || a.box.fields == b.box.fields }
@@ -173,58 +193,16 @@ public struct Effect: Sendable, Equatable, JSONMembers {
         guard case .object(let o) = json else {
             throw YaiaError(.notAnObject, "an effect must be an object, not \(json.kindName)", at: pointer())
         }
-        // One pass over the members, noting where each is: effects are read
-        // on every emission, and their values are then read in place.
-        let members = o.members
-        var service = -1, op = -1, args = -1, then = -1, catchName = -1, id = -1, t = -1, p = -1, r = -1
-        for i in members.indices {
-            // By length first: a string comparison that fails costs a call.
-            let key = members[i].key
-            switch key.utf8.count {
-            case 2 where key == "op": op = i
-            case 2 where key == "id": id = i
-            case 4 where key == "args": args = i
-            case 4 where key == "then": then = i
-            case 5 where key == "catch": catchName = i
-            case 6 where key == "policy": p = i
-            case 7 where key == "service": service = i
-            case 7 where key == "timeout": t = i
-            case 7 where key == "restore": r = i
-            default: break
-            }
-        }
-        func text(_ i: Int, _ key: String) throws(YaiaError) -> String {
-            try MemberReading.string(i < 0 ? nil : members[i].value, key, at: JSONPointer.appending(pointer(), key), code: .badRequest, nonEmpty: true)
-        }
-        var timeout: Double?
-        if t >= 0 {
-            guard let seconds = members[t].value.doubleValue, seconds > 0 else {
-                throw YaiaError(.badRequest, "the effect's \"timeout\" must be a positive number of seconds", at: JSONPointer.appending(pointer(), "timeout"))
-            }
-            timeout = seconds
-        }
-        var policy = Policy.concurrent
-        if p >= 0 {
-            guard case .string(let name) = members[p].value, let known = Policy(rawValue: name) else {
-                throw YaiaError(.badRequest, "the effect's \"policy\" must be one of concurrent, latest, queue", at: JSONPointer.appending(pointer(), "policy"))
-            }
-            policy = known
-        }
-        var restore = RestorePolicy.cancel
-        if r >= 0 {
-            guard case .string(let name) = members[r].value, let known = RestorePolicy(rawValue: name) else {
-                throw YaiaError(.badRequest, "the effect's \"restore\" must be one of reissue, cancel, await", at: JSONPointer.appending(pointer(), "restore"))
-            }
-            restore = known
-        }
-        self.init(service: try text(service, "service"), op: try text(op, "op"), args: args < 0 ? .null : members[args].value,
-                  then: then < 0 ? nil : try text(then, "then"), catch: catchName < 0 ? nil : try text(catchName, "catch"),
-                  id: id < 0 ? nil : try text(id, "id"), timeout: timeout, policy: policy, restore: restore)
+        var reading = EffectReading()
+        for member in o.members { reading.take(member.key, member.value) }
+        self = try reading.effect(at: pointer)
     }
 
+    @inlinable
     public func members<Sink: JSONMemberSink>(into sink: inout Sink) { box.fields.members(into: &sink) }
 
     /// The members of a record of this effect (`EffectTable.Record`).
+    @inlinable
     package func recordMembers<Sink: JSONMemberSink>(id: Int64, status: String, into sink: inout Sink) {
         box.fields.recordMembers(id: id, status: status, into: &sink)
     }

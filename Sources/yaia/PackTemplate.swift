@@ -195,7 +195,7 @@ func counterScene(_ n: PackNames) -> String {
                 error = nil
                 return [.effect(Effect(service: "store", op: "put",
                                        args: ["key": JSON(Self.name), "value": JSON(count)],
-                                       then: "saved", catch: "saveFailed", timeout: 5))]
+                                       then: "saved", catch: "saveFailed", options: .init(timeout: 5)))]
             case .saved:
                 saved = saving
                 saving = nil
@@ -279,7 +279,7 @@ func counterTests(_ n: PackNames) -> String {
             test.send(.add(3)) { $0.count = 3 }
             test.send(.save) { $0.saving = 3 }
             let put = test.receiveEffect(Effect(service: "store", op: "put", args: ["key": "\#(n.scene)", "value": 3],
-                                                then: "saved", catch: "saveFailed", timeout: 5))
+                                                then: "saved", catch: "saveFailed", options: .init(timeout: 5)))
             test.expectViewModel(.init(count: 3, canSave: false, status: "Saving 3"))
             test.send(.save)  // one save at a time: no change, no effect
             test.resolve(put, with: .success(["key": "\#(n.scene)"])) {

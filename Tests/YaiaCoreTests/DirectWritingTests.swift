@@ -12,8 +12,8 @@ struct DirectWritingTests {
     static let effects: [Effect] = [
         Effect(service: "echo", op: "echo"),
         Effect(service: "store", op: "put", args: ["key": "k", "value": [1, "two", .null]], then: "saved", catch: "failed"),
-        Effect(service: "s", op: "o", args: "quote \" and \\ and \n", id: "search", timeout: 2.5, policy: .latest, restore: .reissue),
-        Effect(service: "s", op: "o", args: 7, then: "t", id: "q", timeout: 30, policy: .queue, restore: .await),
+        Effect(service: "s", op: "o", args: "quote \" and \\ and \n", options: .init(id: "search", timeout: 2.5, policy: .latest, restore: .reissue)),
+        Effect(service: "s", op: "o", args: 7, then: "t", options: .init(id: "q", timeout: 30, policy: .queue, restore: .await)),
     ]
 
     static func text(_ body: (inout JSONWriter) -> Void) -> String {
@@ -47,6 +47,8 @@ struct DirectWritingTests {
         #"[ {"route": {"push": "example/home", "args": {"user": 1}}} , {"cancel" : "k"} ]"#,
         // Later duplicates win, as in an object.
         #"[{"effect":{"service":"a","op":"o","service":"b","timeout":1,"timeout":2}}]"#,
+        // An earlier duplicate that is wrong is checked no more than in a tree.
+        #"[{"effect":{"service":"s","op":"o","timeout":"x","timeout":2}}]"#,
         // Keys read by their spelling: space, keys that begin like known ones, unknown ones.
         #"[{"effect":{ "args" : [1] ,"opx":1,"op" :"o","thenx":"x","then": "t","catch":"c","s":0,"service":"s","ca":1}}]"#,
     ]
@@ -66,9 +68,8 @@ struct DirectWritingTests {
         #"[{"effect":{"service":"s","op":"o","timeout":0}}]"#, #"[{"effect":{"service":"s","op":"o","policy":"soon"}}]"#,
         #"[{"effect":{"service":"s","op":"o"},"cancel":"k"}]"#, #"[{"cancel":""}]"#, #"[{"go":1}]"#,
         #"[{"effect":{"service":"s","op":"o"}}] x"#, #"[{"effect":{"service":"s","op":"o","args":[[[1]]]}}]"#,
-        // Not wrong, but left to the full parse all the same: an escaped key, an
-        // earlier duplicate that is wrong.
-        #"[{"effect":{"serv\u0069ce":"s","op":"o"}}]"#, #"[{"effect":{"service":"s","op":"o","timeout":"x","timeout":2}}]"#,
+        // Not wrong, but left to the full parse all the same: an escaped key.
+        #"[{"effect":{"serv\u0069ce":"s","op":"o"}}]"#,
     ]
 
     @Test("anything else is left to the full parse, which names the problem", arguments: refused)
@@ -76,6 +77,20 @@ struct DirectWritingTests {
         // Nesting beyond the limit too: the args above are three levels below the list.
         let maxDepth = text.contains("[[[1]]]") ? 5 : JSONParser.defaultMaxDepth
         #expect(Array(text.utf8).withUnsafeBufferPointer { Command.list(from: $0, maxDepth: maxDepth) } == nil)
+    }
+
+    static let badEffects: [String] = [
+        "{}", #"{"service":"s"}"#, #"{"service":"","op":"o"}"#, #"{"service":"s","op":1}"#, #"{"service":"s","op":"o","then":null}"#,
+        #"{"service":"s","op":"o","catch":""}"#, #"{"service":"s","op":"o","id":7}"#, #"{"service":"s","op":"o","timeout":0}"#,
+        #"{"service":"s","op":"o","timeout":"1"}"#, #"{"service":"s","op":"o","policy":"soon"}"#, #"{"service":"s","op":"o","restore":"later"}"#,
+    ]
+
+    @Test("an effect the tree refuses, the text refuses too", arguments: badEffects)
+    func refusedEffects(text: String) throws {
+        let tree = try JSONParser.parse(text)
+        #expect(throws: YaiaError.self) { try Effect(json: tree) }
+        let list = #"[{"effect":"# + text + "}]"
+        #expect(Array(list.utf8).withUnsafeBufferPointer { Command.list(from: $0) } == nil)
     }
 
     static func text(of value: JSON) -> JSONText? {

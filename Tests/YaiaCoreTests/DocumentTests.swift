@@ -352,8 +352,8 @@ struct DocumentCommandTests {
         #expect(commands == [
             .cancel("search"),
             .effect(Effect(service: "api", op: "find", args: ["q": "x", "page": 1], then: "found", catch: "failed",
-                           id: "search", timeout: 2.5, policy: .latest, restore: .reissue)),
-            .effect(Effect(service: "log", op: "note", id: "note-7", policy: .queue)),
+                           options: .init(id: "search", timeout: 2.5, policy: .latest, restore: .reissue))),
+            .effect(Effect(service: "log", op: "note", options: .init(id: "note-7", policy: .queue))),
             .route(.present("t/other", args: ["var": "kept"], onResult: "found")),
         ])
     }

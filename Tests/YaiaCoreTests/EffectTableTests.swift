@@ -9,7 +9,7 @@ import YaiaKit
 
     func effect(_ op: String = "o", key: String? = nil, timeout: Double? = nil, policy: Effect.Policy = .concurrent,
                 service: String = "s") -> Effect {
-        Effect(service: service, op: op, then: "done", catch: "failed", id: key, timeout: timeout, policy: policy)
+        Effect(service: service, op: op, then: "done", catch: "failed", options: .init(id: key, timeout: timeout, policy: policy))
     }
 
     let served: (String) -> Bool = { $0 == "s" }

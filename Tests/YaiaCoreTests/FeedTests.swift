@@ -12,7 +12,7 @@ func feed(items: [JSON] = [], isLoading: Bool = false, error: String? = nil) -> 
 }
 
 /// The feed's fetch is re-issued when a snapshot is restored.
-let fetchEffect = Command.effect(Effect(service: "feed", op: "fetch", args: [:], then: "loaded", catch: "failed", restore: .reissue))
+let fetchEffect = Command.effect(Effect(service: "feed", op: "fetch", args: [:], then: "loaded", catch: "failed", options: .init(restore: .reissue)))
 
 @Suite("example/feed: reducer")
 struct FeedReducerTests {

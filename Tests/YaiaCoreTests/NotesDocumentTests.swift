@@ -59,7 +59,7 @@ struct NotesDocumentTests {
 
         let commands = try NotesDocuments.send(&s, #"{"type": "submit"}"#)
         #expect(commands == [.effect(Effect(service: "auth", op: "login", args: ["email": "ada@example.com", "password": "hunter2"],
-                                            then: "loginSucceeded", catch: "loginFailed", timeout: 10))])
+                                            then: "loginSucceeded", catch: "loginFailed", options: .init(timeout: 10)))])
         #expect(s.json == ["email": " ada@example.com ", "password": "hunter2", "isSubmitting": true, "error": .null])
         #expect(s.viewModel["canSubmit"] == false)
         // A second tap while the login is in flight: nothing.
@@ -91,7 +91,7 @@ struct NotesDocumentTests {
 
         let load = try NotesDocuments.send(&s, #"{"type": "load"}"#)
         #expect(load == [.effect(Effect(service: "store", op: "list", args: ["prefix": "note/", "limit": 10000],
-                                        then: "loaded", catch: "loadFailed", id: "load", policy: .latest, restore: .reissue))])
+                                        then: "loaded", catch: "loadFailed", options: .init(id: "load", policy: .latest, restore: .reissue)))])
         #expect(s.json["isLoading"] == true)
 
         // The store answers in key order: "note/10" before "note/2".

@@ -83,11 +83,11 @@ struct EffectTests {
     static let effects: [Effect] = [
         Effect(service: "s", op: "o"),
         Effect(service: "auth", op: "login", args: ["email": "a@b.c"], then: "ok", catch: "failed"),
-        Effect(service: "search", op: "query", args: "q", then: "t", id: "search", timeout: 2.5, policy: .latest),
-        Effect(service: "jobs", op: "run", args: [1], catch: "c", id: "jobs", policy: .queue),
-        Effect(service: "s", op: "o", timeout: 1),
-        Effect(service: "s", op: "o", restore: .reissue),
-        Effect(service: "s", op: "o", restore: .await),
+        Effect(service: "search", op: "query", args: "q", then: "t", options: .init(id: "search", timeout: 2.5, policy: .latest)),
+        Effect(service: "jobs", op: "run", args: [1], catch: "c", options: .init(id: "jobs", policy: .queue)),
+        Effect(service: "s", op: "o", options: .init(timeout: 1)),
+        Effect(service: "s", op: "o", options: .init(restore: .reissue)),
+        Effect(service: "s", op: "o", options: .init(restore: .await)),
     ]
 
     @Test("reads back its own JSON form", arguments: effects)
@@ -98,11 +98,11 @@ struct EffectTests {
 
     @Test("the optional keys are written only when set")
     func optionalKeys() {
-        #expect(Effect(service: "s", op: "o", id: "k", timeout: 1.5, policy: .queue).json
+        #expect(Effect(service: "s", op: "o", options: .init(id: "k", timeout: 1.5, policy: .queue)).json
             == ["service": "s", "op": "o", "args": .null, "id": "k", "timeout": 1.5, "policy": "queue"])
         // The default policy and restore policy are not written.
-        #expect(Effect(service: "s", op: "o", policy: .concurrent, restore: .cancel).json == ["service": "s", "op": "o", "args": .null])
-        #expect(Effect(service: "s", op: "o", restore: .reissue).json == ["service": "s", "op": "o", "args": .null, "restore": "reissue"])
+        #expect(Effect(service: "s", op: "o", options: .init(policy: .concurrent, restore: .cancel)).json == ["service": "s", "op": "o", "args": .null])
+        #expect(Effect(service: "s", op: "o", options: .init(restore: .reissue)).json == ["service": "s", "op": "o", "args": .null, "restore": "reissue"])
     }
 
     static let badEffects: [(String, ErrorCode, String)] = [

@@ -114,7 +114,7 @@ import YaiaKit
 
     @Test func commandsReadBackFromTheirJSON() throws {
         let commands: [Command] = [
-            .effect(Effect(service: "auth", op: "login", args: ["a": 1], then: "ok", catch: "no", id: "k", timeout: 2, policy: .latest, restore: .reissue)),
+            .effect(Effect(service: "auth", op: "login", args: ["a": 1], then: "ok", catch: "no", options: .init(id: "k", timeout: 2, policy: .latest, restore: .reissue))),
             .route(.push("x/y", args: ["a": 1], onResult: "back")), .route(.pop(result: 3)), .cancel("k"),
         ]
         for command in commands { #expect(try Command(json: command.json) == command) }

@@ -5,7 +5,7 @@ import YaiaTesting
 
 @Suite("SceneTest drives example/feed")
 struct FeedSceneTests {
-    static let fetch = Effect(service: "feed", op: "fetch", args: [:], then: "loaded", catch: "failed", restore: .reissue)
+    static let fetch = Effect(service: "feed", op: "fetch", args: [:], then: "loaded", catch: "failed", options: .init(restore: .reissue))
 
     @Test("load, a second load while loading, then the items")
     func load() throws {
@@ -47,7 +47,7 @@ struct FeedSceneTests {
 struct SearchSceneTests {
     static func query(_ q: String) -> Effect {
         Effect(service: "search", op: "query", args: ["query": .string(q)], then: "results", catch: "searchFailed",
-               id: "search", timeout: SearchState.timeout, policy: .latest)
+               options: .init(id: "search", timeout: SearchState.timeout, policy: .latest))
     }
 
     @Test("each query replaces the one in flight (policy latest)")
@@ -117,7 +117,7 @@ struct JobsSceneTests {
     func runAndCancel() {
         var test = SceneTest(JobsState())
         test.send("run", payload: ["service": "timer", "op": "wait", "args": 1, "id": "nap"])
-        let nap = test.receiveEffect(Effect(service: "timer", op: "wait", args: 1, then: "done", catch: "failed", id: "nap"))
+        let nap = test.receiveEffect(Effect(service: "timer", op: "wait", args: 1, then: "done", catch: "failed", options: .init(id: "nap")))
         test.send("run", payload: ["service": "echo", "op": "say", "args": "hi"])
         let echo = test.receiveEffect(service: "echo", op: "say", args: "hi")
         test.send(.cancel("nap"))

@@ -19,7 +19,7 @@ func listResult(_ pairs: [(String, String)]) -> JSON {
 struct HomeSceneTests {
     static let user: JSON = ["id": 1]
     static let list = Effect(service: "store", op: "list", args: ["prefix": "item/"], then: "loaded", catch: "loadFailed",
-                             id: "load", policy: .latest, restore: .reissue)
+                             options: .init(id: "load", policy: .latest, restore: .reissue))
 
     /// A home scene with two items loaded.
     func loaded() throws -> SceneTest<HomeState> {
@@ -94,7 +94,7 @@ struct DetailSceneTests {
 
     static func put(_ title: String) -> Effect {
         Effect(service: "store", op: "put", args: ["key": "item/1", "value": ["title": .string(title)]],
-               then: "saved", catch: "saveFailed", id: "save", policy: .queue)
+               then: "saved", catch: "saveFailed", options: .init(id: "save", policy: .queue))
     }
 
     @Test("edit, save, and pop with the item as the result")

@@ -256,7 +256,7 @@ public struct DocumentSceneValue: LiveScene, Equatable {
         }
         let args = try bounded(try e.args.evaluate(data, &steps), "the arguments of the effect at \(e.at)")
         return Effect(service: e.service, op: e.op, args: args, then: e.then, catch: e.catch,
-                      id: id, timeout: e.timeout, policy: e.policy, restore: e.restore)
+                      options: .init(id: id, timeout: e.timeout, policy: e.policy, restore: e.restore))
     }
 
     func route(_ r: DocumentRoute, _ data: JSON, _ steps: inout LogicBudget) throws(YaiaError) -> Route {

@@ -35,6 +35,7 @@ public struct EffectTable: Sendable, Equatable {
         }
 
         /// As listed in scene updates.
+        @inlinable
         public func members<Sink: JSONMemberSink>(into sink: inout Sink) {
             effect.recordMembers(id: id, status: status.rawValue, into: &sink)
         }

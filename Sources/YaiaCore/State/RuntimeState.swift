@@ -40,13 +40,11 @@ public struct RuntimeState: Sendable {
             self.flow = flow
         }
 
-        /// Reduces in place; on error nothing changes. Returns the commands
-        /// and the scene as reduced.
-        mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?,
-                             env: () -> JSON) throws(YaiaError) -> (commands: [Command], seq: Int64, flow: Int64?, value: any LiveScene) {
+        /// Reduces in place; on error nothing changes. Returns the commands.
+        mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command] {
             let commands = try value.reduce(action, text: text, env: env)
             seq &+= 1
-            return (commands, seq, flow, value)
+            return commands
         }
     }
 

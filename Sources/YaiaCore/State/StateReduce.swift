@@ -55,16 +55,24 @@ extension RuntimeState {
                          in context: inout Reducing) throws(YaiaError) -> Update {
         if effects.exhausted { throw scenes.contains(id) ? idsExhausted("effect") : RuntimeState.noSuchScene(id) }
         let env = context.env
-        // In place: the scene's value is not copied.
-        guard let (commands, seq, flowID, reduced) = try scenes.modify(id, { (scene) throws(YaiaError) in
-            try scene.reduce(action, text: text, env: { env.sceneValues })
+        // In place: the scene's state is not copied; the update holds the
+        // scene as reduced (the one copy of its value).
+        var flowID: Int64?
+        var commands: [Command] = []
+        guard var update = try scenes.modify(id, { (scene) throws(YaiaError) -> Update in
+            commands = try scene.reduce(action, text: text, env: { env.sceneValues })
+            flowID = scene.flow
+            return Update(scene: id, seq: scene.seq, cause: cause, view: .scene(scene.value))
         }) else {
             throw RuntimeState.noSuchScene(id)
         }
         if inspecting {
-            context.steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(seq), "action": action.json]))
+            context.steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": action.json]))
         }
-        var update = Update(scene: id, seq: seq, cause: cause, view: view(of: id, seq: seq, reduced))
+        // A scene in patch mode answers the patch from the view model it last sent.
+        if !views.sent.isEmpty, case .scene(let reduced) = update.view {
+            update.view = view(of: id, seq: update.seq, reduced)
+        }
         for command in commands {
             switch command {
             case .route(let r): update.routes.append(r)

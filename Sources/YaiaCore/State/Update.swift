@@ -16,7 +16,7 @@ public struct Update: JSONMembers {
     public internal(set) var navigationErrors: [JSON] = []
     /// The flow, when the reduction changed its stack.
     public internal(set) var flow: FlowChange?
-    public let view: View
+    public var view: View
 
     /// The view part of an update. An enum, so that a view given as a change
     /// from the previous one can join the whole view model.
@@ -95,12 +95,12 @@ public struct Update: JSONMembers {
 
     public var digested: Digested { Digested(update: self) }
 
-    @usableFromInline
+    @inlinable
     func stack<Sink: JSONMemberSink>(into sink: inout Sink) {
         if let flow { sink.member("stack", flow.stack) }
     }
 
-    @usableFromInline
+    @inlinable
     func view<Sink: JSONMemberSink>(into sink: inout Sink) {
         if case .patch(let patch) = view {
             sink.member("viewBase", int: patch.base)

@@ -165,7 +165,7 @@ public struct ListState: SceneState, Codable {
             isLoading = true
             error = nil
             return [.effect(Effect(service: "store", op: "list", args: ["prefix": .string(Note.prefix), "limit": .int(Int64(ListState.limit))],
-                                   then: "loaded", catch: "loadFailed", id: "load", policy: .latest, restore: .reissue))]
+                                   then: "loaded", catch: "loadFailed", options: .init(id: "load", policy: .latest, restore: .reissue)))]
         case .loaded(let items):
             isLoading = false
             hasLoaded = true

@@ -97,7 +97,7 @@ public struct LoginState: SceneState, Codable {
             error = nil
             return [.effect(Effect(service: "auth", op: "login",
                                    args: ["email": .string(email.trimmed), "password": .string(password)],
-                                   then: "loginSucceeded", catch: "loginFailed", timeout: 10))]
+                                   then: "loginSucceeded", catch: "loginFailed", options: .init(timeout: 10)))]
         case .loginSucceeded(let user):
             isSubmitting = false
             // Used once: a password has no business in snapshots and journals

@@ -34,7 +34,7 @@ struct ListTests {
                                    placeholder: "Loading…", error: nil))
         test.send(.load) { $0.isLoading = true }
         let list = test.receiveEffect(Effect(service: "store", op: "list", args: ["prefix": "note/", "limit": 10000],
-                                             then: "loaded", catch: "loadFailed", id: "load", policy: .latest, restore: .reissue))
+                                             then: "loaded", catch: "loadFailed", options: .init(id: "load", policy: .latest, restore: .reissue)))
         // The store answers in key order: "note/10" before "note/2".
         let ten = Note(id: 10, title: "Ten", body: "  first line\nsecond line")
         test.resolve(list, with: .success(listed([ten, bank]))) {

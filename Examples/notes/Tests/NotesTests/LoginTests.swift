@@ -14,7 +14,7 @@ struct LoginTests {
         test.send(.submit) { $0.isSubmitting = true }
         let login = test.receiveEffect(Effect(service: "auth", op: "login",
                                               args: ["email": "ada@example.com", "password": "hunter2"],
-                                              then: "loginSucceeded", catch: "loginFailed", timeout: 10))
+                                              then: "loginSucceeded", catch: "loginFailed", options: .init(timeout: 10)))
         test.expectViewModel { !$0.canSubmit && $0.isSubmitting }
         // A second tap while the first is in flight sends nothing.
         test.send(.submit)
