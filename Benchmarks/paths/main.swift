@@ -92,6 +92,42 @@ let actionBytes = Array(loginAction.utf8)
     actionBytes.withUnsafeBufferPointer { bytes in try? Action(json: JSONParser.parse(bytes)) }
 }
 guard let fast = parsedAction(), fast == generalAction() else { fail("Action(parsing:) and the general path differ") }
+// The same action with its payload checked but not built, as a send reads it
+// while every open scene is a pack's (which reads the text itself).
+@MainActor func skippedAction() -> Action? {
+    actionBytes.withUnsafeBufferPointer { bytes in
+        (try? Action(parsing: bytes, skippingPayload: true)).flatMap { try? $0.parsingPayload(from: bytes) == fast ? $0 : nil }
+    }
+}
+@MainActor func skippingOnly() -> Action? {
+    actionBytes.withUnsafeBufferPointer { try? Action(parsing: $0, skippingPayload: true) }
+}
+guard skippedAction() != nil else { fail("an action read without its payload does not build it back as read") }
+
+// A send whose scene emits an effect (example/jobs, from a pack: its commands
+// come as text), and those commands read from the text straight or through a tree.
+let jobsOpened = answer(yaia_open(rt, "example/jobs", nil))
+guard jobsOpened.contains("\"ok\":true"), let jobsText = jobsOpened.split(separator: "\"scene\":").dropFirst().first,
+      let jobs = Int64(jobsText.prefix { $0.isNumber }) else { fail("cannot open example/jobs: \(jobsOpened)") }
+// The same key and `latest`: each send replaces the last, so nothing piles up.
+let jobsAction = #"{"type":"run","payload":{"service":"nobody","op":"x","id":"k","policy":"latest"}}"#
+guard answer(yaia_send(rt, jobs, jobsAction)).contains("\"ok\":true") else { fail("the measured jobs send fails") }
+@MainActor func sendJobs() {
+    let r = yaia_send(rt, jobs, jobsAction)
+    sink &+= Int(r?[0] ?? 0)
+    yaia_free(r)
+}
+let commandBytes = Array(#"[{"effect":{"args":null,"catch":"failed","id":"k","op":"x","policy":"latest","service":"nobody","then":"done"}}]"#.utf8)
+@MainActor func textCommands() -> [Command]? {
+    commandBytes.withUnsafeBufferPointer { Command.list(from: $0) }
+}
+@MainActor func generalCommands() -> [Command]? {
+    commandBytes.withUnsafeBufferPointer { bytes -> [Command]? in
+        guard case .array(let items)? = try? JSONParser.parse(bytes) else { return nil }
+        return try? items.map { (item) throws(YaiaError) -> Command in try Command(json: item) }
+    }
+}
+guard let read = textCommands(), read == generalCommands() else { fail("Command.list(from:) and the general path differ") }
 
 // A host evaluating one rule over and over: a plain logic request through
 // the rule cache (`Runtime.execute(_:into:)`, as yaia_execute takes it) or
@@ -130,6 +166,10 @@ if let only {
         case "send": send()
         case "action": sink &+= parsedAction() == nil ? 1 : 0
         case "general-action": sink &+= generalAction() == nil ? 1 : 0
+        case "skipped-action": sink &+= skippingOnly() == nil ? 1 : 0
+        case "jobs": sendJobs()
+        case "commands": sink &+= textCommands()?.count ?? 0
+        case "general-commands": sink &+= generalCommands()?.count ?? 0
         case "execute": execute()
         case "logic": cachedLogic()
         case "general-logic": generalLogic()
@@ -140,7 +180,9 @@ if let only {
 }
 
 // Each path with its general path and the row it serves, batches in turn.
-let sendTimes = medianNs([send, { sink &+= parsedAction() == nil ? 1 : 0 }, { sink &+= generalAction() == nil ? 1 : 0 }])
+let sendTimes = medianNs([send, { sink &+= parsedAction() == nil ? 1 : 0 }, { sink &+= generalAction() == nil ? 1 : 0 },
+                          { sink &+= skippingOnly() == nil ? 1 : 0 }])
+let commandTimes = medianNs([sendJobs, { sink &+= textCommands()?.count ?? 0 }, { sink &+= generalCommands()?.count ?? 0 }])
 let logicTimes = medianNs([execute, cachedLogic, generalLogic])
 let sendNs = sendTimes[0], executeNs = logicTimes[0]
 
@@ -155,6 +197,10 @@ struct Row {
 let rows = [
     Row(path: "Action(parsing:) vs Action(json: parse)", fast: sendTimes[1], general: sendTimes[2],
         serves: "yaia_send on example/login", rowNs: sendNs),
+    Row(path: "payload checked, not built, vs built", fast: sendTimes[3], general: sendTimes[1],
+        serves: "yaia_send on example/login", rowNs: sendNs),
+    Row(path: "Command.list(from:) vs Command(json: parse)", fast: commandTimes[1], general: commandTimes[2],
+        serves: "yaia_send on example/jobs (an effect)", rowNs: commandTimes[0]),
     Row(path: "logic rule cache vs general request path", fast: logicTimes[1], general: logicTimes[2],
         serves: "yaia_execute(logic), a repeated rule", rowNs: executeNs),
 ]
@@ -162,6 +208,7 @@ let rows = [
 print("Paths kept for speed: each against its general path, medians of \(batches) batches (sink \(sink % 10))\n")
 print("  " + "end-to-end row".padded(44) + "ns/call".leftPadded(10))
 print("  " + "yaia_send on example/login".padded(44) + format(sendNs).leftPadded(10))
+print("  " + "yaia_send on example/jobs (an effect)".padded(44) + format(commandTimes[0]).leftPadded(10))
 print("  " + "yaia_execute(logic), a repeated rule".padded(44) + format(executeNs).leftPadded(10))
 print("\n  " + "path".padded(44) + "fast".leftPadded(8) + "general".leftPadded(9) + "gain ns".leftPadded(9) + "  verdict")
 for row in rows {

@@ -67,7 +67,8 @@ extension RuntimeState {
             throw RuntimeState.noSuchScene(id)
         }
         if inspecting {
-            context.steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": action.json]))
+            let shown = try action.parsingPayload(from: text)
+            context.steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": shown.json]))
         }
         // A scene in patch mode answers the patch from the view model it last sent.
         if !views.sent.isEmpty, case .scene(let reduced) = update.view {
