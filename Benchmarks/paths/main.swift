@@ -92,17 +92,6 @@ let actionBytes = Array(loginAction.utf8)
     actionBytes.withUnsafeBufferPointer { bytes in try? Action(json: JSONParser.parse(bytes)) }
 }
 guard let fast = parsedAction(), fast == generalAction() else { fail("Action(parsing:) and the general path differ") }
-// The same action with its payload checked but not built, as a send reads it
-// while every open scene is a pack's (which reads the text itself).
-@MainActor func skippedAction() -> Action? {
-    actionBytes.withUnsafeBufferPointer { bytes in
-        (try? Action(parsing: bytes, skippingPayload: true)).flatMap { try? $0.parsingPayload(from: bytes) == fast ? $0 : nil }
-    }
-}
-@MainActor func skippingOnly() -> Action? {
-    actionBytes.withUnsafeBufferPointer { try? Action(parsing: $0, skippingPayload: true) }
-}
-guard skippedAction() != nil else { fail("an action read without its payload does not build it back as read") }
 
 // A send whose scene emits an effect (example/jobs, from a pack: its commands
 // come as text), and those commands read from the text straight or through a tree.
@@ -166,7 +155,6 @@ if let only {
         case "send": send()
         case "action": sink &+= parsedAction() == nil ? 1 : 0
         case "general-action": sink &+= generalAction() == nil ? 1 : 0
-        case "skipped-action": sink &+= skippingOnly() == nil ? 1 : 0
         case "jobs": sendJobs()
         case "commands": sink &+= textCommands()?.count ?? 0
         case "general-commands": sink &+= generalCommands()?.count ?? 0
@@ -180,8 +168,7 @@ if let only {
 }
 
 // Each path with its general path and the row it serves, batches in turn.
-let sendTimes = medianNs([send, { sink &+= parsedAction() == nil ? 1 : 0 }, { sink &+= generalAction() == nil ? 1 : 0 },
-                          { sink &+= skippingOnly() == nil ? 1 : 0 }])
+let sendTimes = medianNs([send, { sink &+= parsedAction() == nil ? 1 : 0 }, { sink &+= generalAction() == nil ? 1 : 0 }])
 let commandTimes = medianNs([sendJobs, { sink &+= textCommands()?.count ?? 0 }, { sink &+= generalCommands()?.count ?? 0 }])
 let logicTimes = medianNs([execute, cachedLogic, generalLogic])
 let sendNs = sendTimes[0], executeNs = logicTimes[0]
@@ -196,8 +183,6 @@ struct Row {
 
 let rows = [
     Row(path: "Action(parsing:) vs Action(json: parse)", fast: sendTimes[1], general: sendTimes[2],
-        serves: "yaia_send on example/login", rowNs: sendNs),
-    Row(path: "payload checked, not built, vs built", fast: sendTimes[3], general: sendTimes[1],
         serves: "yaia_send on example/login", rowNs: sendNs),
     Row(path: "Command.list(from:) vs Command(json: parse)", fast: commandTimes[1], general: commandTimes[2],
         serves: "yaia_send on example/jobs (an effect)", rowNs: commandTimes[0]),

@@ -1,19 +1,15 @@
-// An action read straight from its text: its members taken as they are read, its payload built or only checked.
+// An action read straight from its text: its members taken as they are read.
 
 extension Action {
     /// `Action(json: JSONParser.parse(bytes))`, with the same results and
     /// errors, but the action's members are taken as they are read: no
-    /// object is built and searched. Every send pays for this parse.
-    ///
-    /// `skippingPayload`: the payload is checked as strictly, with the same
-    /// errors, but not built; `payloadSkipped` tells so, and the payload is
-    /// in `bytes`, for a reader of the text (a scene pack) or for `parsingPayload(from:)`.
-    package init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth,
-                skippingPayload: Bool = false) throws(YaiaError) {
+    /// object is built and searched. Every send pays for this parse: kept
+    /// for speed (docs/architecture.md, "Paths kept for speed").
+    package init(parsing bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int = JSONParser.defaultMaxDepth) throws(YaiaError) {
         let action = try JSONParser.withParser(bytes, maxDepth: maxDepth) { (parser) throws(JSONParser.Stop) -> Action? in
             parser.skipSpace()
             guard parser.index < bytes.count, bytes[parser.index] == UInt8(ascii: "{") else { return nil }
-            var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?, skipped = false
+            var type: JSON?, payload: JSON?, error: JSON?, meta: JSON?
             parser.index += 1
             parser.skipSpace()
             if parser.index < bytes.count && bytes[parser.index] == UInt8(ascii: "}") {
@@ -32,10 +28,6 @@ extension Action {
                     try parser.colon()
                     if case .other = member {
                         try parser.skipValue(depth: 1)
-                    } else if skippingPayload, case .payload = member {
-                        try parser.skipValue(depth: 1)
-                        skipped = true
-                        payload = nil
                     } else {
                         let value = try parser.parseValue(depth: 1)
                         // Later duplicates win, as in JSONObject.
@@ -66,26 +58,13 @@ extension Action {
                 }
                 isError = b
             }
-            var action = Action(name, payload: payload, error: isError, meta: meta)
-            action.payloadSkipped = skipped
-            return action
+            return Action(name, payload: payload, error: isError, meta: meta)
         }
         guard let action else {
             try self.init(json: try JSONParser.parse(bytes, maxDepth: maxDepth))
             return
         }
         self = action
-    }
-}
-
-extension Action {
-    /// This action with its payload built from `text`, the text it was
-    /// read from with `skippingPayload` (so known to be valid within its
-    /// limits); itself when its payload was built.
-    package func parsingPayload(from text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> Action {
-        guard payloadSkipped else { return self }
-        guard let text else { throw YaiaError(.internal, "an action read without its payload came without its text") }
-        return try Action(parsing: text, maxDepth: Int.max / 2)
     }
 }
 

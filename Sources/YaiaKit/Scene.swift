@@ -83,9 +83,6 @@ public protocol LiveScene: Sendable {
     /// `reduce`, given the host's values too (`env`: the clock's `now` and
     /// what the host set); only scenes that read them (documents) ask.
     mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command]
-    /// True when, given an action's text, the scene reads only the text:
-    /// the action's payload need not be built for it.
-    var readsActionText: Bool { get }
 }
 
 extension LiveScene {
@@ -98,8 +95,6 @@ extension LiveScene {
     }
 
     public func writeViewModel(into writer: inout JSONWriter) { writer.write(viewModel) }
-
-    public var readsActionText: Bool { false }
 }
 
 /// A typed scene state driven with JSON: the type erasure between the typed

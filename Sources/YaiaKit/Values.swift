@@ -5,12 +5,6 @@ public struct Action: Sendable, Equatable, JSONMembers {
     /// FSA: true when `payload` describes a failure (catch actions set it).
     public var error: Bool
     public var meta: JSON?
-    /// True when the runtime read the action from text without building
-    /// its payload (`Action(parsing:skippingPayload:)`), for scenes that read
-    /// the text themselves: `payload` is then nil and the payload is in that
-    /// text. Such an action never reaches a scene author's code: any other
-    /// scene is given `parsingPayload(from:)`, with its payload built.
-    package internal(set) var payloadSkipped = false
 
     public init(_ type: String, payload: JSON? = nil, error: Bool = false, meta: JSON? = nil) {
         self.type = type

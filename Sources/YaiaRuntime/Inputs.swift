@@ -27,10 +27,7 @@ extension Runtime {
     /// runtime's limits, and its update written into `writer`.
     public func send(scene id: Int64, actionText text: UnsafeBufferPointer<UInt8>, into writer: inout JSONWriter) throws(YaiaError) {
         try limits.checkSize(text.count)
-        // While every open scene reads actions as text, the payload is left
-        // in the text (the state builds it should that have changed).
-        let action = try Action(parsing: text, maxDepth: limits.depth + Limits.wrapping,
-                                skippingPayload: scenesReadActionText.load(ordering: .relaxed))
+        let action = try Action(parsing: text, maxDepth: limits.depth + Limits.wrapping)
         try reduce(.send(.scene(id), action, text: text), into: &writer)
     }
 

@@ -44,10 +44,6 @@ public final class Runtime: @unchecked Sendable {
     var journal: Journal?
     /// Whether `journal` is set: read by every send without the lock.
     let journaling = Atomic<Bool>(false)
-    /// Whether every open scene reads actions as text, as of the last
-    /// input: a send may then leave its action's payload unbuilt (the state
-    /// builds it if that changed meanwhile).
-    let scenesReadActionText = Atomic<Bool>(true)
     /// A notifier was ever set: until then, queuing an event takes no lock for it.
     private let notifying = Atomic<Bool>(false)
     /// A scratch runtime re-running a journal: no deadlines, outcomes come from the journal.

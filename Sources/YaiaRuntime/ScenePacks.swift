@@ -283,8 +283,6 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
 
     var name: String { type.name }
 
-    var readsActionText: Bool { true }
-
     /// Calls `body` with the action's text: the caller's, or written anew.
     private func withText<T>(_ action: Action, _ text: UnsafeBufferPointer<UInt8>?, _ body: (UnsafePointer<CChar>?, Int) -> T) -> T {
         if let text {

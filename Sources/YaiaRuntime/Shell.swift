@@ -29,8 +29,6 @@ extension Runtime {
             var steps: [RuntimeState.Step] = []
             swap(&steps, &stepList)
             defer {
-                let textOnly = state.scenes.allReadActionText
-                if scenesReadActionText.load(ordering: .relaxed) != textOnly { scenesReadActionText.store(textOnly, ordering: .relaxed) }
                 if steps.capacity > 0 && steps.capacity <= 64 {
                     // An input leaves a step or two: popped, they cost less
                     // than removeAll's general replacement of a range.

@@ -236,59 +236,6 @@ import YaiaKit
         #expect(error?.code == .limitExceeded && error?.limit == "scenes")
     }
 
-    /// A scene that, like a pack's, reads an action's text: it keeps what it was handed.
-    struct TextReader: LiveScene {
-        var seen: JSON = .null
-        var name: String { "test/text" }
-        var readsActionText: Bool { true }
-        func check(_ action: Action) throws(YaiaError) {}
-        mutating func reduce(_ action: Action) throws(YaiaError) -> [Command] {
-            seen = ["skipped": .bool(action.payloadSkipped), "payload": action.payload ?? .null]
-            return []
-        }
-        var viewModel: JSON { seen }
-        var json: JSON { seen }
-    }
-
-    /// Sends `text` read without its payload, as a C send does.
-    func sendSkipped(_ state: inout RuntimeState, _ scene: Int64, _ text: String, world: World = World()) throws -> (JSON, [Step]) {
-        try Array(text.utf8).withUnsafeBufferPointer { buffer in
-            let action = try Action(parsing: buffer, skippingPayload: true)
-            #expect(action.payloadSkipped)
-            var steps: [Step] = []
-                let update = try state.send(.scene(scene), action, text: buffer, env: world, steps: &steps)
-            var written = JSONWriter()
-            update.write(into: &written)
-            return (try JSONParser.parse(written.takeBytes()), steps)
-        }
-    }
-
-    @Test func aPayloadLeftInTheTextIsBuiltOnlyForScenesThatReadValues() throws {
-        var state = RuntimeState()
-        let reader = try #require(try state.open(TextReader())["scene"]?.int64Value)
-        #expect(state.scenes.allReadActionText)
-        _ = try sendSkipped(&state, reader, #"{"type":"t","payload":{"b":[1],"a":2}}"#)
-        #expect(try state.state(scene: reader)["state"] == ["payload": .null, "skipped": true])
-
-        // A scene of values gets the payload built from the text.
-        let jobs = try open("example/jobs", in: &state)
-        #expect(!state.scenes.allReadActionText)
-        var world = World()
-        world.services = ["echo"]
-        let (response, _) = try sendSkipped(&state, jobs, #"{"type":"run","payload":{"service":"echo","op":"say","args":[1]}}"#, world: world)
-        let effect = try #require(response["effects"]?.arrayValue?.first)
-        #expect(effect["service"] == "echo" && effect["op"] == "say" && effect["args"] == [1])
-        var steps: [Step] = []
-        try state.close(scene: jobs, steps: &steps)
-        #expect(state.scenes.allReadActionText)
-
-        // Inspected, the action's event shows its payload; the scene still reads the text.
-        state.inspecting = true
-        let (_, inspected) = try sendSkipped(&state, reader, #"{"type":"t","payload":[3]}"#)
-        #expect(events(inspected).first?["action"] == ["payload": [3], "type": "t"])
-        #expect(try state.state(scene: reader)["state"] == ["payload": .null, "skipped": true])
-    }
-
     @Test func anUpdatesTextIsItsTreesText() throws {
         var state = RuntimeState()
         let world = World()

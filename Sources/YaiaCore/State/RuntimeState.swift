@@ -42,10 +42,7 @@ public struct RuntimeState: Sendable {
 
         /// Reduces in place; on error nothing changes. Returns the commands.
         mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command] {
-            // An action read without its payload, for scenes that read its text.
-            let commands = action.payloadSkipped && !value.readsActionText
-                ? try value.reduce(try action.parsingPayload(from: text), text: text, env: env)
-                : try value.reduce(action, text: text, env: env)
+            let commands = try value.reduce(action, text: text, env: env)
             seq &+= 1
             return commands
         }

@@ -11,8 +11,6 @@ public struct SceneTable: Sendable {
 
     final class Storage: @unchecked Sendable {
         private(set) var boxes = IDMap<Box>()
-        /// Scenes that need an action's payload built (`LiveScene.readsActionText` false).
-        private(set) var payloadReaders = 0
 
         func copy() -> Storage {
             let other = Storage()
@@ -21,14 +19,11 @@ public struct SceneTable: Sendable {
         }
 
         func set(_ id: Int64, _ scene: RuntimeState.OpenScene?) {
-            if let old = boxes[id], !old.scene.value.readsActionText { payloadReaders -= 1 }
-            if let scene, !scene.value.readsActionText { payloadReaders += 1 }
             boxes[id] = scene.map(Box.init)
         }
 
         func removeAll() {
             boxes.removeAll()
-            payloadReaders = 0
         }
     }
 
@@ -54,9 +49,6 @@ public struct SceneTable: Sendable {
     public var values: [RuntimeState.OpenScene] { storage.boxes.values.map(\.scene).sorted { $0.id < $1.id } }
 
     public func contains(_ id: Int64) -> Bool { storage.boxes[id] != nil }
-
-    /// True when every scene reads actions as text (`LiveScene.readsActionText`).
-    public var allReadActionText: Bool { storage.payloadReaders == 0 }
 
     /// Runs `body` on scene `id` in place; nil when there is none.
     mutating func modify<R>(_ id: Int64, _ body: (inout RuntimeState.OpenScene) throws(YaiaError) -> R) throws(YaiaError) -> R? {

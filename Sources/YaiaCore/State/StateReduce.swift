@@ -67,8 +67,7 @@ extension RuntimeState {
             throw RuntimeState.noSuchScene(id)
         }
         if inspecting {
-            let shown = try action.parsingPayload(from: text)
-            context.steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": shown.json]))
+            context.steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": action.json]))
         }
         // A scene in patch mode answers the patch from the view model it last sent.
         if !views.sent.isEmpty, case .scene(let reduced) = update.view {
