@@ -23,6 +23,29 @@ class _RuntimeObject(_Closeable):
     runtime: Runtime
     id: int
     _closed: bool
+    _send_prefix: bytes
+
+    def send(
+        self,
+        action: Union[str, Mapping[str, Any]],
+        payload: Any = MISSING,
+        *,
+        error: bool = False,
+        meta: Any = MISSING,
+        tag: Any = MISSING,
+        validate: Optional[bool] = None,
+    ) -> Update:
+        """Reduces an action on the scene (on a flow: on the scene on top):
+        ``send("emailChanged", "a@b.c")`` or ``send({"type": ...})``.
+
+        An action the scene refuses raises the runtime's YaiaError
+        ("unknown_action" at "/action/type", with the nearest action type,
+        or "bad_payload" at "/action/payload/..."). ``validate`` is kept for
+        older callers and changes nothing: the runtime checks every action.
+        When a flow's routes changed it, the update's ``flow``, ``version``
+        and ``stack`` describe it; refused routes are in ``navigation_errors``.
+        """
+        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag)
 
     def _close(self, kind: str) -> None:
         """Sends {"op": "close", kind: id} the first time; once the runtime is
@@ -51,25 +74,6 @@ class Scene(_RuntimeObject):
         self.opened = opened
         self._closed = False
         self._send_prefix = b'{"op":"send","scene":%d,"action":' % scene_id
-
-    def send(
-        self,
-        action: Union[str, Mapping[str, Any]],
-        payload: Any = MISSING,
-        *,
-        error: bool = False,
-        meta: Any = MISSING,
-        tag: Any = MISSING,
-        validate: Optional[bool] = None,
-    ) -> Update:
-        """Reduces an action: ``send("emailChanged", "a@b.c")`` or ``send({"type": ...})``.
-
-        An action the scene refuses raises the runtime's YaiaError
-        ("unknown_action" at "/action/type", with the nearest action type,
-        or "bad_payload" at "/action/payload/..."). ``validate`` is kept for
-        older callers and changes nothing: the runtime checks every action.
-        """
-        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag)
 
     @property
     def actions(self) -> Dict[str, Any]:
@@ -158,23 +162,6 @@ class Flow(_RuntimeObject):
         self.started = started
         self._closed = False
         self._send_prefix = b'{"op":"send","flow":%d,"action":' % flow_id
-
-    def send(
-        self,
-        action: Union[str, Mapping[str, Any]],
-        payload: Any = MISSING,
-        *,
-        error: bool = False,
-        meta: Any = MISSING,
-        tag: Any = MISSING,
-        validate: Optional[bool] = None,
-    ) -> Update:
-        """Reduces an action on the scene on top of the flow (as :meth:`Scene.send`).
-
-        When its routes changed the flow, the update's ``flow``, ``version``
-        and ``stack`` describe it; refused routes are in ``navigation_errors``.
-        """
-        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag)
 
     def describe(self) -> FlowStack:
         """The flow's stack and version now."""
