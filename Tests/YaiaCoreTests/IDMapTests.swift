@@ -1,5 +1,5 @@
 import Testing
-import YaiaCore
+@testable import YaiaCore
 
 @Suite struct IDMapTests {
     @Test func storesReplacesAndRemovesByID() {
@@ -31,5 +31,37 @@ import YaiaCore
         #expect(a != b)
         a.removeAll()
         #expect(a.isEmpty && a[1] == nil)
+    }
+
+    /// Ids mostly rising, some old ones put back, most removed again: the
+    /// map agrees with a dictionary throughout, lists in id order, and its
+    /// holes are swept (its arrays stay near its count).
+    @Test func agreesWithADictionaryThroughChurn() {
+        var map = IDMap<Int>(), model: [Int64: Int] = [:]
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return seed >> 33 }
+        var newest: Int64 = 0
+        for step in 0..<20_000 {
+            switch next() % 8 {
+            case 0..<3:
+                newest += 1
+                map[newest] = step
+                model[newest] = step
+            case 3:
+                let old = Int64(next() % UInt64(newest + 1))
+                map[old] = step
+                model[old] = step
+            default:
+                let id = Int64(next() % UInt64(newest + 1))
+                #expect(map.removeValue(forKey: id) == model.removeValue(forKey: id))
+            }
+            if step % 997 == 0 {
+                #expect(map.count == model.count)
+                #expect(map.keys == model.keys.sorted())
+                #expect(map.ids.count <= 2 * map.count + 17)
+            }
+        }
+        for (id, value) in model { #expect(map[id] == value) }
+        #expect(map.map(\.id) == model.keys.sorted())
     }
 }

@@ -1,31 +1,109 @@
-/// A dictionary keyed by the ids a runtime hands out (scenes, effects),
-/// hashed as the standard library hashes any Int64.
+/// A map keyed by the ids a runtime hands out (scenes, effects).
+///
+/// A runtime hands ids out in increasing order, so the entries are kept in an
+/// array sorted by id: adding the newest id appends, finding one is a binary
+/// search, and nothing is hashed. A removed entry leaves a hole, swept out
+/// once holes outnumber entries, so removal stays O(1) amortized. An id
+/// older than the newest (a snapshot being restored) is inserted in place.
+/// Listing is in id order.
 public struct IDMap<Value> {
-    @usableFromInline var storage: [Int64: Value] = [:]
+    @usableFromInline var ids: [Int64] = []
+    @usableFromInline var slots: [Value?] = []
+    /// The slots that hold a value.
+    @usableFromInline var live = 0
 
     public init() {}
 
+    /// The index of `id` in `ids`, or where it would go.
+    @inlinable
+    func position(of id: Int64) -> (index: Int, found: Bool) {
+        if let last = ids.last, id > last { return (ids.count, false) }
+        var low = 0, high = ids.count
+        while low < high {
+            let mid = low + (high - low) / 2
+            if ids[mid] < id { low = mid + 1 } else { high = mid }
+        }
+        return (low, low < ids.count && ids[low] == id)
+    }
+
     @inlinable
     public subscript(id: Int64) -> Value? {
-        get { storage[id] }
-        _modify { yield &storage[id] }
+        get {
+            let (i, found) = position(of: id)
+            return found ? slots[i] : nil
+        }
+        set {
+            let (i, found) = position(of: id)
+            if found {
+                let had = slots[i] != nil
+                slots[i] = newValue
+                live += (newValue != nil ? 1 : 0) - (had ? 1 : 0)
+            } else if let newValue {
+                ids.insert(id, at: i)
+                slots.insert(newValue, at: i)
+                live += 1
+            }
+            if newValue == nil { sweepIfSparse() }
+        }
     }
 
     @inlinable @discardableResult
-    public mutating func removeValue(forKey id: Int64) -> Value? { storage.removeValue(forKey: id) }
+    public mutating func removeValue(forKey id: Int64) -> Value? {
+        let old = self[id]
+        if old != nil { self[id] = nil }
+        return old
+    }
 
-    public var keys: some Collection<Int64> { storage.keys }
-    public var values: some Collection<Value> { storage.values }
-    public var count: Int { storage.count }
-    public var isEmpty: Bool { storage.isEmpty }
-    public mutating func removeAll() { storage.removeAll() }
-}
+    /// Drops the holes once they outnumber the values.
+    @usableFromInline
+    mutating func sweepIfSparse() {
+        let holes = ids.count - live
+        guard holes > 16 && holes > live else { return }
+        var keptIDs: [Int64] = [], keptSlots: [Value?] = []
+        keptIDs.reserveCapacity(live)
+        keptSlots.reserveCapacity(live)
+        for (id, slot) in zip(ids, slots) where slot != nil {
+            keptIDs.append(id)
+            keptSlots.append(slot)
+        }
+        ids = keptIDs
+        slots = keptSlots
+    }
 
-extension IDMap: Sequence {
-    public func makeIterator() -> some IteratorProtocol<(id: Int64, value: Value)> {
-        storage.lazy.map { (id: $0.key, value: $0.value) }.makeIterator()
+    public var keys: [Int64] { map(\.id) }
+    public var values: [Value] { map(\.value) }
+    public var count: Int { live }
+    public var isEmpty: Bool { live == 0 }
+
+    public mutating func removeAll() {
+        ids.removeAll()
+        slots.removeAll()
+        live = 0
     }
 }
 
-extension IDMap: Equatable where Value: Equatable {}
+extension IDMap: Sequence {
+    public struct Iterator: IteratorProtocol {
+        let map: IDMap
+        var index = 0
+
+        public mutating func next() -> (id: Int64, value: Value)? {
+            while index < map.ids.count {
+                defer { index += 1 }
+                if let value = map.slots[index] { return (map.ids[index], value) }
+            }
+            return nil
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(map: self) }
+    public var underestimatedCount: Int { count }
+}
+
+extension IDMap: Equatable where Value: Equatable {
+    public static func == (a: IDMap, b: IDMap) -> Bool {
+        a.count == b.count && a.elementsEqual(b) { $0.id == $1.id && $0.value == $1.value }
+    }
+}
+
 extension IDMap: Sendable where Value: Sendable {}
