@@ -1,24 +1,29 @@
 """The notes app in a browser, measured in the page: typing in the search
 field over 10,000 notes until the page shows the result, and an action's
-round trip over the socket.
+round trip over the socket, beside the floor under it.
 
     bench_web.py NOTES_PACK PLUGIN_DIR
 
 Run by `make bench` (PYTHONPATH=Bindings/python). The notes are put in the
 SQLite store (store.so) before the server starts, as a user's would be; the
 server (`python -m yaia.web`, a process of its own) serves the Swift pack,
-NOTES_PACK, with the auth and store plugins and Examples/notes-web. The
-documents are left out: a document loads about 850 notes (its step budget).
+NOTES_PACK, with the auth and store plugins and Examples/notes-web, whose
+page asks for view models as patches. The scene documents
+(Examples/notes-documents) load the same 10,000 notes (a document's step
+budget follows the size of its data) and are measured after the pack.
 
 Headless Chromium (Debian's) runs the page, driven by Playwright; the times
 are the page's own (`performance.now`): from the input event to the end of
 the render that shows the query's rows, layout included; from `send` to its
-answer. Without Playwright or Chromium the benchmark says so and measures
-nothing.
+answer. The floor: a frame the server answers itself (no runtime, no
+thread), and a bare aiohttp echo server (a process of its own) answering the
+same page, and a Python client. Without Playwright or Chromium the
+benchmark says so and measures nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import statistics
@@ -27,12 +32,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 import yaia
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "Examples" / "notes-web"
+DOCUMENTS = REPO / "Examples" / "notes-documents"
 CHROMIUM = "/usr/bin/chromium"
 NOTES = 10_000
 SEARCH_TARGET_MS = 16.0
@@ -42,6 +48,8 @@ WORDS = ["lyon", "bank", "milk", "train", "garden", "tax", "piano", "paint", "de
 # Typed one character at a time, then deleted one at a time, this many times.
 QUERIES = ["lyon", "garden", "piano 9"]
 ROUNDS = 5
+# The documents search each keystroke in JSON Logic: slower, measured less.
+DOCUMENT_ROUNDS = 2
 
 
 def note(i: int) -> Dict[str, Any]:
@@ -59,20 +67,24 @@ def seed(store_so: Path, db: Path) -> float:
     return time.perf_counter() - start
 
 
-def runtime_search(pack: str) -> List[float]:
+def runtime_search(scenes: str, rounds: int) -> Optional[List[float]]:
     """ms of one searchChanged send on a list of NOTES notes, in the runtime
-    alone, its answer's text as the server forwards it (the view model
-    whole): a part of what the page's figure includes."""
+    alone, in patch mode as the page asks, its answer's text as the server
+    forwards it: a part of what the page's figure includes. None when the
+    list cannot load NOTES notes."""
     from yaia.web.engine import RuntimeEngine
 
     items = [{"key": f"note/{i}", "value": note(i)} for i in range(1, NOTES + 1)]
-    engine = RuntimeEngine({"scenes": [pack]})
+    engine = RuntimeEngine({"scenes": [scenes], "view": "patch"})
     try:
         opened = engine.execute_value({"op": "open", "scene": "notes/list", "args": {"user": {"email": "ada@example.com"}}})
         scene = opened["scene"]
         engine.execute_value({"op": "send", "scene": scene, "action": {"type": "loaded", "payload": {"items": items}}})
+        shown = engine.execute_value({"op": "view", "scene": scene}).get("viewModel") or {}
+        if len(shown.get("notes", [])) != NOTES:
+            return None
         times: List[float] = []
-        for _ in range(ROUNDS):
+        for _ in range(rounds):
             for query in QUERIES:
                 for n in range(1, len(query) + 1):
                     text = json.dumps({"op": "send", "scene": scene, "action": {"type": "searchChanged", "payload": query[:n]}})
@@ -135,6 +147,63 @@ SEARCH_JS = """async ({queries, rounds}) => {
   return {typed, deleted};
 }"""
 
+# In the page: a bare aiohttp echo server (ECHO_SERVER), over a socket of
+# its own: the floor under any round trip of this browser on this machine.
+ECHO_JS = """async ({url, n}) => {
+  const ws = new WebSocket(url);
+  await new Promise((ok, fail) => { ws.onopen = ok; ws.onerror = fail; });
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await new Promise((ok) => { ws.onmessage = ok; ws.send(JSON.stringify({op: "nothing", tag: i})); });
+    times.push(performance.now() - t0);
+  }
+  ws.close();
+  return times;
+}"""
+
+ECHO_SERVER = """
+import asyncio
+from aiohttp import web
+
+async def echo(request):
+    ws = web.WebSocketResponse(compress=False)
+    await ws.prepare(request)
+    async for message in ws:
+        await ws.send_str(message.data)
+    return ws
+
+async def main():
+    app = web.Application()
+    app.router.add_get("/", echo)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    print(runner.addresses[0][1], flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+def python_echo(url: str, n: int) -> List[float]:
+    """ms of a round trip to the echo server from an aiohttp client: the
+    socket and the server without the browser."""
+    import aiohttp
+
+    async def run() -> List[float]:
+        times: List[float] = []
+        async with aiohttp.ClientSession() as client:
+            async with client.ws_connect(url) as ws:
+                for i in range(n):
+                    start = time.perf_counter()
+                    await ws.send_str(json.dumps({"op": "nothing", "tag": i}))
+                    await ws.receive()
+                    times.append((time.perf_counter() - start) * 1e3)
+        return times
+    return asyncio.run(run())
+
+
 # In the page: a frame the server answers itself (an unknown op), with no
 # runtime and no thread: the floor under an action's round trip.
 FLOOR_JS = """async (n) => {
@@ -160,6 +229,78 @@ def verdict(value: float, target: float) -> str:
     return "met" if value <= target else "NOT met"
 
 
+def launch(command: List[str]) -> "tuple[subprocess.Popen[str], str]":
+    """A server process and the first line it printed."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    line = process.stdout.readline() if process.stdout else ""
+    return process, line
+
+
+def stop(process: "subprocess.Popen[str]") -> None:
+    process.terminate()
+    process.wait(30)
+
+
+def measure(browser: Any, url: str, echo_url: Optional[str], rounds: int) -> Dict[str, Any]:
+    """The page at url: round trips (when echo_url is given), then a login and
+    the search over NOTES notes."""
+    page = browser.new_page(viewport={"width": 1000, "height": 800})
+    page.goto(url)
+    page.wait_for_selector(".screen[data-scene='notes/login']")
+    out: Dict[str, Any] = {}
+    if echo_url:
+        out["trips"] = page.evaluate(ROUND_TRIP_JS, ROUND_TRIPS)
+        out["floor"] = page.evaluate(FLOOR_JS, ROUND_TRIPS)
+        out["echo"] = page.evaluate(ECHO_JS, {"url": echo_url, "n": ROUND_TRIPS})
+    page.fill("input[name=email]", "ada@example.com")
+    page.fill("input[name=password]", "hunter2")
+    page.click("button[name=submit]")
+    page.wait_for_selector(".screen[data-scene='notes/list']")
+    page.wait_for_function(f"() => window.app.top().viewModel.notes.length === {NOTES}", timeout=300_000)
+    out["frame"] = page.evaluate("() => JSON.stringify(window.app.top().viewModel).length")
+    out["search"] = page.evaluate(SEARCH_JS, {"queries": QUERIES, "rounds": rounds})
+    page.close()
+    return out
+
+
+def serve_and_measure(browser: Any, scenes: str, plugins: Path, db: Path,
+                      echo_url: Optional[str], rounds: int) -> Optional[Dict[str, Any]]:
+    command = [sys.executable, "-m", "yaia.web", scenes, "--plugin-dir", str(plugins),
+               "--plugin-config", f"store={json.dumps({'path': str(db)})}", "--start", "notes/login",
+               "--static", str(PAGE), "--port", "0"]
+    server, line = launch(command)
+    try:
+        found = re.search(r"http://\S+", line)
+        if not found:
+            print(f"bench_web.py: the server did not start: {line}", file=sys.stderr)
+            return None
+        return measure(browser, found.group(0), echo_url, rounds)
+    finally:
+        stop(server)
+
+
+def tail(values: List[float]) -> List[float]:
+    return values[len(values) // 10:]  # the first tenth warms up
+
+
+def table(rows: List["tuple[str, List[float]]"]) -> None:
+    print(f"  {'':<52} {'median':>8} {'p90':>8} {'n':>5}")
+    for name, values in rows:
+        if values:
+            print(f"  {name:<52} {median(values):>8.2f} {p90(values):>8.2f} {len(values):>5}")
+
+
+def search_rows(search: Dict[str, Any], in_runtime: List[float]) -> List["tuple[str, List[float]]"]:
+    typed = search["typed"]
+    return [("search: a character typed, until shown (ms)", [s["ms"] for s in typed]),
+            ("  input to the request sent (ms)", [s["page"] for s in typed]),
+            ("  request sent to its answer's arrival (ms)", [s["socket"] for s in typed]),
+            ("    in the runtime alone: searchChanged (ms)", in_runtime),
+            ("  reading the answer: JSON.parse, patches (ms)", [s["parse"] for s in typed]),
+            ("  rendering, layout included (ms)", [s["render"] for s in typed]),
+            ("search: a character deleted, until shown (ms)", [s["ms"] for s in search["deleted"]])]
+
+
 def main() -> int:
     if len(sys.argv) != 3:
         print(__doc__)
@@ -173,67 +314,58 @@ def main() -> int:
     if not Path(CHROMIUM).is_file():
         print(f"bench_web.py: no Chromium at {CHROMIUM} (make deps): nothing measured")
         return 0
-    in_runtime = runtime_search(pack)
-    with tempfile.TemporaryDirectory(prefix="yaia-bench-web-") as folder:
-        db = Path(folder) / "notes.db"
-        seconds = seed(plugins / "store.so", db)
-        command = [sys.executable, "-m", "yaia.web", pack, "--plugin-dir", str(plugins),
-                   "--plugin-config", f"store={json.dumps({'path': str(db)})}", "--start", "notes/login",
-                   "--static", str(PAGE), "--port", "0"]
-        server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-        try:
-            line = server.stdout.readline() if server.stdout else ""
-            found = re.search(r"http://\S+", line)
-            if not found:
-                print(f"bench_web.py: the server did not start: {line}", file=sys.stderr)
-                return 1
+    pack_runtime = runtime_search(pack, ROUNDS) or []
+    documents_runtime = runtime_search(str(DOCUMENTS), DOCUMENT_ROUNDS)
+    echo, line = launch([sys.executable, "-c", ECHO_SERVER])
+    try:
+        echo_url = f"ws://127.0.0.1:{line.strip()}/"
+        python_floor = python_echo(echo_url, ROUND_TRIPS)
+        with tempfile.TemporaryDirectory(prefix="yaia-bench-web-") as folder:
+            db = Path(folder) / "notes.db"
+            seconds = seed(plugins / "store.so", db)
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-                page = browser.new_page(viewport={"width": 1000, "height": 800})
-                page.goto(found.group(0))
-                page.wait_for_selector(".screen[data-scene='notes/login']")
-                round_trips = page.evaluate(ROUND_TRIP_JS, ROUND_TRIPS)
-                floor = page.evaluate(FLOOR_JS, ROUND_TRIPS)
-                page.fill("input[name=email]", "ada@example.com")
-                page.fill("input[name=password]", "hunter2")
-                page.click("button[name=submit]")
-                page.wait_for_selector(".screen[data-scene='notes/list']")
-                page.wait_for_function(f"() => window.app.top().viewModel.notes.length === {NOTES}", timeout=120_000)
-                frame = page.evaluate("() => JSON.stringify(window.app.top().viewModel).length")
-                search = page.evaluate(SEARCH_JS, {"queries": QUERIES, "rounds": ROUNDS})
+                on_pack = serve_and_measure(browser, pack, plugins, db, echo_url, ROUNDS)
+                on_documents = None
+                if documents_runtime is not None:
+                    on_documents = serve_and_measure(browser, str(DOCUMENTS), plugins, db, None, DOCUMENT_ROUNDS)
                 browser.close()
-        finally:
-            server.terminate()
-            server.wait(30)
+    finally:
+        stop(echo)
+    if on_pack is None:
+        return 1
+    search = on_pack["search"]
     typed = [s["ms"] for s in search["typed"]]
-    deleted = [s["ms"] for s in search["deleted"]]
+    trips = tail(on_pack["trips"])
     most_rows = max(s["dom"] for s in search["typed"] + search["deleted"])
-    trips = round_trips[len(round_trips) // 10:]  # the first tenth warms up
-    floor = floor[len(floor) // 10:]
     print(f"The notes app in headless Chromium, measured in the page (performance.now); libyaia {yaia.library_version()}")
-    print(f"{NOTES} notes in the SQLite store (put in {seconds:.1f} s), the Swift pack; the whole view model with every")
-    print(f"note is {frame / 1e6:.2f} MB of JSON; the page draws at most {most_rows} rows (the ones in view)\n")
-    print(f"  {'':<52} {'median':>8} {'p90':>8} {'n':>5}")
-    rows = [("search: a character typed, until shown (ms)", typed),
-            ("  input to the request sent (ms)", [s["page"] for s in search["typed"]]),
-            ("  request sent to its answer's arrival (ms)", [s["socket"] for s in search["typed"]]),
-            ("    in the runtime alone: searchChanged (ms)", in_runtime),
-            ("  reading the answer: JSON.parse, patches (ms)", [s["parse"] for s in search["typed"]]),
-            ("  rendering, layout included (ms)", [s["render"] for s in search["typed"]]),
-            ("search: a character deleted, until shown (ms)", deleted),
-            ("action round trip over the socket (ms)", trips),
-            ("  a frame the server answers itself (ms)", floor)]
-    for name, values in rows:
-        print(f"  {name:<52} {median(values):>8.2f} {p90(values):>8.2f} {len(values):>5}")
+    print(f"{NOTES} notes in the SQLite store (put in {seconds:.1f} s); the whole view model with every note is")
+    print(f"{on_pack['frame'] / 1e6:.2f} MB of JSON; the page asks for patches and draws at most {most_rows} rows (the ones in view)\n")
+    print("The Swift pack:")
+    table(search_rows(search, pack_runtime) + [
+        ("action round trip over the socket (ms)", trips),
+        ("  floor: a frame the server answers itself (ms)", tail(on_pack["floor"])),
+        ("  floor: a bare aiohttp echo, from the page (ms)", tail(on_pack["echo"])),
+        ("  floor: the same echo, from a Python client (ms)", tail(python_floor))])
     few = [s["ms"] for s in search["typed"] if s["rows"] <= 1000]
     many = [s["ms"] for s in search["typed"] if s["rows"] > 1000]
     if few and many:
         print(f"\n  typed, by the rows the query matches: at most 1000 rows, median {median(few):.2f} ms ({len(few)}); "
               f"more, median {median(many):.2f} ms ({len(many)})")
+    if on_documents is not None and documents_runtime is not None:
+        print(f"\nThe scene documents (Examples/notes-documents), the same {NOTES} notes:")
+        table(search_rows(on_documents["search"], documents_runtime))
+    else:
+        print(f"\nThe scene documents: the list does not load {NOTES} notes: not measured")
     print(f"\n  target: typing a character in the search of {NOTES} notes, shown, median at most {SEARCH_TARGET_MS:.0f} ms: "
           f"{verdict(median(typed), SEARCH_TARGET_MS)} ({median(typed):.2f} ms)")
+    if on_documents is not None:
+        documents_typed = [s["ms"] for s in on_documents["search"]["typed"]]
+        print(f"  target, the same over the scene documents: "
+              f"{verdict(median(documents_typed), SEARCH_TARGET_MS)} ({median(documents_typed):.2f} ms)")
     print(f"  target: an action's round trip on loopback, median at most {ROUND_TRIP_TARGET_MS:.0f} ms: "
-          f"{verdict(median(trips), ROUND_TRIP_TARGET_MS)} ({median(trips):.3f} ms)")
+          f"{verdict(median(trips), ROUND_TRIP_TARGET_MS)} ({median(trips):.3f} ms; "
+          f"the bare echo from the same page: {median(tail(on_pack['echo'])):.3f} ms)")
     return 0
 
 

@@ -2,6 +2,8 @@
 // changing the document given: containers on the paths a patch touches are
 // copied, everything else is shared, so a patch to one row of a long list
 // costs about one row, and a patch that fails leaves the old view model whole.
+// The values a patch adds are taken as they are, not copied (a later patch
+// copies before it changes them): a patch is not to be changed once applied.
 
 export class PatchError extends Error {
   constructor(message, index) {
@@ -25,7 +27,9 @@ export function parsePointer(pointer) {
   if (typeof pointer !== "string") throw new PatchError("a pointer is a string");
   if (pointer === "") return [];
   if (pointer[0] !== "/") throw new PatchError(`pointer ${JSON.stringify(pointer)} does not start with "/"`);
-  return pointer.slice(1).split("/").map((token) => {
+  const tokens = pointer.slice(1).split("/");
+  if (!pointer.includes("~")) return tokens;
+  return tokens.map((token) => {
     if (/~[^01]|~$/.test(token)) throw new PatchError(`pointer ${JSON.stringify(pointer)} has a bad escape`);
     return token.replace(/~1/g, "/").replace(/~0/g, "~");
   });
@@ -138,6 +142,79 @@ function replace(doc, tokens, value, fresh) {
   });
 }
 
+// A list's elements removed or added one by one, as a diff writes them
+// (removed from the highest index down, added in order), are spliced at once:
+// the run of operations from `index` that each remove the element below the
+// last one, or add just after the last one, in the same list. Their count
+// and where they start; a run of one is left to the general path.
+const RUN_LIMIT = 1 << 20;
+function run(patch, index) {
+  const first = patch[index];
+  const slash = first.path.lastIndexOf("/");
+  const parent = first.path.slice(0, slash + 1);
+  const at = first.path.slice(slash + 1);
+  if (!/^(0|[1-9][0-9]*)$/.test(at)) return null;
+  const step = first.op === "remove" ? -1 : 1;
+  let next = Number(at) + step;
+  let end = index + 1;
+  while (end < patch.length && end - index < RUN_LIMIT) {
+    const op = patch[end];
+    if (!isObject(op) || op.op !== first.op || op.path !== parent + next || (first.op === "add" && !own(op, "value"))) break;
+    next += step;
+    end++;
+  }
+  return end - index > 1 ? { parent, start: Number(at), count: end - index } : null;
+}
+
+// Applies a run found by run(), or returns null when its list is not there
+// or its first index is out of range: the operations then go one by one,
+// and the first that fails says why.
+function spliceRun(doc, patch, index, found, fresh) {
+  const tokens = parsePointer(found.parent.slice(0, -1));
+  let list;
+  try { list = getPointer(doc, tokens); } catch { return null; }
+  if (!Array.isArray(list)) return null;
+  const { start, count } = found;
+  if (patch[index].op === "remove") {
+    if (start >= list.length || start - count + 1 < 0) return null;
+    const change = (target) => { target.splice(start - count + 1, count); };
+    return tokens.length === 0 ? applyToRoot(doc, change, fresh) : editList(doc, tokens, fresh, change);
+  }
+  if (start > list.length) return null;
+  const values = [];
+  for (let k = index; k < index + count; k++) values.push(patch[k].value);
+  const change = (target) => { target.splice(start, 0, ...values); };
+  return tokens.length === 0 ? applyToRoot(doc, change, fresh) : editList(doc, tokens, fresh, change);
+}
+
+function applyToRoot(doc, change, fresh) {
+  const copy = fresh.has(doc) ? doc : shallow(doc);
+  fresh.add(copy);
+  change(copy);
+  return copy;
+}
+
+// Changes the list at `tokens` (a copy of it, as edit() makes).
+function editList(doc, tokens, fresh, change) {
+  return edit(doc, tokens, fresh, (parent, token) => {
+    const key = Array.isArray(parent) ? arrayIndex(parent, token, false) : token;
+    const list = parent[key];
+    const copy = fresh.has(list) ? list : list.slice();
+    fresh.add(copy);
+    change(copy);
+    put(parent, key, copy);
+  });
+}
+
+function replaceAt(doc, op, index, fresh) {
+  try {
+    return replace(doc, parsePointer(op.path), op.value, fresh);
+  } catch (error) {
+    if (error instanceof PatchError && error.index === undefined) throw new PatchError(error.message, index);
+    throw error;
+  }
+}
+
 function member(op, name, index) {
   if (!own(op, name)) throw new PatchError(`"${op.op}" needs "${name}"`, index);
   return op[name];
@@ -152,14 +229,41 @@ export function applyPatch(doc, patch) {
   if (!Array.isArray(patch)) throw new PatchError("a patch is an array of operations");
   const fresh = new Set();
   let out = doc;
-  patch.forEach((op, index) => {
+  // The container the last replace changed, a copy this patch made: a diff
+  // replaces a row's members one after another, all under one parent.
+  let last = null; // {path, container}
+  for (let index = 0; index < patch.length; index++) {
+    const op = patch[index];
     if (!isObject(op)) throw new PatchError("an operation is an object", index);
+    if (op.op !== "replace") last = op.op === "test" ? last : null;
+    else if (typeof op.path === "string" && own(op, "value") && !op.path.includes("~")) {
+      const slash = op.path.lastIndexOf("/");
+      const parent = op.path.slice(0, slash);
+      const token = op.path.slice(slash + 1);
+      const container = slash >= 0 && last && last.path === parent ? last.container : null;
+      if (container && (Array.isArray(container) ? /^(0|[1-9][0-9]*)$/.test(token) && Number(token) < container.length : own(container, token))) {
+        put(container, Array.isArray(container) ? Number(token) : token, op.value);
+        continue;
+      }
+      out = replaceAt(out, op, index, fresh);
+      if (slash >= 0) last = { path: parent, container: getPointer(out, parent) };
+      continue;
+    }
+    if ((op.op === "remove" || op.op === "add") && typeof op.path === "string" && !op.path.includes("~")) {
+      const found = run(patch, index);
+      const spliced = found && spliceRun(out, patch, index, found, fresh);
+      if (spliced) {
+        out = spliced;
+        index += found.count - 1;
+        continue;
+      }
+    }
     try {
       const tokens = parsePointer(member(op, "path", index));
       switch (op.op) {
-        case "add": out = add(out, tokens, clone(member(op, "value", index)), fresh); break;
+        case "add": out = add(out, tokens, member(op, "value", index), fresh); break;
         case "remove": out = remove(out, tokens, fresh); break;
-        case "replace": out = replace(out, tokens, clone(member(op, "value", index)), fresh); break;
+        case "replace": out = replace(out, tokens, member(op, "value", index), fresh); break;
         case "test":
           if (!jsonEqual(getPointer(out, tokens), member(op, "value", index))) throw new PatchError(`test failed at ${JSON.stringify(op.path)}`);
           break;
@@ -183,6 +287,6 @@ export function applyPatch(doc, patch) {
       if (error instanceof PatchError && error.index === undefined) throw new PatchError(error.message, index);
       throw error;
     }
-  });
+  }
   return out;
 }

@@ -1,11 +1,12 @@
 // yaia.js: a browser tab's side of a Yaia web session (docs/web.md). No
 // dependencies, no build step: `import { connect } from "/yaia/yaia.js"`.
 //
-//   const app = connect({ start: "notes/login", render(viewModel, send, context) { ... } });
+//   const app = connect({ start: "notes/login", view: "patch", render(viewModel, send, context) { ... } });
 //
 // It keeps each scene's view model (whole, or patched when the runtime sends
-// patches), follows the flow's stack with the browser's history, reconnects
-// and resumes the session after a reload or a dropped socket.
+// patches: `view: "patch"` asks for them), follows the flow's stack with the
+// browser's history, reconnects and resumes the session after a reload or a
+// dropped socket.
 
 import { applyPatch, PatchError } from "./patch.js";
 import { FlowHistory } from "./history.js";
@@ -145,7 +146,9 @@ export class Client {
   }
 
   async startFlow() {
-    const started = await this.request({ op: "start", scene: this.start });
+    const start = { op: "start", scene: this.start };
+    if (this.options.view) start.view = this.options.view;
+    const started = await this.request(start);
     const path = this.history ? this.history.linkPath() : null;
     if (path && path.length) await this.request({ op: "link", flow: started.flow, path }).catch((e) => this.fail(e));
     return started;
@@ -166,8 +169,12 @@ export class Client {
     if (this.flow) for (const e of this.flow.stack) if (!ids.has(e.id)) this.scenes.delete(e.id);
     for (const e of f.stack) {
       const known = this.scenes.get(e.id);
-      if (e.viewModel !== undefined && (!known || e.seq === undefined || known.seq === undefined || e.seq >= known.seq))
-        this.scenes.set(e.id, { id: e.id, name: e.scene, seq: e.seq !== undefined ? e.seq : known && known.seq, viewModel: e.viewModel });
+      // A stack's view model without a seq may be newer than the one the
+      // next patch starts from (a pop's result is in it, and its update comes
+      // next): it is taken for a scene the client does not hold, and never
+      // over one it holds, which that update brings forward.
+      if (e.viewModel !== undefined && (!known || (e.seq !== undefined && (known.seq === undefined || e.seq >= known.seq))))
+        this.scenes.set(e.id, { id: e.id, name: e.scene, seq: e.seq, viewModel: e.viewModel });
     }
     this.flow = { flow: f.flow, version: f.version, name: f.name, stack: f.stack.map((e) => ({ id: e.id, scene: e.scene, presentation: e.presentation })) };
     if (this.history) this.history.follow(this.flow);
@@ -184,6 +191,8 @@ export class Client {
       return;
     }
     if (!Array.isArray(u.viewPatch)) return;
+    // A scene the flow no longer holds (the update that popped it): nothing to keep.
+    if (!known && this.flow && !this.flow.stack.some((e) => e.id === u.scene)) return;
     if (known && known.seq === u.viewBase && known.viewModel !== undefined) {
       try {
         known.viewModel = applyPatch(known.viewModel, u.viewPatch);

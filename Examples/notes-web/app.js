@@ -38,7 +38,9 @@ function loginScreen(root) {
 }
 
 // A row's height in pixels: the list draws only the rows in view (and a few
-// around them), placed by index, so 10,000 notes cost what 20 do.
+// around them), placed by index, so 10,000 notes cost what 20 do. Drawn rows
+// are kept by note id: a row still in view after a patch or a scroll is
+// moved, not made again.
 const ROW = 60;
 const OVERSCAN = 6;
 
@@ -49,9 +51,9 @@ function listScreen(root) {
   const list = root.querySelector(".notes");
   let notes = [];
   let drawn = null; // [first, last, notes] of the rows in the DOM
-  const row = (n, i) => {
+  let rows = new Map(); // note id -> {li, note} of the rows in the DOM
+  const row = (n) => {
     const li = document.createElement("li");
-    li.style.top = `${i * ROW}px`;
     const b = document.createElement("button");
     b.dataset.id = n.id;
     const title = document.createElement("span");
@@ -71,7 +73,22 @@ function listScreen(root) {
     const last = Math.min(notes.length, Math.ceil((viewport.scrollTop + viewport.clientHeight) / ROW) + OVERSCAN);
     if (drawn && drawn[0] === first && drawn[1] === last && drawn[2] === notes) return;
     drawn = [first, last, notes];
-    list.replaceChildren(...notes.slice(first, last).map((n, k) => row(n, first + k)));
+    const kept = new Map();
+    const nodes = [];
+    for (let i = first; i < last; i++) {
+      const n = notes[i];
+      let r = rows.get(n.id);
+      // A patch leaves an unchanged row the same object; a whole view model makes it anew.
+      if (!r || kept.has(n.id) || !(r.note === n || (r.note.title === n.title && r.note.preview === n.preview))) r = { li: row(n), note: n };
+      r.note = n;
+      const top = `${i * ROW}px`;
+      if (r.li.style.top !== top) r.li.style.top = top;
+      kept.set(n.id, r);
+      nodes.push(r.li);
+    }
+    rows = kept;
+    const shown = list.children;
+    if (nodes.length !== shown.length || nodes.some((li, k) => shown[k] !== li)) list.replaceChildren(...nodes);
   };
   let scrolling = false;
   viewport.onscroll = () => {
@@ -149,5 +166,6 @@ function render(vm, sendAction, context) {
 }
 
 document.getElementById("logout").onclick = () => send("logout").catch(() => {});
-const app = connect({ start: "notes/login", render });
+// Patches: a keystroke in the search sends what changed in the list, not the list.
+const app = connect({ start: "notes/login", view: "patch", render });
 window.app = app; // for the console, and for tests

@@ -46,6 +46,50 @@ def test_the_patch_applier_passes_the_json_patch_suite(make_server, page) -> Non
     assert result["ran"] == len([c for c in cases if not c.get("disabled")]) > 100
 
 
+# Patches as a diff writes them for a list (members of rows replaced in turn,
+# rows removed from the highest index down, rows added in order), which the
+# applier takes in runs, checked against the same operations applied one at
+# a time; and patches whose runs must fail at the operation that is wrong.
+RUNS = """async () => {
+  const { applyPatch } = await import("/yaia/patch.js");
+  const rows = Array.from({ length: 8 }, (_, i) => ({ id: i, t: "t" + i, u: "u" + i }));
+  const doc = { rows, n: 8 };
+  const one = (d, patch) => patch.reduce((x, op) => applyPatch(x, [op]), d);
+  const cases = [
+    [{ op: "replace", path: "/rows/0/t", value: "a" }, { op: "replace", path: "/rows/0/u", value: "b" },
+     { op: "replace", path: "/rows/1/t", value: "c" }, { op: "remove", path: "/rows/6" }, { op: "remove", path: "/rows/5" },
+     { op: "remove", path: "/rows/4" }, { op: "add", path: "/rows/2", value: { id: 20 } }, { op: "add", path: "/rows/3", value: { id: 21 } },
+     { op: "replace", path: "/n", value: 7 }],
+    [{ op: "add", path: "/rows/8", value: 1 }, { op: "add", path: "/rows/9", value: 2 }, { op: "remove", path: "/rows/9" }, { op: "remove", path: "/rows/8" }],
+    [{ op: "replace", path: "/rows/0/t", value: "x" }, { op: "remove", path: "/rows/0" }, { op: "replace", path: "/rows/0/t", value: "y" }],
+    [{ op: "replace", path: "/rows/2/t", value: "x" }, { op: "test", path: "/rows/2/t", value: "x" }, { op: "replace", path: "/rows/2/u", value: "y" }],
+    [{ op: "replace", path: "/rows/1", value: { id: 9, t: "new" } }, { op: "replace", path: "/rows/1/t", value: "newer" }],
+  ];
+  const results = cases.map((patch) => JSON.stringify(applyPatch(doc, patch)) === JSON.stringify(one(doc, patch)));
+  const root = applyPatch([0, 1, 2, 3, 4], [{ op: "remove", path: "/4" }, { op: "remove", path: "/3" }, { op: "add", path: "/1", value: 9 }, { op: "add", path: "/2", value: 8 }]);
+  const aliased = applyPatch({ a: { x: 0 } }, [{ op: "replace", path: "/a/x", value: 1 }, { op: "copy", from: "/a", path: "/b" }, { op: "replace", path: "/a/x", value: 2 }]);
+  const failing = [
+    [{ op: "remove", path: "/rows/9" }, { op: "remove", path: "/rows/8" }],
+    [{ op: "add", path: "/rows/10", value: 0 }, { op: "add", path: "/rows/11", value: 0 }],
+    [{ op: "remove", path: "/rows/1" }, { op: "remove", path: "/rows/0" }, { op: "remove", path: "/rows/-1" }],
+    [{ op: "replace", path: "/rows/0/t", value: 0 }, { op: "replace", path: "/rows/0/zz", value: 0 }],
+    [{ op: "replace", path: "/rows/0/t", value: 0 }, { op: "replace", path: "/rows/0/t/x", value: 0 }],
+  ].map((patch) => { try { applyPatch(doc, patch); return null; } catch (e) { return e.index; } });
+  return { results, root, aliased, failing, unchanged: JSON.stringify(doc) === JSON.stringify({ rows: Array.from({ length: 8 }, (_, i) => ({ id: i, t: "t" + i, u: "u" + i })), n: 8 }) };
+}"""
+
+
+def test_the_applier_takes_a_diff_s_runs_as_one_operation_at_a_time_would(make_server, page) -> None:  # type: ignore[no-untyped-def]
+    server = make_server(WebConfig(), lambda restore: FakeEngine())
+    page.goto(server.url)
+    got = page.evaluate(RUNS)
+    assert got["results"] == [True] * 5
+    assert got["root"] == [0, 9, 8, 1, 2]
+    assert got["aliased"] == {"a": {"x": 2}, "b": {"x": 1}}
+    assert got["failing"] == [0, 0, 2, 1, 1]
+    assert got["unchanged"] is True
+
+
 def scripted() -> FakeEngine:
     """A session holding one free scene of a declared type, as a runtime with patches would answer."""
     schema = {"declared": True, "ok": True, "scene": "t/list", "schema": {"$defs": {"action": {"oneOf": [

@@ -140,6 +140,53 @@ def test_the_notes_app_in_a_browser(notes_server, page) -> None:  # type: ignore
     assert page.errors == []
 
 
+# Counts the frames carrying patches, and the requests the client sends.
+WATCH = """() => {
+  const client = window.app;
+  window.seen = { patches: 0, ops: [] };
+  const receive = client.receive.bind(client);
+  client.receive = (text) => { if (text.includes('"viewPatch"')) window.seen.patches++; receive(text); };
+  const transmit = client.transmit.bind(client);
+  client.transmit = (item) => { window.seen.ops.push(item.request.op); transmit(item); };
+}"""
+
+
+def test_the_list_follows_patches_and_a_gap(notes_server, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(notes_server.url)
+    log_in(page)
+    for title, body in [("Apples", "red"), ("Bread", "rye"), ("Cherries", "red too")]:
+        add_note(page, title, body)
+    assert titles(page) == ["Apples", "Bread", "Cherries"]
+    # Each editor's pop came with the list's update after it: no row twice, no error for the closed editor.
+    assert page.evaluate("() => window.app.error") is None
+    page.evaluate(WATCH)
+    # The row kept in view is the same node, moved to its new place.
+    page.evaluate("() => { window.cherries = [...document.querySelectorAll('.notes li')][2]; }")
+
+    # Rows removed, then inserted again: patches, and the page shows what they make.
+    page.fill("input[name=search]", "red")
+    page.wait_for_function("() => document.querySelectorAll('.notes li').length === 2")
+    assert titles(page) == ["Apples", "Cherries"]
+    assert page.evaluate("() => window.cherries === [...document.querySelectorAll('.notes li')][1]") is True
+    page.fill("input[name=search]", "")
+    page.wait_for_function("() => document.querySelectorAll('.notes li').length === 3")
+    assert titles(page) == ["Apples", "Bread", "Cherries"]
+    assert page.evaluate("() => window.seen.patches") >= 2
+    assert "view" not in page.evaluate("() => window.seen.ops")
+
+    # A gap: the page holds an older view model than the next patch starts
+    # from, asks for the view model whole, and shows the right rows.
+    page.evaluate("() => { window.app.top().seq -= 1; }")
+    page.fill("input[name=search]", "bread")
+    page.wait_for_function("() => window.seen.ops.includes('view')")
+    page.wait_for_function("() => document.querySelectorAll('.notes li').length === 1")
+    assert titles(page) == ["Bread"]
+    page.fill("input[name=search]", "r")
+    page.wait_for_function("() => document.querySelectorAll('.notes li').length === 3")
+    assert titles(page) == ["Apples", "Bread", "Cherries"]
+    assert page.errors == []
+
+
 def test_two_tabs_have_sessions_of_their_own(notes_server, browser) -> None:  # type: ignore[no-untyped-def]
     a = browser.new_context().new_page()
     b = browser.new_context().new_page()

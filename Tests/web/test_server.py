@@ -4,6 +4,7 @@ frames it refuses, limits it keeps, sessions it keeps apart and resumes."""
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from typing import Any, Dict, List
 
@@ -42,6 +43,32 @@ def test_hello_gives_a_session_and_forwards_requests(make_server) -> None:  # ty
         await close()
     asyncio.run(run())
     assert make.made[0].requests[-1] == {"op": "open", "scene": "a/b", "tag": 7}
+
+
+class BytesEngine(FakeEngine):
+    """Answers with UTF-8 bytes, as the runtime's engine does."""
+
+    def execute(self, request: bytes) -> Any:
+        return json.dumps(json.loads(super().execute(request)), ensure_ascii=False).encode("utf-8")
+
+    def receive(self) -> Any:
+        text = super().receive()
+        return None if text is None else json.dumps(json.loads(text), ensure_ascii=False).encode("utf-8")
+
+
+def test_the_runtime_s_bytes_go_out_as_text_frames(make_server) -> None:  # type: ignore[no-untyped-def]
+    engine = BytesEngine({"send": lambda r: {"ok": True, "viewModel": {"placeholder": "No notes match “kiwi” ✓"}}})
+    engine.push({"event": "update", "viewModel": {"title": "Café"}})
+    server = make_server(WebConfig(), fakes(engine))
+
+    async def run() -> None:
+        tab, hello, close = await open_tab(server.ws_url)
+        assert hello["ok"] is True  # the hello's own answer, made by the server
+        assert await tab.frame() == {"event": "update", "viewModel": {"title": "Café"}}
+        answer = await tab.ask({"op": "send", "scene": 1, "action": {"type": "x"}, "tag": 3})
+        assert answer == {"ok": True, "viewModel": {"placeholder": "No notes match “kiwi” ✓"}, "tag": 3}
+        await close()
+    asyncio.run(run())
 
 
 def test_malformed_frames_are_refused_and_the_socket_stays_usable(make_server) -> None:  # type: ignore[no-untyped-def]

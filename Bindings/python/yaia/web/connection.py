@@ -7,10 +7,10 @@ import asyncio
 import json
 from typing import TYPE_CHECKING, Any, Dict, Optional
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 
 from .config import GRANTABLE_OPS
-from .engine import envelope
+from .engine import Frame, envelope
 from .session import Session
 
 if TYPE_CHECKING:
@@ -30,13 +30,13 @@ class Connection:
         self.ws = ws
         self.session: Optional[Session] = None
         self.loop = asyncio.get_running_loop()
-        self.outbox: "asyncio.Queue[Optional[str]]" = asyncio.Queue()
+        self.outbox: "asyncio.Queue[Optional[Frame]]" = asyncio.Queue()
         self.writer = asyncio.ensure_future(self._write())
         self.closing = False
 
     # -- out
 
-    def put(self, text: str) -> None:
+    def put(self, text: Frame) -> None:
         """Queues a frame for the tab (on the loop). A tab that stops reading
         while frames pile up past the outbox limit is disconnected: it
         resumes its session when it comes back."""
@@ -48,7 +48,7 @@ class Connection:
             return
         self.outbox.put_nowait(text)
 
-    def sink(self, text: str) -> None:
+    def sink(self, text: Frame) -> None:
         """put() from a session's worker thread."""
         try:
             self.loop.call_soon_threadsafe(self.put, text)
@@ -61,7 +61,10 @@ class Connection:
             if text is None or self.ws.closed:
                 return
             try:
-                await self.ws.send_str(text)
+                if isinstance(text, str):
+                    await self.ws.send_str(text)
+                else:
+                    await self.ws.send_frame(text, WSMsgType.TEXT)
             except (ConnectionError, RuntimeError):
                 return
 

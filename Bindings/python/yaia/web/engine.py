@@ -6,13 +6,17 @@ makes them."""
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Dict, List, Mapping, Optional, Set
+from typing import Any, Callable, Dict, List, Mapping, Optional, Set, Union
 
 from .. import ffi
 from ..errors import YaiaError
 from ..runtime import Runtime
 
-__all__ = ["Engine", "RuntimeEngine", "envelope"]
+__all__ = ["Engine", "Frame", "RuntimeEngine", "envelope"]
+
+#: A frame's JSON text: str, or the UTF-8 bytes the runtime wrote, which go
+#: to the socket as they are (a text frame) without a decode and an encode.
+Frame = Union[str, bytes]
 
 
 def envelope(code: str, message: str, at: Optional[str] = None, tag: Any = None, **extra: Any) -> str:
@@ -30,14 +34,14 @@ def envelope(code: str, message: str, at: Optional[str] = None, tag: Any = None,
 class Engine:
     """What a session needs of a runtime; tests give sessions their own."""
 
-    def execute(self, request: bytes) -> str:
+    def execute(self, request: bytes) -> Frame:
         raise NotImplementedError
 
     def execute_value(self, request: Mapping[str, Any]) -> Dict[str, Any]:
         answer = json.loads(self.execute(json.dumps(request).encode()))
         return answer if isinstance(answer, dict) else {}
 
-    def receive(self) -> Optional[str]:
+    def receive(self) -> Optional[Frame]:
         """The next queued event's text, or None at once when none is queued."""
         raise NotImplementedError
 
@@ -60,15 +64,16 @@ class RuntimeEngine(Engine):
         self._lib = self.runtime._lib
         self._handle = self.runtime.handle
 
-    def execute(self, request: bytes) -> str:
+    # The runtime writes its JSON from Swift strings, which are always valid
+    # UTF-8: its bytes make a valid text frame as they are.
+    def execute(self, request: bytes) -> Frame:
         text = ffi.take_string(self._lib, self._lib.yaia_execute_n(self._handle, request, len(request)))
         if text is None:
             return envelope("internal", "the library returned NULL")
-        return text.decode("utf-8", "replace")
+        return text
 
-    def receive(self) -> Optional[str]:
-        text = ffi.take_string(self._lib, self._lib.yaia_receive(self._handle, 0.0))
-        return None if text is None else text.decode("utf-8", "replace")
+    def receive(self) -> Optional[Frame]:
+        return ffi.take_string(self._lib, self._lib.yaia_receive(self._handle, 0.0))
 
     def set_notifier(self, fn: Optional[Callable[[], None]]) -> None:
         self.runtime.set_notifier(fn)

@@ -11,14 +11,14 @@ import threading
 from typing import Any, Callable, Deque, Dict, Mapping, Optional, Tuple
 
 from ..errors import YaiaError
-from .engine import Engine, envelope, full_views
+from .engine import Engine, Frame, envelope, full_views
 
 __all__ = ["Session", "MakeEngine", "Sink"]
 
 #: Makes a session's engine, from a snapshot to restore or from nothing.
 MakeEngine = Callable[[Optional[Mapping[str, Any]]], Engine]
 #: Takes a frame for the tab; called on the worker thread, must not block.
-Sink = Callable[[str], None]
+Sink = Callable[[Frame], None]
 
 # Events drained in one go before the worker looks at its requests again.
 _DRAIN_BATCH = 256
