@@ -52,6 +52,6 @@ export function drawGraph(host, graph, current) {
     const t = svg("text", { x: p.x + 8, y: p.y + 18, "font-size": 13, "font-weight": 600 }, g);
     t.textContent = n.id;
     const s = svg("text", { x: p.x + 8, y: p.y + 34, "font-size": 11, fill: "#5b6475" }, g);
-    s.textContent = n.declared ? `${n.actions.length} actions · ${n.effects.join(", ").slice(0, 22)}` : "a Swift or pack scene";
+    s.textContent = n.declared ? `${n.actions.length} actions · ${n.effects.length} effects` : "a Swift or pack scene";
   }
 }

@@ -245,6 +245,7 @@ async function travelTo(seq) {
     view.at = seq;
     setTravel(answer.live);
     banner(`Rewound to input ${seq}: the app shows that moment. Resume live to return to input ${answer.live}.`, true);
+    await reload();
     times.rewind.push(performance.now() - t0);
     document.body.dispatchEvent(new CustomEvent("inspector-rewound", { detail: seq }));
   } catch (e) { banner(`${e.code}: ${e.message}`); }
@@ -261,6 +262,7 @@ $("resume").onclick = async () => {
   const answer = await ask({ op: "resume" });
   view.at = null; setTravel(null);
   banner(`Live again, at input ${answer.live}.`, true);
+  await reload();
   document.body.dispatchEvent(new CustomEvent("inspector-resumed"));
 };
 
@@ -269,8 +271,11 @@ $("resume").onclick = async () => {
 $("export").onclick = () => { location.href = fileURL("/inspector/export"); };
 $("import").onchange = async (e) => {
   const file = e.target.files[0];
+  e.target.value = ""; // the same file may be chosen again, after its scenes changed
   if (!file) return;
-  const answer = await (await fetch(fileURL("/inspector/import"), { method: "POST", body: file })).json();
+  let answer;
+  try { answer = await (await fetch(fileURL("/inspector/import"), { method: "POST", body: file })).json(); }
+  catch (error) { banner(`the import failed: ${error.message}`); return; }
   if (!answer.ok) { banner(`${answer.error.code}: ${answer.error.message}`); return; }
   const r = answer.replay;
   banner(r.identical ? `${file.name}: ${r.inputs} inputs replay identically.`

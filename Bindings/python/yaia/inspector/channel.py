@@ -156,7 +156,11 @@ class Channel:
         return {"graph": await self.src.graph()}
 
     async def do_rewind(self, request: Dict[str, Any]) -> Dict[str, Any]:
-        return await self.src.rewind(_int(request, "to"))
+        answer = await self.src.rewind(_int(request, "to"))
+        answer["inputs"] = await self.src.catch_up()  # the restore is an input too
+        return answer
 
     async def do_resume(self, request: Dict[str, Any]) -> Dict[str, Any]:
-        return await self.src.resume()
+        answer = await self.src.resume()
+        answer["inputs"] = await self.src.catch_up()
+        return answer

@@ -48,6 +48,7 @@ class Hub:
         self.owned = server.config.inspector_dir is None
         if server.config.inspector_dir is None:
             server.config.inspector_dir = tempfile.mkdtemp(prefix="yaia-inspector-")
+        os.makedirs(server.config.inspector_dir, exist_ok=True)
         self.folder = os.path.realpath(server.config.inspector_dir)
         self.timelines: Dict[str, Timeline] = {}
         self.travels: Dict[str, int] = {}

@@ -59,7 +59,13 @@ class Source:
         def work(engine: Engine) -> Dict[str, Any]:
             try:
                 travel.span(engine, self.timeline.path, first, last, path, flush=self.live)
-                return engine.execute_value({"op": "scenario_from_journal", "path": path})
+                answer = engine.execute_value({"op": "scenario_from_journal", "path": path})
+                # Each file names the scenes it runs, so `yaia test FILE` needs nothing else.
+                scenes = [str(s) for s in self.timeline.config.get("scenes", []) if isinstance(s, str)]
+                for scenario in answer.get("scenarios") or []:
+                    if isinstance(scenario, dict) and scenes:
+                        scenario.setdefault("scenes", scenes)
+                return answer
             finally:
                 if os.path.exists(path):
                     os.unlink(path)
