@@ -315,3 +315,28 @@ def test_no_inspector_frame_exceeds_64_kb_with_a_big_state(inspected) -> None:  
         await close()
         await close_tab()
     asyncio.run(run())
+
+
+@needs_library
+def test_a_hosts_journal_opens_on_its_own(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """What a C or Python host opts into: a journal file, opened with the
+    scene types, its timeline and states read with no session."""
+    from yaia.inspector import open_journal
+    journal = tmp_path / "host.jsonl"
+    host = RuntimeEngine({"scenes": [NOTES], "journal": str(journal)})
+    opened = host.execute_value({"op": "open", "scene": "notes/login"})
+    host.execute_value({"op": "send", "scene": opened["scene"], "action": {"type": "emailChanged", "payload": "c@example.com"}})
+    host.close()
+    source = open_journal(str(journal), [NOTES], str(tmp_path))
+    try:
+        assert source.timeline.catch_up() == 2
+        page = source.timeline.rows(0, 10, {})
+        assert [r["line"] for r in page["rows"]] == ["open", "send"]
+        state = asyncio.run(source.state(opened["scene"]))
+        assert state["state"]["email"] == "c@example.com"
+        replay = asyncio.run(source.replay(str(journal)))
+        assert replay["identical"] is True
+        with pytest.raises(Exception, match="replayed, not travelled"):
+            asyncio.run(source.rewind(1))
+    finally:
+        source.close()
