@@ -25,6 +25,10 @@ PRIVILEGED_OPS: FrozenSet[str] = frozenset({
     "rewind", "register", "scenario_from_journal",
 })
 
+#: What the inspector asks of a session's runtime, granted to the runtime
+#: (never to its tab) when the server serves an inspector.
+INSPECTOR_OPS: FrozenSet[str] = frozenset({"journal", "replay", "restore", "scenario_from_journal"})
+
 #: Ordinary ops of the runtime a server may grant its tabs besides TAB_OPS.
 GRANTABLE_OPS: FrozenSet[str] = PRIVILEGED_OPS | {"scenario", "simulate", "logic", "advance", "inspect", "services"}
 
@@ -67,6 +71,11 @@ class WebConfig:
     sessions: int = 64
     detached: int = 256
     resume_seconds: float = 600.0
+    #: Serves the inspector at /inspector/ (docs/inspector.md): each session's
+    #: runtime keeps a journal in ``inspector_dir`` (a temporary folder when
+    #: None), which the inspector of that tab reads, replays and rewinds.
+    inspector: bool = False
+    inspector_dir: Optional[str] = None
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.allow) - GRANTABLE_OPS)
@@ -95,7 +104,11 @@ class WebConfig:
         if ops != "all":
             listed: List[str] = list(ops) if isinstance(ops, (list, tuple)) else []
             wanted = {"snapshot"} | (set(self.allow) & PRIVILEGED_OPS)
+            if self.inspector:
+                wanted |= INSPECTOR_OPS
             grant["ops"] = sorted(set(listed) | wanted)
+        if self.inspector and self.inspector_dir:
+            grant["files"] = list(grant.get("files") or []) + [self.inspector_dir]
         config["allow"] = grant
         limits = dict(config.get("limits") or {})
         limits.setdefault("events", 4096)

@@ -127,7 +127,9 @@ class Connection:
         if self.ws.closed:
             server.keep(key, snapshot)
             return
-        self.session = Session(key, server.make_engine, self.sink, server.config.queue, snapshot)
+        self.session = Session(key, server.engine_maker(key), self.sink, server.config.queue, snapshot)
+        if server.inspector is not None:
+            self.session.watch = server.inspector.watch(key)
         server.live[key] = self
         hello: Dict[str, Any] = {"start": server.config.start, "tag": tag,
                                  "limits": {"frame_bytes": server.config.frame_bytes, "queue": server.config.queue}}

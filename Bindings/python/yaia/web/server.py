@@ -57,6 +57,16 @@ class Server:
         #: Called with a session's key once its tab went away and it was
         #: kept or dropped (tests wait on it).
         self.on_detached: Optional[Callable[[str], None]] = None
+        #: The inspector's hub, when the config serves one (docs/inspector.md).
+        self.inspector: Any = None
+        if config.inspector:
+            from ..inspector.hub import Hub
+            self.inspector = Hub(self)
+
+    def engine_maker(self, key: str) -> MakeEngine:
+        """Makes the runtime of the session ``key``: with the inspector on,
+        one that keeps a journal for it."""
+        return self.make_engine if self.inspector is None else self.inspector.maker(key, self.make_engine)
 
     def _runtime_engine(self, restore: Optional[Mapping[str, Any]]) -> Engine:
         return RuntimeEngine(self.config.runtime_config(restore))
@@ -145,6 +155,8 @@ class Server:
         app = web.Application(client_max_size=self.config.frame_bytes)
         app.router.add_get("/ws", self.socket)
         app.router.add_get("/", self.index)
+        if self.inspector is not None:
+            self.inspector.routes(app)
         app.router.add_static("/yaia/", CLIENT_DIR, follow_symlinks=False)
         app.router.add_static("/", self.config.static or CLIENT_DIR, follow_symlinks=False)
         app.on_shutdown.append(self._shutdown)

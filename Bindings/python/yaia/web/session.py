@@ -47,6 +47,9 @@ class Session:
         self._ended = False
         self.engine: Optional[Engine] = None
         self.resumed = False
+        #: Called on the worker after each request and burst of events (an
+        #: inspector follows the session's journal by it); must not block.
+        self.watch: Optional[Callable[[], None]] = None
         self._thread = threading.Thread(target=self._run, name=f"yaia-web-{key[:8]}", daemon=True)
 
     def start(self, hello: Dict[str, Any]) -> None:
@@ -75,12 +78,29 @@ class Session:
             self._cond.notify()
         return True
 
+    def call(self, fn: Callable[[Engine], Any]) -> "concurrent.futures.Future[Any]":
+        """Runs ``fn`` with the session's engine on its worker, between the
+        tab's requests (an inspector's work on the session); the future holds
+        what it returns or raises. Not bounded by the queue: an inspector
+        waits for each call before the next."""
+        done: "concurrent.futures.Future[Any]" = concurrent.futures.Future()
+        with self._cond:
+            if self._ended:
+                done.set_exception(YaiaError("bad_handle", "the session has ended"))
+                return done
+            self._jobs.append(("call", (fn, done)))
+            self._cond.notify()
+        return done
+
     def detach(self) -> "concurrent.futures.Future[Optional[Dict[str, Any]]]":
         """Drops the requests still queued, takes the runtime's snapshot, frees
         the runtime and ends the worker. The future holds the snapshot (None
         when there is none to keep)."""
         done: "concurrent.futures.Future[Optional[Dict[str, Any]]]" = concurrent.futures.Future()
         with self._cond:
+            for kind, value in self._jobs:
+                if kind == "call":
+                    value[1].set_exception(YaiaError("bad_handle", "the session has ended"))
             self._jobs.clear()
             self._jobs.append(("detach", done))
             self._ended = True
@@ -106,6 +126,9 @@ class Session:
                 self._wakeup = False
             if job is not None:
                 kind, value = job
+                if kind == "call" and self.engine is None:
+                    value[1].set_exception(YaiaError("bad_handle", "the session has no runtime"))
+                    continue
                 if kind == "detach":
                     self._end(value)
                     return
@@ -124,13 +147,23 @@ class Session:
             self._sink(self.engine.execute(value))
         elif kind == "sync":
             self._sink(self._views("sync", value))
+        elif kind == "call":
+            fn, done = value
+            try:
+                done.set_result(fn(self.engine))
+            except Exception as error:
+                done.set_exception(error)
+        if kind == "request" and self.watch is not None:
+            self.watch()
 
     def _drain(self) -> None:
         if self.engine is None:
             return
-        for _ in range(_DRAIN_BATCH):
+        for i in range(_DRAIN_BATCH):
             text = self.engine.receive()
             if text is None:
+                if i and self.watch is not None:
+                    self.watch()
                 return
             self._sink(text)
         with self._cond:

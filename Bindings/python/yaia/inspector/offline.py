@@ -1,0 +1,93 @@
+"""The inspector on a journal file alone: what a host that is not the web
+shell (a C program, a Python one) opts into by writing a journal. The file
+is replayed in a runtime of the inspector's own, with the scene types given;
+the timeline, patches, trees of each scene's state at the journal's end,
+scenarios and the scene graph work as live; time travel does not (there is
+no session to travel)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+from typing import Any, Callable, Dict, List, Optional
+
+from aiohttp import WSMsgType, web
+
+from ..web.config import WebConfig
+from ..web.engine import RuntimeEngine
+from ..web.server import CLIENT_DIR, Server
+from .channel import Channel
+from .files import FileRoutes
+from .hub import PAGE_DIR
+from .source import FileSource
+from .timeline import Timeline
+
+__all__ = ["open_journal", "serve_journal"]
+
+
+def open_journal(path: str, scenes: List[str], folder: str) -> FileSource:
+    """A source for the journal at ``path``, whose scene types come from
+    ``scenes`` (packs, documents, folders); ``folder`` holds the files the
+    inspector writes (spans for scenarios)."""
+    config: Dict[str, Any] = {"scenes": list(scenes)}
+    engine = RuntimeEngine({"scenes": list(scenes),
+                            "allow": {"ops": ["replay", "scenario_from_journal"], "files": [folder, os.path.dirname(os.path.realpath(path))]}})
+    return FileSource(Timeline(os.path.realpath(path), config), folder, engine)
+
+
+async def serve_journal(path: str, scenes: List[str], host: str = "127.0.0.1", port: int = 8090,
+                        token: Optional[str] = None, on_start: Optional[Callable[[str], Any]] = None) -> None:
+    """Serves the inspector of one journal file until cancelled."""
+    folder = tempfile.mkdtemp(prefix="yaia-inspector-")
+    source = open_journal(path, scenes, folder)
+    guard = Server(WebConfig(host=host, port=port, token=token))
+    files = FileRoutes(folder, lambda key: source, lambda: RuntimeEngine(
+        {"scenes": list(scenes), "allow": {"ops": ["replay", "scenario_from_journal"], "files": [folder]}}))
+
+    async def socket(request: web.Request) -> web.StreamResponse:
+        refused = guard.refusal(request)
+        if refused is not None:
+            return refused
+        ws = web.WebSocketResponse(max_msg_size=64 << 10, compress=False)
+        await ws.prepare(request)
+
+        def attach(frame: Dict[str, Any]) -> Any:
+            imported = files.opened(frame.get("session"), frame.get("import"))
+            return imported if frame.get("import") is not None else source
+        channel = Channel(ws, None, attach)
+        async for message in ws:
+            if message.type == WSMsgType.TEXT:
+                await channel.frame(message.data)
+            elif message.type != WSMsgType.BINARY:
+                break
+        return ws
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(PAGE_DIR / "index.html")
+
+    async def root(request: web.Request) -> web.StreamResponse:
+        raise web.HTTPFound("/inspector/" + (f"?token={token}" if token else "") + "#session=file")
+
+    app = web.Application()
+    app.router.add_get("/", root)
+    app.router.add_get("/inspector/", page)
+    app.router.add_get("/inspector/ws", socket)
+    files.routes(app, guard.refusal)
+    app.router.add_static("/inspector/", PAGE_DIR, follow_symlinks=False)
+    app.router.add_static("/yaia/", CLIENT_DIR, follow_symlinks=False)
+    runner = web.AppRunner(app, handle_signals=False, access_log=None)
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        bound, actual = runner.addresses[0][:2]
+        url = f"http://{bound}:{actual}/inspector/" + (f"?token={token}" if token else "") + "#session=file"
+        (on_start or (lambda u: print(f"yaia inspector: open {u}", flush=True)))(url)
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+        files.close()
+        source.close()
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,145 @@
+"""A runtime that follows a journal input by input, to tell what each input
+changed: the same scenes, no services and a manual clock, so nothing it does
+reaches the world; each input's line applied as its request, then the
+states of the scenes whose seq moved diffed against their states before."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Dict, List, Mapping, Optional
+
+from ..web.engine import RuntimeEngine
+from .diff import diff
+from .lines import request_of
+
+__all__ = ["Shadow", "held"]
+
+
+def held(snapshot: Any) -> Any:
+    """The snapshot with every effect in flight kept waiting for its outcome
+    (restore policy ``await``): restored, it starts no service call and
+    cancels nothing, so no effect runs twice and no scene hears of an
+    interruption that never happened."""
+    if not isinstance(snapshot, dict) or not isinstance(snapshot.get("effects"), list):
+        return snapshot
+    out = dict(snapshot)
+    effects = []
+    for item in snapshot["effects"]:
+        if isinstance(item, dict) and isinstance(item.get("effect"), dict):
+            item = dict(item)
+            item["effect"] = dict(item["effect"], restore="await")
+        effects.append(item)
+    out["effects"] = effects
+    return out
+
+
+class Shadow:
+    """One scratch runtime at one input of a journal. ``config`` is the
+    session runtime's config; only its scenes and limits are kept."""
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        shadow: Dict[str, Any] = {"scenes": list(config.get("scenes", [])), "clock": "manual",
+                                  "allow": {"ops": ["restore", "register"]}}
+        if isinstance(config.get("limits"), dict):
+            shadow["limits"] = dict(config["limits"])
+        self.engine = RuntimeEngine(shadow)
+        self.seqs: Dict[int, int] = {}
+        self.names: Dict[int, str] = {}
+        self.states: Dict[int, Any] = {}
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def ask(self, request: Mapping[str, Any]) -> Dict[str, Any]:
+        return self.engine.execute_value(request)
+
+    def begin(self, line: Dict[str, Any]) -> Optional[str]:
+        """Restores the journal's first line; a message when it is not one."""
+        if line.get("kind") != "begin" or line.get("format") != "yaia.journal/1":
+            return "the file does not start as a journal does (a yaia.journal/1 begin line)"
+        answer = self.ask({"op": "restore", "snapshot": held(line.get("snapshot"))})
+        if answer.get("ok") is not True:
+            return f"its first snapshot is refused: {(answer.get('error') or {}).get('message')}"
+        self._changes()
+        return None
+
+    def apply(self, line: Dict[str, Any]) -> Dict[str, Any]:
+        """Applies one input line; answers with what it did: the scenes it
+        changed (their patches), opened and closed, the effects it started,
+        its routes and stack, or the error that refused it."""
+        request = request_of(line)
+        done: Dict[str, Any] = {}
+        if request is None:
+            done["error"] = {"code": "bad_journal", "message": f"no input of kind {str(line.get('kind'))[:40]}"}
+            return done
+        if line.get("kind") == "restore":
+            request["snapshot"] = held(request.get("snapshot"))
+        answer = self.ask(request)
+        updates: List[Dict[str, Any]] = [answer]
+        while True:
+            text = self.engine.receive()
+            if text is None:
+                break
+            try:
+                event = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(event, dict):
+                updates.append(event)
+        if answer.get("ok") is not True:
+            done["error"] = answer.get("error")
+        if isinstance(answer.get("scene"), int):
+            done["scene"] = answer["scene"]
+        effects: List[Dict[str, Any]] = []
+        routes: List[Any] = []
+        for update in updates:
+            for record in update.get("effects") or []:
+                if isinstance(record, dict):
+                    effects.append({k: record.get(k) for k in ("id", "service", "op", "status") if k in record})
+            routes += [r for r in update.get("routes") or []]
+            if isinstance(update.get("stack"), list):
+                done["stack"] = [e.get("scene") for e in update["stack"] if isinstance(e, dict)]
+        if effects:
+            done["effects"] = effects
+        if routes:
+            done["routes"] = routes
+        done.update(self._changes())
+        return done
+
+    def _changes(self) -> Dict[str, Any]:
+        listing = self.ask({"op": "scenes"})
+        now: Dict[int, int] = {}
+        names: Dict[int, str] = {}
+        for item in listing.get("scenes") or []:
+            if isinstance(item, dict) and isinstance(item.get("id"), int):
+                now[item["id"]] = int(item.get("seq") or 0)
+                names[item["id"]] = str(item.get("name"))
+        out: Dict[str, Any] = {}
+        closed = [i for i in self.seqs if i not in now]
+        opened = [i for i in now if i not in self.seqs]
+        changes: Dict[str, Any] = {}
+        for scene, seq in now.items():
+            if self.seqs.get(scene) == seq and scene in self.states:
+                continue
+            answer = self.ask({"op": "state", "scene": scene})
+            state = answer.get("state")
+            before = self.states.get(scene)
+            patch = diff(before, state) if scene in self.states else [{"op": "add", "path": "", "value": state}]
+            if patch:
+                changes[str(scene)] = patch
+            self.states[scene] = state
+        for scene in closed:
+            self.states.pop(scene, None)
+        self.seqs = now
+        self.names.update(names)
+        if changes:
+            out["changes"] = changes
+        if opened:
+            out["opened"] = opened
+        if closed:
+            out["closed"] = closed
+        return out
+
+    def state(self, scene: int) -> Any:
+        return copy.deepcopy(self.states.get(scene))
