@@ -94,7 +94,10 @@ class Channel:
                 # The same answer for a key that never was and one of another
                 # tab gone: a page learns nothing of keys it does not hold.
                 raise TravelError("unknown_session", "no session of this server is connected under that key")
-        count = await self.src.catch_up()
+        # A live session's journal is followed as it grows (hub.py): while
+        # that is under way, the page opens on what is followed, and hears
+        # of the rest when it is.
+        count = await self.src.catch_up(wait=not self.src.live)
         return {"inputs": count, "live": self.src.live, "travel": getattr(self.src, "travelling", None),
                 "facets": self.src.timeline.facets(), "path": None if self.src.live else self.src.timeline.path}
 
@@ -102,7 +105,7 @@ class Channel:
         filters = request.get("filter") if isinstance(request.get("filter"), dict) else {}
         clean = {k: filters.get(k) for k in ("scene", "type", "kind", "changed") if isinstance(filters.get(k), (str, bool))}
         if request.get("fresh"):
-            await self.src.catch_up()
+            await self.src.catch_up(wait=not self.src.live)
         page = self.src.timeline.rows(_int(request, "start", 0), _int(request, "count", 100), clean)
         page["facets"] = self.src.timeline.facets()
         page["travel"] = getattr(self.src, "travelling", None)
@@ -155,12 +158,14 @@ class Channel:
     async def do_graph(self, request: Dict[str, Any]) -> Dict[str, Any]:
         return {"graph": await self.src.graph()}
 
+    # The restore a rewind journals is an input too: followed afterwards,
+    # off the rewind's path, and the page told.
     async def do_rewind(self, request: Dict[str, Any]) -> Dict[str, Any]:
         answer = await self.src.rewind(_int(request, "to"))
-        answer["inputs"] = await self.src.catch_up()  # the restore is an input too
+        answer["inputs"] = len(self.src.timeline.entries)
         return answer
 
     async def do_resume(self, request: Dict[str, Any]) -> Dict[str, Any]:
         answer = await self.src.resume()
-        answer["inputs"] = await self.src.catch_up()
+        answer["inputs"] = len(self.src.timeline.entries)
         return answer

@@ -98,10 +98,9 @@ class Hub:
         return changed
 
     async def _notify(self, key: str) -> None:
+        # Followed whether an inspector is open or not: one that opens then
+        # finds the timeline ready rather than following it all at once.
         self.dirty[key] = False
-        channels = list(self.channels.get(key, []))
-        if not channels:
-            return
         source = self.source_of(key)
         if source is None:
             return
@@ -109,7 +108,7 @@ class Hub:
             count = await source.catch_up()
         except Exception:
             return
-        for channel in channels:
+        for channel in list(self.channels.get(key, [])):
             await channel.send({"event": "inputs", "inputs": count, "travel": self.travels.get(key)})
 
     def source_of(self, key: Any) -> Optional[Source]:
@@ -122,7 +121,7 @@ class Hub:
         def session() -> Any:
             connection = self.server.live.get(key)
             return connection.session if connection is not None else None
-        return LiveSource(timeline, self.folder, session, self.travels, key)
+        return LiveSource(timeline, self.folder, session, self.travels, key, self.watch(key))
 
     def scratch_engine(self) -> Engine:
         """A runtime of the session's scenes that replays files in the folder."""
@@ -173,7 +172,11 @@ class Hub:
         app.router.add_get("/inspector/ws", self.socket)
         self.files.routes(app, self.server.refusal)
         app.router.add_static("/inspector/", PAGE_DIR, follow_symlinks=False)
+        app.on_startup.append(self._started)
         app.on_cleanup.append(self._cleanup)
+
+    async def _started(self, app: web.Application) -> None:
+        self.loop = asyncio.get_running_loop()
 
     async def _cleanup(self, app: web.Application) -> None:
         for timeline in list(self.timelines.values()):

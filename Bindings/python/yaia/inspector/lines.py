@@ -51,11 +51,15 @@ class JournalReader:
         self.rest = b""
         self.number = 0
         self.failure: Optional[str] = None
+        #: Where each line the last ``read`` gave ends in the file (the byte
+        #: after its newline): a rewind copies the lines after a snapshot.
+        self.ends: List[int] = []
 
     def read(self, limit: int = 1 << 30) -> List[Dict[str, Any]]:
         if self.failure is not None:
             return []
         out: List[Dict[str, Any]] = []
+        self.ends = []
         try:
             with open(self.path, "rb") as f:
                 f.seek(self.offset)
@@ -63,6 +67,7 @@ class JournalReader:
         except OSError as error:
             self.failure = f"{self.path}: {error.strerror or error}"
             return out
+        base = self.offset - len(self.rest)  # where data starts in the file
         self.offset += len(chunk)
         data = self.rest + chunk
         start = 0
@@ -87,6 +92,7 @@ class JournalReader:
                 self.failure = f"line {self.number} is not a JSON object"
                 return out
             out.append(value)
+            self.ends.append(base + start)
         self.rest = data[start:]
         if len(self.rest) > self.max_line:
             self.failure = f"line {self.number + 1} is longer than {self.max_line} bytes"

@@ -39,8 +39,10 @@ class Shadow:
     session runtime's config; only its scenes and limits are kept."""
 
     def __init__(self, config: Mapping[str, Any]) -> None:
-        shadow: Dict[str, Any] = {"scenes": list(config.get("scenes", [])), "clock": "manual",
-                                  "allow": {"ops": ["restore", "register"]}}
+        # Patch mode: an answer carries a view's change, not a whole view
+        # model the shadow would only parse and drop.
+        shadow: Dict[str, Any] = {"scenes": list(config.get("scenes", [])), "clock": "manual", "view": "patch",
+                                  "allow": {"ops": ["restore", "register", "snapshot"]}}
         if isinstance(config.get("limits"), dict):
             shadow["limits"] = dict(config["limits"])
         self.engine = RuntimeEngine(shadow)
@@ -140,6 +142,23 @@ class Shadow:
         if closed:
             out["closed"] = closed
         return out
+
+    def snapshot(self) -> Optional[bytes]:
+        """The runtime's snapshot as JSON text, None when it cannot be taken."""
+        text = self.engine.execute(b'{"op":"snapshot"}')
+        data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+        # The answer is {"ok":true,"snapshot":...}: cut it out rather than
+        # parse and write again the states of every scene.
+        head = b'{"ok":true,"snapshot":'
+        if data.startswith(head) and data.endswith(b"}"):
+            return data[len(head):-1]
+        try:
+            answer = json.loads(data)
+        except ValueError:
+            return None
+        if not isinstance(answer, dict) or not isinstance(answer.get("snapshot"), dict):
+            return None
+        return json.dumps(answer["snapshot"], separators=(",", ":")).encode()
 
     def state(self, scene: int) -> Any:
         return copy.deepcopy(self.states.get(scene))

@@ -33,8 +33,13 @@ class Source:
     async def run(self, fn: Callable[[Engine], Any]) -> Any:
         raise NotImplementedError
 
-    async def catch_up(self) -> int:
-        return await asyncio.get_running_loop().run_in_executor(None, self.timeline.catch_up)
+    async def catch_up(self, wait: bool = True) -> int:
+        """Follows the journal's new lines; without ``wait``, answers at once
+        when another catch-up is under way (it tells the page when done)."""
+        return await asyncio.get_running_loop().run_in_executor(None, self.timeline.catch_up, wait)
+
+    def later(self) -> None:
+        """Has the journal followed soon, off the caller's path."""
 
     async def state(self, scene: int) -> Dict[str, Any]:
         raise NotImplementedError
@@ -92,11 +97,17 @@ class LiveSource(Source):
 
     live = True
 
-    def __init__(self, timeline: Timeline, folder: str, session: Callable[[], Any], travels: Dict[str, int], key: str) -> None:
+    def __init__(self, timeline: Timeline, folder: str, session: Callable[[], Any], travels: Dict[str, int], key: str,
+                 kick: Optional[Callable[[], None]] = None) -> None:
         super().__init__(timeline, folder)
         self.session = session
         self.travels = travels
         self.key = key
+        self.kick = kick
+
+    def later(self) -> None:
+        if self.kick is not None:
+            self.kick()
 
     async def run(self, fn: Callable[[Engine], Any]) -> Any:
         session = self.session()
@@ -104,9 +115,9 @@ class LiveSource(Source):
             raise travel.TravelError("bad_handle", "the tab's session is not connected")
         return await asyncio.wrap_future(session.call(fn))
 
-    async def catch_up(self) -> int:
+    async def catch_up(self, wait: bool = True) -> int:
         await self.run(travel.flush)
-        return await super().catch_up()
+        return await super().catch_up(wait)
 
     async def state(self, scene: int) -> Dict[str, Any]:
         answer: Dict[str, Any] = await self.run(lambda e: e.execute_value({"op": "state", "scene": scene}))
@@ -121,20 +132,25 @@ class LiveSource(Source):
         return self.travels.get(self.key)
 
     async def rewind(self, seq: int) -> Dict[str, Any]:
-        await self.catch_up()
-        live = self.travels.get(self.key, self.timeline.last)
-        answer: Dict[str, Any] = await self.run(lambda e: travel.rewind(e, self.timeline.path, seq))
+        def work(engine: Engine) -> int:
+            last = travel.flush(engine)  # the last input before this rewind
+            travel.rewind(engine, self.timeline.path, seq, self.timeline)
+            return last
+        last = await self.run(work)
+        live = self.travels.get(self.key, last)
         self.travels[self.key] = live
         self._redraw()
+        self.later()
         return {"ok": True, "to": seq, "live": live}
 
     async def resume(self) -> Dict[str, Any]:
         live = self.travels.get(self.key)
         if live is None:
             return {"ok": True, "live": None}
-        await self.run(lambda e: travel.rewind(e, self.timeline.path, live))
+        await self.run(lambda e: travel.rewind(e, self.timeline.path, live, self.timeline))
         del self.travels[self.key]
         self._redraw()
+        self.later()
         return {"ok": True, "live": live}
 
     def _redraw(self) -> None:

@@ -6,8 +6,9 @@ a page of the timeline, filtered, costs a walk over entries, never a state."""
 from __future__ import annotations
 
 import threading
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Set
 
+from .checkpoints import Checkpoints
 from .diff import bounded
 from .lines import JournalReader
 from .shadow import Shadow
@@ -43,11 +44,18 @@ def _kind(line: Dict[str, Any]) -> str:
 
 class Timeline:
     """The inputs of one journal file, indexed up to where it was read.
-    ``catch_up`` reads and follows the lines added since; everything else
-    answers from the entries. Safe to call from any thread."""
+    ``catch_up`` reads and follows the lines added since, one thread at a
+    time, taking a snapshot every so many inputs (``checkpoints``, for
+    rewinds); everything else answers from the entries, without waiting for
+    a catch-up in progress. Safe to call from any thread."""
 
-    def __init__(self, path: str, config: Mapping[str, Any], max_line: int = 16 << 20) -> None:
+    def __init__(self, path: str, config: Mapping[str, Any], max_line: int = 16 << 20,
+                 checkpoints: Optional[Checkpoints] = None) -> None:
         self.path = path
+        self.checkpoints = checkpoints if checkpoints is not None else Checkpoints()
+        self.following = threading.Lock()
+        self.names: Set[str] = set()
+        self.types: Set[str] = set()
         self.reader = JournalReader(path, max_line)
         self.config = dict(config)
         self.shadow: Optional[Shadow] = None
@@ -58,7 +66,7 @@ class Timeline:
         self.lock = threading.Lock()
 
     def close(self) -> None:
-        with self.lock:
+        with self.following:
             if self.shadow is not None:
                 self.shadow.close()
                 self.shadow = None
@@ -67,16 +75,23 @@ class Timeline:
     def last(self) -> int:
         return int(self.entries[-1]["seq"]) if self.entries else 0
 
-    def catch_up(self) -> int:
-        """Follows the lines added to the file; answers how many there are now."""
-        with self.lock:
-            for line in self.reader.read():
-                self._follow(line)
+    def catch_up(self, wait: bool = True) -> int:
+        """Follows the lines added to the file; answers how many inputs are
+        known now. Without ``wait``, answers at once while another thread
+        is following."""
+        if not self.following.acquire(blocking=wait):
+            return len(self.entries)
+        try:
+            lines = self.reader.read()
+            for line, end in zip(lines, self.reader.ends):
+                self._follow(line, end)
             if self.reader.failure and not self.failure:
                 self.failure = self.reader.failure
             return len(self.entries)
+        finally:
+            self.following.release()
 
-    def _follow(self, line: Dict[str, Any]) -> None:
+    def _follow(self, line: Dict[str, Any], end: int) -> None:
         if self.failure is not None:
             return
         if self.shadow is None:
@@ -106,15 +121,17 @@ class Timeline:
             entry["effect"] = line.get("effect")
             entry["outcome"] = _short(line["result"]) if "result" in line else {"error": _short(line.get("error"))}
             if isinstance(line.get("effect"), int):
-                self.fates[line["effect"]] = {"seq": seq, "ok": "result" in line}
+                with self.lock:
+                    self.fates[line["effect"]] = {"seq": seq, "ok": "result" in line}
         for key in ("opened", "closed", "routes", "stack", "error"):
             if key in done:
                 entry[key] = done[key]
         if "effects" in done:
             entry["effects"] = done["effects"]
-            for record in done["effects"]:
-                if isinstance(record.get("id"), int):
-                    self.started[record["id"]] = dict(record, seq=seq)
+            with self.lock:
+                for record in done["effects"]:
+                    if isinstance(record.get("id"), int):
+                        self.started[record["id"]] = dict(record, seq=seq)
         patches: Dict[str, Any] = {}
         cut: Dict[str, int] = {}
         for key, patch in (done.get("changes") or {}).items():
@@ -126,7 +143,23 @@ class Timeline:
         entry["ops"] = sum(len(p) for p in (done.get("changes") or {}).values())
         if cut:
             entry["cut"] = cut
-        self.entries.append(entry)
+        entry["end"] = end
+        with self.lock:
+            self.entries.append(entry)
+            if entry.get("name"):
+                self.names.add(str(entry["name"]))
+            if entry.get("type"):
+                self.types.add(str(entry["type"]))
+        if self.checkpoints.due(seq) and "error" not in done:
+            snapshot = self.shadow.snapshot()
+            if snapshot is not None:
+                self.checkpoints.add(seq, end, snapshot)
+
+    def end_of(self, seq: int) -> Optional[int]:
+        """Where input ``seq``'s line ends in the file, once followed."""
+        with self.lock:
+            found = self._find(seq)
+            return None if found is None else int(found["end"])
 
     # -- answers
 
@@ -169,7 +202,7 @@ class Timeline:
             found = self._find(seq)
             if found is None:
                 return None
-            out = dict(found)
+            out = {k: v for k, v in found.items() if k != "end"}
             out["effects"] = [dict(e, fate=self.fates.get(e.get("id"))) for e in found.get("effects") or []]
             return out
 
@@ -192,6 +225,6 @@ class Timeline:
     def facets(self) -> Dict[str, List[str]]:
         """The scene types and action types seen, for the filters."""
         with self.lock:
-            names = sorted({str(e["name"]) for e in self.entries if e.get("name")})
-            types = sorted({str(e["type"]) for e in self.entries if e.get("type")})
+            names = sorted(self.names)
+            types = sorted(self.types)
             return {"scenes": names[:200], "types": types[:500], "kinds": sorted(set(KINDS.values()) | {"clock"})}

@@ -7,17 +7,26 @@ tells its scene of an interruption. The inspector rewinds without either:
 the runtime replays its journal to the input (``replay`` with ``to``, in a
 scratch runtime with no services) and restores that snapshot with every
 effect in flight held (shadow.held). The restore is journaled like any, so
-the journal still replays identically."""
+the journal still replays identically.
+
+A rewind does not replay from the journal's start: the timeline keeps a
+snapshot every so many inputs (checkpoints.py), and the journal replayed is
+a short one, that snapshot followed by the lines since (each still checked
+against its digest); to a snapshot's own input, nothing is replayed."""
 
 from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict
+import secrets
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from ..web.engine import Engine
 from .lines import JournalReader
 from .shadow import held
+
+if TYPE_CHECKING:
+    from .timeline import Timeline
 
 __all__ = ["rewind", "span", "flush", "TravelError"]
 
@@ -36,26 +45,63 @@ def _ok(answer: Dict[str, Any]) -> Dict[str, Any]:
     return answer
 
 
-def flush(engine: Engine) -> None:
-    _ok(engine.execute_value({"op": "journal", "flush": True}))
+def flush(engine: Engine) -> int:
+    """Writes the journal's queued lines; answers how many inputs it holds."""
+    inputs = _ok(engine.execute_value({"op": "journal", "flush": True})).get("inputs")
+    return inputs if isinstance(inputs, int) else 0
 
 
-def snapshot_at(engine: Engine, journal: str, seq: int, live: bool = True) -> Dict[str, Any]:
+def snapshot_at(engine: Engine, journal: str, seq: int, live: bool = True,
+                timeline: Optional["Timeline"] = None) -> Dict[str, Any]:
     """The snapshot right after input ``seq`` of a journal: the runtime's own
-    (``live``: flushed first), or a file it replays."""
+    (``live``: flushed first), or a file it replays. With the ``timeline``
+    that follows it, from the nearest of its checkpoints."""
     if live:
         flush(engine)
-    answer = _ok(engine.execute_value({"op": "replay", "journal": journal, "to": seq}))
+    near = timeline.checkpoints.nearest(seq) if timeline is not None else None
+    if near is not None and near[0] == seq:
+        snapshot = json.loads(near[2])
+        if isinstance(snapshot, dict):
+            return snapshot
+        near = None
+    path = journal
+    if near is not None and timeline is not None:
+        path = _short_journal(journal, near, timeline.end_of(seq))
+    try:
+        answer = _ok(engine.execute_value({"op": "replay", "journal": path, "to": seq}))
+    finally:
+        if path != journal:
+            os.unlink(path)
     if answer.get("identical") is not True or not isinstance(answer.get("snapshot"), dict):
         raise TravelError("bad_journal", f"the journal does not replay identically up to input {seq}: {answer.get('divergence')}")
     snapshot: Dict[str, Any] = answer["snapshot"]
     return snapshot
 
 
-def rewind(engine: Engine, journal: str, seq: int) -> Dict[str, Any]:
+def _short_journal(journal: str, near: "tuple[int, int, bytes]", end: Optional[int]) -> str:
+    """A journal beside ``journal`` that begins with a checkpoint's snapshot
+    and holds the lines after it, up to ``end`` (to the file's end if None)."""
+    _, start, snapshot = near
+    path = os.path.join(os.path.dirname(journal), f"rewind-{secrets.token_hex(8)}.jsonl")
+    with open(journal, "rb") as source, open(path, "wb") as out:
+        out.write(b'{"format":"yaia.journal/1","kind":"begin","snapshot":' + snapshot + b',"t":0}\n')
+        source.seek(start)
+        left = None if end is None else max(0, end - start)
+        while left is None or left > 0:
+            chunk = source.read(1 << 20 if left is None else min(left, 1 << 20))
+            if not chunk:
+                break
+            out.write(chunk)
+            if left is not None:
+                left -= len(chunk)
+    return path
+
+
+def rewind(engine: Engine, journal: str, seq: int, timeline: Optional["Timeline"] = None) -> Dict[str, Any]:
     """Brings the runtime back to right after input ``seq``, reaching no
     service. Answers with the restore's answer (view models, effects)."""
-    answer = _ok(engine.execute_value({"op": "restore", "snapshot": held(snapshot_at(engine, journal, seq))}))
+    snapshot = held(snapshot_at(engine, journal, seq, timeline=timeline))
+    answer = _ok(engine.execute_value({"op": "restore", "snapshot": snapshot}))
     answer["to"] = seq
     return answer
 
