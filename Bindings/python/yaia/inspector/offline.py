@@ -24,7 +24,7 @@ from .hub import PAGE_DIR
 from .source import FileSource
 from .timeline import Timeline
 
-__all__ = ["open_journal", "serve_journal"]
+__all__ = ["open_journal", "serve_journal", "serve_source", "Address"]
 
 
 def open_journal(path: str, scenes: List[str], folder: str) -> FileSource:
@@ -41,10 +41,35 @@ async def serve_journal(path: str, scenes: List[str], host: str = "127.0.0.1", p
                         token: Optional[str] = None, on_start: Optional[Callable[[str], Any]] = None) -> None:
     """Serves the inspector of one journal file until cancelled."""
     folder = tempfile.mkdtemp(prefix="yaia-inspector-")
-    source = open_journal(path, scenes, folder)
-    guard = Server(WebConfig(host=host, port=port, token=token))
+    try:
+        await serve_source(open_journal(path, scenes, folder), scenes, Address(host, port, token), on_start)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class Address:
+    """Where an inspector listens: loopback by default; ``token`` is asked
+    of every socket and file (needed beyond loopback)."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 8090, token: Optional[str] = None) -> None:
+        self.host, self.port, self.token = host, port, token
+
+
+#: How often a source with no session to say so is checked for new inputs.
+POLL_SECONDS = 0.25
+
+
+async def serve_source(source: FileSource, scenes: List[str], address: Address,
+                       on_start: Optional[Callable[[str], Any]] = None) -> None:
+    """Serves the inspector of ``source`` (a journal file's, or a host's
+    runtime's) until cancelled; closes the source then. Pages are told of
+    new inputs as the journal grows."""
+    folder = source.folder
+    token = address.token
+    guard = Server(WebConfig(host=address.host, port=address.port, token=token))
     files = FileRoutes(folder, lambda key: source, lambda: RuntimeEngine(
         {"scenes": list(scenes), "allow": {"ops": ["replay", "scenario_from_journal"], "files": [folder]}}))
+    channels: List[Channel] = []
 
     async def socket(request: web.Request) -> web.StreamResponse:
         refused = guard.refusal(request)
@@ -57,12 +82,32 @@ async def serve_journal(path: str, scenes: List[str], host: str = "127.0.0.1", p
             imported = files.opened(frame.get("session"), frame.get("import"))
             return imported if frame.get("import") is not None else source
         channel = Channel(ws, None, attach)
-        async for message in ws:
-            if message.type == WSMsgType.TEXT:
-                await channel.frame(message.data)
-            elif message.type != WSMsgType.BINARY:
-                break
+        channels.append(channel)
+        try:
+            async for message in ws:
+                if message.type == WSMsgType.TEXT:
+                    await channel.frame(message.data)
+                elif message.type != WSMsgType.BINARY:
+                    break
+        finally:
+            channels.remove(channel)
         return ws
+
+    async def follow() -> None:
+        known = -1
+        while True:
+            await asyncio.sleep(POLL_SECONDS)
+            if not channels:
+                continue
+            try:
+                count = await source.catch_up()
+            except Exception:
+                continue
+            if count != known:
+                known = count
+                for channel in list(channels):
+                    if channel.source is source:
+                        await channel.send({"event": "inputs", "inputs": count, "travel": getattr(source, "travelling", None)})
 
     async def page(request: web.Request) -> web.StreamResponse:
         return web.FileResponse(PAGE_DIR / "index.html")
@@ -79,15 +124,16 @@ async def serve_journal(path: str, scenes: List[str], host: str = "127.0.0.1", p
     app.router.add_static("/yaia/", CLIENT_DIR, follow_symlinks=False)
     runner = web.AppRunner(app, handle_signals=False, access_log=None)
     await runner.setup()
+    follower = asyncio.ensure_future(follow())
     try:
-        site = web.TCPSite(runner, host, port)
+        site = web.TCPSite(runner, address.host, address.port)
         await site.start()
         bound, actual = runner.addresses[0][:2]
         url = f"http://{bound}:{actual}/inspector/" + (f"?token={token}" if token else "") + "#session=file"
         (on_start or (lambda u: print(f"yaia inspector: open {u}", flush=True)))(url)
         await asyncio.Event().wait()
     finally:
+        follower.cancel()
         await runner.cleanup()
         files.close()
         source.close()
-        shutil.rmtree(folder, ignore_errors=True)

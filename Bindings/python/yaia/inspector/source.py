@@ -63,7 +63,7 @@ class Source:
 
         def work(engine: Engine) -> Dict[str, Any]:
             try:
-                travel.span(engine, self.timeline.path, first, last, path, flush=self.live)
+                travel.span(engine, self.timeline.path, first, last, path, flush=isinstance(self, LiveSource))
                 answer = engine.execute_value({"op": "scenario_from_journal", "path": path})
                 # Each file names the scenes it runs, so `yaia test FILE` needs nothing else.
                 scenes = [str(s) for s in self.timeline.config.get("scenes", []) if isinstance(s, str)]

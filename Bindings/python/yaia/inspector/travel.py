@@ -51,6 +51,14 @@ def flush(engine: Engine) -> int:
     return inputs if isinstance(inputs, int) else 0
 
 
+def journal_of(engine: Engine) -> str:
+    """The path of the runtime's journal (flushed); bad_journal without one."""
+    path = _ok(engine.execute_value({"op": "journal", "flush": True})).get("journal")
+    if not isinstance(path, str):
+        raise TravelError("bad_journal", "the runtime keeps no journal: give it one (config \"journal\")")
+    return path
+
+
 def snapshot_at(engine: Engine, journal: str, seq: int, live: bool = True,
                 timeline: Optional["Timeline"] = None) -> Dict[str, Any]:
     """The snapshot right after input ``seq`` of a journal: the runtime's own
