@@ -404,6 +404,7 @@ bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_
 	$(PATHS_BENCH) $(EXAMPLES_PACK)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_logic.py $(YAIA_JSONLOGIC_TESTS)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_web.py $(NOTES_PACK) $(PLUGINS)
+	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_inspector.py $(NOTES_PACK) $(PLUGINS)
 
 # ---------------------------------------------------------------- thread sanitizer
 

@@ -1,0 +1,203 @@
+"""The inspector with 10,000 notes and 10,000 recorded inputs, measured in
+its page: opening it, selecting an input and rewinding to one, and the
+largest frame the server sent it.
+
+    bench_inspector.py NOTES_PACK PLUGIN_DIR
+
+Run by `make bench` (PYTHONPATH=Bindings/python). The server (`python -m
+yaia.web --inspector`, a process of its own) serves the Swift pack with the
+auth and store plugins and Examples/notes-web; 10,000 notes are in the
+SQLite store (as bench_web.py puts them). In the app's page, a login, the
+list loaded with every note, then inputs sent from the page until the
+journal holds 10,000: emailChanged to the login scene beneath the list, and
+every INPUTS_PER_SEARCH-th a searchChanged to the list (whose state holds
+the 10,000 notes). Once the inspector's timeline has followed them all, its
+page is opened OPENS times, rows are selected at places spread over the
+timeline, and rewound to.
+
+The times are the page's own (`window.inspectorTimes`, performance.now):
+open, from navigation to the timeline drawn; select, from the click to the
+input's patches shown; rewind, from the click to the app rewound and the
+timeline drawn again. Frames are every WebSocket message the inspector's
+page received (Playwright's framereceived). Headless Chromium (Debian's)
+driven by Playwright; without them the benchmark says so and measures
+nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Dict, List
+
+import bench_web  # noqa: E402 (Benchmarks/ is the script's folder)
+import yaia
+
+CHROMIUM = bench_web.CHROMIUM
+PAGE = bench_web.PAGE
+NOTES = bench_web.NOTES
+INPUTS = 10_000
+INPUTS_PER_SEARCH = 100
+TARGET_MS = 100.0
+FRAME_BYTES = 64 << 10
+OPENS = 5
+SELECTS = 30
+REWINDS = 12
+
+# In the app's page: inputs until the session's journal holds `total`.
+RECORD_JS = """async ({total, every, start}) => {
+  const app = window.app;
+  const login = app.flow.stack[0].id;
+  const list = app.top().id;
+  const words = ["lyon", "bank", "milk", "train"];
+  for (let i = start; i < total; i++) {
+    if (i % every === 0) {
+      await app.request({op: "send", scene: list, action: {type: "searchChanged", payload: words[(i / every) % 4].slice(0, 1 + (i / every) % 4)}});
+    } else {
+      await app.request({op: "send", scene: login, action: {type: "emailChanged", payload: "ada" + i + "@example.com"}});
+    }
+  }
+  return true;
+}"""
+
+# In the inspector's page: rows clicked at places spread over the timeline.
+SELECT_JS = """async ({count, rewind}) => {
+  const box = document.getElementById("timeline");
+  const once = (name) => new Promise((r) => document.body.addEventListener(name, r, {once: true}));
+  const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+  for (let i = 0; i < count; i++) {
+    box.scrollTop = Math.floor(((i * 7919) % count) / count * (box.scrollHeight - box.clientHeight));
+    let rows = [];
+    for (let k = 0; k < 100 && rows.length === 0; k++) { await pause(20); rows = document.querySelectorAll("#rows .row"); }
+    const row = rows[Math.floor(rows.length / 2)];
+    const selected = once("inspector-selected");
+    row.click();
+    await selected;
+    if (rewind) {
+      const rewound = once("inspector-rewound");
+      document.getElementById("rewind").click();
+      await rewound;
+    }
+  }
+  return window.inspectorTimes;
+}"""
+
+
+def median(values: List[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def measure(browser: Any, url: str) -> Dict[str, Any]:
+    base = url.split("?")[0].rstrip("/")
+    app = browser.new_page(viewport={"width": 1000, "height": 800})
+    app.goto(url)
+    app.wait_for_selector(".screen[data-scene='notes/login']")
+    app.fill("input[name=email]", "ada@example.com")
+    app.fill("input[name=password]", "hunter2")
+    app.click("button[name=submit]")
+    app.wait_for_selector(".screen[data-scene='notes/list']")
+    app.wait_for_function(f"() => window.app.top().viewModel.notes.length === {NOTES}", timeout=600_000)
+    key = app.evaluate("() => window.app.session || sessionStorage.getItem('yaia.session')")
+    start = time.perf_counter()
+    app.evaluate(RECORD_JS, {"total": INPUTS, "every": INPUTS_PER_SEARCH, "start": 6})
+    recorded = time.perf_counter() - start
+    largest = [0]
+
+    def watch(ws: Any) -> None:
+        def frame(payload: Any) -> None:
+            size = len(payload.encode("utf-8") if isinstance(payload, str) else payload)
+            largest[0] = max(largest[0], size)
+        ws.on("framereceived", frame)
+
+    inspector_url = f"{base}/inspector/#session={key}"
+    out: Dict[str, Any] = {"recorded": recorded, "opens": []}
+    # The timeline follows the journal as it grows: wait until it has all.
+    start = time.perf_counter()
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.on("websocket", watch)
+    page.goto(inspector_url)
+    page.wait_for_function(f"() => /^{INPUTS}|^1\\d{{4}} of/.test(document.getElementById('count').textContent)"
+                           f" && parseInt(document.getElementById('count').textContent) >= {INPUTS}", timeout=1_800_000, polling=500)
+    out["followed"] = time.perf_counter() - start
+    page.close()
+    for _ in range(OPENS):
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.on("websocket", watch)
+        page.goto(inspector_url)
+        page.wait_for_function("() => window.inspectorTimes && window.inspectorTimes.open !== null", timeout=120_000)
+        out["opens"].append(page.evaluate("() => window.inspectorTimes.open"))
+        page.close()
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    page.on("websocket", watch)
+    page.goto(inspector_url)
+    page.wait_for_function("() => window.inspectorTimes && window.inspectorTimes.open !== null", timeout=120_000)
+    out["select"] = page.evaluate(SELECT_JS, {"count": SELECTS, "rewind": False})["select"]
+    times = page.evaluate(SELECT_JS, {"count": REWINDS, "rewind": True})
+    out["rewind"] = times["rewind"]
+    out["inputs"] = page.evaluate("() => document.getElementById('count').textContent")
+    out["largest"] = largest[0]
+    page.close()
+    app.close()
+    return out
+
+
+def main() -> int:
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    pack, plugins = sys.argv[1], Path(sys.argv[2])
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("bench_inspector.py: Playwright is not installed (make deps): nothing measured")
+        return 0
+    if not Path(CHROMIUM).is_file():
+        print(f"bench_inspector.py: no Chromium at {CHROMIUM} (make deps): nothing measured")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="yaia-bench-inspector-") as folder:
+        db = Path(folder) / "notes.db"
+        bench_web.seed(plugins / "store.so", db)
+        command = [sys.executable, "-m", "yaia.web", pack, "--plugin-dir", str(plugins),
+                   "--plugin-config", f"store={json.dumps({'path': str(db)})}", "--start", "notes/login",
+                   "--static", str(PAGE), "--port", "0", "--inspector"]
+        server, line = bench_web.launch(command)
+        try:
+            found = re.search(r"http://\S+", line)
+            if not found:
+                print(f"bench_inspector.py: the server did not start: {line}", file=sys.stderr)
+                return 1
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+                out = measure(browser, found.group(0))
+                browser.close()
+        finally:
+            bench_web.stop(server)
+    opened, selected, rewound = median(out["opens"]), median(out["select"]), median(out["rewind"])
+    print(f"The inspector in headless Chromium, measured in the page (performance.now); libyaia {yaia.library_version()}")
+    print(f"{NOTES} notes in the list's state; {INPUTS} inputs recorded from the app's page in {out['recorded']:.0f} s "
+          f"(every {INPUTS_PER_SEARCH}th a search over the notes), followed by the timeline {out['followed']:.0f} s after; "
+          f"timeline: {out['inputs']}\n")
+    print(f"  {'':<44} {'median':>8} {'max':>8} {'n':>4}")
+    for name, values in (("opening the inspector (ms)", out["opens"]), ("selecting an input (ms)", out["select"]),
+                         ("rewinding to an input (ms)", out["rewind"])):
+        print(f"  {name:<44} {median(values):>8.1f} {max(values):>8.1f} {len(values):>4}")
+    print(f"  {'largest frame to the inspector (bytes)':<44} {out['largest']:>8}")
+    print(f"\n  target: opening, median at most {TARGET_MS:.0f} ms: {verdict(opened <= TARGET_MS)} ({opened:.1f} ms)")
+    print(f"  target: selecting an input, median at most {TARGET_MS:.0f} ms: {verdict(selected <= TARGET_MS)} ({selected:.1f} ms)")
+    print(f"  target: rewinding, median at most {TARGET_MS:.0f} ms: {verdict(rewound <= TARGET_MS)} ({rewound:.1f} ms)")
+    print(f"  target: no frame to the inspector over {FRAME_BYTES} bytes: {verdict(out['largest'] <= FRAME_BYTES)} "
+          f"({out['largest']} bytes)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
