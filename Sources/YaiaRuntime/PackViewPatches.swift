@@ -26,6 +26,34 @@ extension LivePackScene {
         return json
     }
 
+    /// The operations a patched reduction wrote, after those owed.
+    func takePatch() throws(YaiaError) {
+        let ops = try readPatch(nextView)
+        viewIsCurrent = false
+        if case .array(var all)? = owed.take(), case .array(let new) = ops {
+            all.append(contentsOf: new)
+            operations = .array(all)
+        } else {
+            operations = ops
+        }
+    }
+
+    /// A patched reduction was refused after the pack reduced: its
+    /// operations, readable, are owed to the host and go first in the next
+    /// patch (operations apply in order); unreadable, the next reduction
+    /// writes the whole view model, diffed by the runtime.
+    func owe() {
+        guard let ops = try? readPatch(nextView), case .array(let new) = ops else { return }
+        if case .array(var all)? = owed {
+            all.append(contentsOf: new)
+            owed = .array(all)
+        } else {
+            owed = ops
+        }
+        packMatchesHost = true
+        viewIsCurrent = false
+    }
+
     /// After a reduction that gave a patch, `view` is written again when read.
     func refreshView() {
         guard !viewIsCurrent else { return }

@@ -267,7 +267,7 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     let view = SceneBuffer()
     /// What a reduction writes as the view model, taking `view`'s place
     /// once checked: a reduction refused leaves the last one.
-    private let nextView = SceneBuffer()
+    let nextView = SceneBuffer()
     /// An action the runtime writes for the pack (an outcome's, a result's).
     private let input = SceneBuffer(capacity: 64)
     /// Patch mode (PackViewPatches.swift): whether the next reduction is to
@@ -276,6 +276,8 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     /// last wrote is the one the host was last sent.
     var patchAsked = false
     var operations: JSON?
+    /// The operations of patched reductions refused after the pack made them, owed to the host.
+    var owed: JSON?
     var viewIsCurrent = true
     var packMatchesHost = true
 
@@ -324,11 +326,15 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
         // The pack has reduced: until this succeeds, the view model it last
         // wrote is not the one the host holds.
         packMatchesHost = false
-        let commands = try readCommands()
+        let commands: [Command]
+        do throws(YaiaError) { commands = try readCommands() } catch {
+            if patching != nil { owe() }
+            throw error
+        }
         if patching != nil {
-            operations = try readPatch(nextView)
-            viewIsCurrent = false
+            try takePatch()
         } else {
+            owed = nil
             try nextView.check(scene: name, what: "a view model")
             view.writer.exchange(with: &nextView.writer)
             viewIsCurrent = true

@@ -326,6 +326,8 @@ static const yaia_scene_type counter_type = {
     counter_invariants,
 #if FAULT == FAULT_PATCHES || FAULT == FAULT_PATCH_GARBAGE
     counter_reduce_patch,
+#else
+    NULL, /* no reduce_patch: the host diffs the view models */
 #endif
 };
 

@@ -57,9 +57,9 @@ def test_operations_a_pack_writes_are_checked_and_a_refusal_is_caught_up() -> No
     with yaia.Runtime(scenes=[pack("patch_garbage.so")], view="patch") as rt:
         scene = rt.execute({"op": "open", "scene": "test/counter", "args": {}})
         held = scene["viewModel"]
-        refused = rt.execute({"op": "send", "scene": scene["scene"], "action": {"type": "add", "payload": 2}})
-        assert refused["ok"] is False and refused["error"]["code"] == "scene_pack_error"
-        assert "view patch" in refused["error"]["message"]
+        with pytest.raises(yaia.YaiaError) as refused:
+            rt.execute({"op": "send", "scene": scene["scene"], "action": {"type": "add", "payload": 2}})
+        assert refused.value.code == "scene_pack_error" and "view patch" in str(refused.value)
         # The pack reduced all the same: the next update brings the host up
         # to date from the view model it holds (the pack's own patch no longer fits it).
         answer = rt.execute({"op": "send", "scene": scene["scene"], "action": {"type": "add", "payload": 1}})
