@@ -173,7 +173,7 @@ TESTPACK := $(OUT)/test-packs
 export YAIA_TEST_PACK_DIR := $(abspath $(TESTPACK))
 PACK_FAULTS := future_abi:1 refuses:2 no_reduce:3 bad_name:4 twice:5 takes_login:6 garbage:7 old_size:8 \
                bad_document:9 document_twice:10 old_type:11 state_garbage:12 view_garbage:13 code_internal:14 \
-               code_made_up:15 invariants_garbage:16 commands_object:17
+               code_made_up:15 invariants_garbage:16 commands_object:17 patches:18 patch_garbage:19
 TEST_PACKS  := $(TESTPACK)/counter.so $(foreach f,$(PACK_FAULTS),$(TESTPACK)/$(firstword $(subst :, ,$(f))).so)
 
 $(TESTPACK)/counter.so: Tests/packs/counter.c Include/yaia_scene.h

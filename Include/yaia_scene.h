@@ -197,6 +197,31 @@ typedef struct yaia_scene_type {
     ** built before it) declares none.
     */
     int (*invariants)(const struct yaia_scene_type *type, const char *state, size_t length, yaia_scene_buffer *out);
+
+    /*
+    ** reduce(), answering the view model as a change: reduces `action` as
+    ** reduce() does and writes the commands into `out`, but in place of the
+    ** view model writes into `patch` the JSON Patch (RFC 6902) that turns
+    ** the view model this pack last wrote for `state` (by reduce(),
+    ** view_model() or reduce_patch()) into the view model after the action:
+    ** a JSON array of operations, "[]" when nothing changed. The new view
+    ** model counts as written. On failure returns non-zero, writes the error
+    ** into `out`, leaves the state unchanged and writes nothing into `patch`.
+    **
+    ** The host calls it only for a scene whose host asked for view models
+    ** as patches (docs/abi.md), in place of reduce(), and passes the
+    ** operations on as they are, once checked to be a JSON array of
+    ** operations within the host's limits (else "scene_pack_error", and the
+    ** reduction is refused as for commands it cannot read). It asks
+    ** view_model() for a whole view model (opening, restore, a host's gap,
+    ** {"op": "view"}). The same threads and ownership as reduce().
+    **
+    ** NULL, or a scene type that ends before this field (a smaller `size`:
+    ** a pack built before it): the host calls reduce() and diffs the view
+    ** models itself.
+    */
+    int (*reduce_patch)(yaia_scene_state *state, const char *action, size_t length,
+                        yaia_scene_buffer *out, yaia_scene_buffer *patch);
 } yaia_scene_type;
 
 #define YAIA_SCENE_CANONICAL 1u

@@ -80,6 +80,6 @@ public struct FeedState: SceneState {
 public enum Examples {
     public static let sceneTypes: [SceneType] = [
         SceneType(LoginState.self), SceneType(FeedState.self), SceneType(SearchState.self), SceneType(JobsState.self),
-        SceneType(HomeState.self), SceneType(DetailState.self), SceneType(AboutState.self),
+        SceneType(HomeState.self), SceneType(DetailState.self), SceneType(AboutState.self), SceneType(TodoState.self),
     ]
 }

@@ -83,6 +83,15 @@ public protocol LiveScene: Sendable {
     /// `reduce`, given the host's values too (`env`: the clock's `now` and
     /// what the host set); only scenes that read them (documents) ask.
     mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command]
+
+    /// Patch mode: the next reduction should keep its view model's change as
+    /// JSON Patch operations, when the scene can give them itself (a pack's
+    /// reduce_patch); `takeViewPatch` then hands them over.
+    func patchNextReduction()
+    /// The operations from the view model before the last reduction to the
+    /// one after, once; nil when the scene has none (the runtime then diffs
+    /// the view models itself).
+    func takeViewPatch() -> JSON?
 }
 
 extension LiveScene {
@@ -95,6 +104,9 @@ extension LiveScene {
     }
 
     public func writeViewModel(into writer: inout JSONWriter) { writer.write(viewModel) }
+
+    public func patchNextReduction() {}
+    public func takeViewPatch() -> JSON? { nil }
 }
 
 /// A typed scene state driven with JSON: the type erasure between the typed

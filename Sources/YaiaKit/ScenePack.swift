@@ -70,7 +70,8 @@ public enum ScenePack {
                 open: packOpen, restore: packRestore, reduce: packReduce, check: packCheck,
                 view_model: packViewModel, state: packState, free_state: packFree,
                 // YaiaKit's writer is the runtime's: its text is canonical.
-                flags: YAIA_SCENE_CANONICAL, invariants: type.hasInvariants ? packInvariants : nil))
+                flags: YAIA_SCENE_CANONICAL, invariants: type.hasInvariants ? packInvariants : nil,
+                reduce_patch: packReducePatch))
             list[i] = UnsafePointer(entry)
         }
         let texts = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: Swift.max(documents.count, 1))
@@ -114,6 +115,10 @@ private final class PackedState {
     @exclusivity(unchecked) var value: SceneValue
     let write: HostWrite
     @exclusivity(unchecked) var writer = JSONWriter(capacity: 512)
+    /// The view model last written for this state, which reduce_patch's
+    /// operations start from. Sharing its storage with the next one where
+    /// nothing changed, it makes the diff cost what changed.
+    @exclusivity(unchecked) var lastView: JSON?
 
     init(_ value: SceneValue, write: @escaping HostWrite) {
         self.value = value
@@ -125,6 +130,34 @@ private final class PackedState {
         let write = self.write
         writer.withBytes { raw in write(buffer, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count) }
         writer.reset()
+    }
+
+    /// Writes the view model into `buffer`, remembered as the last written.
+    func writeView(to buffer: OpaquePointer?) {
+        let view = value.viewModel
+        writer.write(view)
+        flush(to: buffer)
+        lastView = view
+    }
+
+    /// Reduces the action in `bytes` and writes its commands into `out`;
+    /// false with the error written when the scene refuses it.
+    func reduce(_ bytes: UnsafePointer<CChar>?, _ length: Int, out: OpaquePointer?) -> Bool {
+        let commands: [Command]
+        do throws(YaiaError) {
+            commands = try value.reduce(try action(bytes, length))
+        } catch {
+            _ = fail(error, into: out)
+            return false
+        }
+        writer.raw("[")
+        for (i, command) in commands.enumerated() {
+            if i > 0 { writer.raw(",") }
+            command.write(into: &writer)
+        }
+        writer.raw("]")
+        flush(to: out)
+        return true
     }
 
     func fail(_ error: YaiaError, into buffer: OpaquePointer?) -> Int32 {
@@ -187,21 +220,28 @@ private let packRestore: @convention(c) (UnsafePointer<yaia_scene_type>?, Unsafe
 private let packReduce: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int, OpaquePointer?, OpaquePointer?) -> Int32 = {
     state, bytes, length, out, viewModel in
     guard let s = packed(state) else { return 1 }
-    let commands: [Command]
-    do throws(YaiaError) {
-        commands = try s.value.reduce(try action(bytes, length))
-    } catch {
-        return s.fail(error, into: out)
+    guard s.reduce(bytes, length, out: out) else { return 1 }
+    s.writeView(to: viewModel)
+    return 0
+}
+
+/// reduce(), answering the view model as the operations from the last one
+/// written: a diff that stops where both share storage, so a view model
+/// whose unchanged parts are kept (KeyedList rows) costs what changed.
+private let packReducePatch: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int, OpaquePointer?, OpaquePointer?) -> Int32 = {
+    state, bytes, length, out, patch in
+    guard let s = packed(state) else { return 1 }
+    guard s.reduce(bytes, length, out: out) else { return 1 }
+    let view = s.value.viewModel
+    let operations: [JSONPatch.Operation]
+    if let last = s.lastView {
+        operations = JSONPatch.diff(from: last, to: view)
+    } else {
+        operations = [.replace(path: "", value: view)]
     }
-    s.writer.raw("[")
-    for (i, command) in commands.enumerated() {
-        if i > 0 { s.writer.raw(",") }
-        command.write(into: &s.writer)
-    }
-    s.writer.raw("]")
-    s.flush(to: out)
-    s.writer.write(s.value.viewModel)
-    s.flush(to: viewModel)
+    s.writer.write(JSONPatch.json(operations))
+    s.flush(to: patch)
+    s.lastView = view
     return 0
 }
 
@@ -218,8 +258,7 @@ private let packCheck: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, In
 
 private let packViewModel: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32 = { state, out in
     guard let s = packed(state) else { return 1 }
-    s.writer.write(s.value.viewModel)
-    s.flush(to: out)
+    s.writeView(to: out)
     return 0
 }
 

@@ -159,6 +159,8 @@ struct PackSceneType: @unchecked Sendable {
     let canonical: Bool
     /// Nil: the type declares no invariants (or ends before the field).
     let invariants: (@convention(c) (UnsafePointer<yaia_scene_type>?, UnsafePointer<CChar>?, Int, OpaquePointer?) -> Int32)?
+    /// Nil: the type has no reduce_patch (or ends before the field).
+    let reducePatch: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int, OpaquePointer?, OpaquePointer?) -> Int32)?
 
     /// The invariants the state `json` breaks, as the pack names them.
     func failingInvariants(state json: JSON) throws(YaiaError) -> [InvariantFailure] {
@@ -262,12 +264,22 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     /// The view model as of the last reduction (or the opening), kept as
     /// text once checked: a send copies it into its response as it is, and
     /// only other readers parse it.
-    private let view = SceneBuffer()
+    let view = SceneBuffer()
     /// What a reduction writes as the view model, taking `view`'s place
     /// once checked: a reduction refused leaves the last one.
-    private let nextView = SceneBuffer()
+    let nextView = SceneBuffer()
     /// An action the runtime writes for the pack (an outcome's, a result's).
     private let input = SceneBuffer(capacity: 64)
+    /// Patch mode (PackViewPatches.swift): whether the next reduction is to
+    /// give its view model's change, the operations it gave, whether `view`
+    /// holds the current view model, and whether the view model the pack
+    /// last wrote is the one the host was last sent.
+    var patchAsked = false
+    var operations: JSON?
+    /// The operations of patched reductions refused after the pack made them, owed to the host.
+    var owed: JSON?
+    var viewIsCurrent = true
+    var packMatchesHost = true
 
     /// Takes `state`, freed here if its view model cannot be read.
     init(type: PackSceneType, state: OpaquePointer) throws(YaiaError) {
@@ -303,14 +315,31 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     func reduce(_ action: Action) throws(YaiaError) -> [Command] { try reduce(action, text: nil) }
 
     func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> [Command] {
-        guard let reduce = type.type.pointee.reduce else { throw YaiaError(.scenePackError, "scene \(name) has no reduce") }
+        operations = nil
+        let patching = patchAsked && packMatchesHost ? type.reducePatch : nil
+        patchAsked = false
+        guard let reduce = patching ?? type.type.pointee.reduce else { throw YaiaError(.scenePackError, "scene \(name) has no reduce") }
         out.writer.reset()
         nextView.writer.reset()
         let status = withText(action, text) { reduce(state, $0, $1, out.handle, nextView.handle) }
         guard status == 0 else { throw out.error(.badPayload, scene: name) }
-        let commands = try readCommands()
-        try nextView.check(scene: name, what: "a view model")
-        view.writer.exchange(with: &nextView.writer)
+        // The pack has reduced: until this succeeds, the view model it last
+        // wrote is not the one the host holds.
+        packMatchesHost = false
+        let commands: [Command]
+        do throws(YaiaError) { commands = try readCommands() } catch {
+            if patching != nil { owe() }
+            throw error
+        }
+        if patching != nil {
+            try takePatch()
+        } else {
+            owed = nil
+            try nextView.check(scene: name, what: "a view model")
+            view.writer.exchange(with: &nextView.writer)
+            viewIsCurrent = true
+        }
+        packMatchesHost = true
         return commands
     }
 
@@ -335,10 +364,14 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     }
 
     /// Checked when it was written: it parses.
-    var viewModel: JSON { (try? view.parse(scene: name, what: "a view model")) ?? .null }
+    var viewModel: JSON {
+        refreshView()
+        return (try? view.parse(scene: name, what: "a view model")) ?? .null
+    }
 
     func writeViewModel(into writer: inout JSONWriter) {
         guard type.canonical else { return writer.write(viewModel) }
+        refreshView()
         view.writer.withBytes { writer.append($0) }
     }
 
@@ -437,7 +470,8 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
         guard seen.insert(sceneName).inserted else {
             throw YaiaError(.duplicateScene, "scene type \"\(sceneName)\" is defined twice by pack \"\(name)\" (\(shown))")
         }
-        types.append(PackSceneType(name: sceneName, type: type, canonical: t.flags & YAIA_SCENE_CANONICAL != 0, invariants: t.invariants))
+        types.append(PackSceneType(name: sceneName, type: type, canonical: t.flags & YAIA_SCENE_CANONICAL != 0, invariants: t.invariants,
+                                   reducePatch: t.reduce_patch))
     }
     var documents: [String] = []
     if descriptor.pointee.size >= MemoryLayout<yaia_scene_pack>.size && pack.document_count > 0 {

@@ -51,6 +51,9 @@
 #define FAULT_CODE_MADE_UP 15   /* every error has the code "made_up", no stable code */
 #define FAULT_INVARIANTS_GARBAGE 16 /* invariants() answers text that is no JSON */
 #define FAULT_COMMANDS_OBJECT 17    /* commands written as an object: "{}" for none, {"effect": ...} for fetch */
+/* Scene types with reduce_patch (the counter.so itself has none: a pack built before it): */
+#define FAULT_PATCHES 18        /* the pack writes its view model's changes itself */
+#define FAULT_PATCH_GARBAGE 19  /* reduce_patch answers an object, no list of operations */
 
 static const yaia_scene_host *host;
 
@@ -225,6 +228,29 @@ __attribute__((unused)) static int counter_reduce(yaia_scene_state *s, const cha
     return 0;
 }
 
+/* The operations from the view model before the action to the one after. */
+__attribute__((unused)) static int counter_reduce_patch(yaia_scene_state *s, const char *action, size_t n, yaia_scene_buffer *out,
+                                                        yaia_scene_buffer *patch)
+{
+    long long before = s->count;
+    if (act(s, action, n, out, 1) != 0) return 1;
+    if (FAULT == FAULT_PATCH_GARBAGE) {
+        put(patch, "{}");
+        return 0;
+    }
+    if (s->count == before) {
+        put(patch, "[]");
+        return 0;
+    }
+    const char *even = (before % 2 == 0) == (s->count % 2 == 0) ? ""
+                       : s->count % 2 == 0 ? ",{\"op\":\"replace\",\"path\":\"/even\",\"value\":true}"
+                                           : ",{\"op\":\"replace\",\"path\":\"/even\",\"value\":false}";
+    char t[160];
+    snprintf(t, sizeof t, "[{\"op\":\"replace\",\"path\":\"/count\",\"value\":%lld}%s]", s->count, even);
+    put(patch, t);
+    return 0;
+}
+
 static int counter_check(yaia_scene_state *s, const char *action, size_t n, yaia_scene_buffer *error)
 {
     return act(s, action, n, error, 0);
@@ -298,6 +324,11 @@ static const yaia_scene_type counter_type = {
     0, /* not YAIA_SCENE_CANONICAL: the host re-reads what snprintf wrote */
 #endif
     counter_invariants,
+#if FAULT == FAULT_PATCHES || FAULT == FAULT_PATCH_GARBAGE
+    counter_reduce_patch,
+#else
+    NULL, /* no reduce_patch: the host diffs the view models */
+#endif
 };
 
 static const yaia_scene_type *const scenes[] = {&counter_type, &counter_type};

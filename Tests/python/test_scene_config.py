@@ -23,6 +23,7 @@ EXAMPLE_TYPES = [
     "example/jobs",
     "example/login",
     "example/search",
+    "example/todo",
 ]
 
 

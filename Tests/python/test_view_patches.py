@@ -51,12 +51,17 @@ ACTIONS: Dict[str, Dict[str, Any]] = {
                              "properties": {"service": {"enum": ["jobs", "store"]}, "op": {"enum": ["a", "b"]},
                                             "timeout": {"type": "integer", "minimum": 1, "maximum": 5}}},
                      "cancel": STRING, "done": {"type": "integer"}, "failed": FAILURE},
+    "example/todo": {"add": STRING, "toggle": {"type": "integer", "minimum": 1, "maximum": 6},
+                     "remove": {"type": "integer", "minimum": 1, "maximum": 6}, "clearDone": None,
+                     "show": {"enum": ["all", "active", "done"]}, "draft": STRING},
 }
 
 #: Open arguments of the scenes that need some.
 ARGS: Dict[str, Dict[str, Any]] = {
     "example/home": {"user": {"email": "a@b.c"}},
     "example/detail": {"key": "note/1", "title": "first"},
+    "example/todo": {"todos": [{"id": 1, "title": "one", "done": False}, {"id": 2, "title": "two", "done": True},
+                               {"id": 3, "title": "three", "done": False}]},
     "notes/list": {"user": {"email": "a@b.c"}},
     "notes/editor": {"note": {"id": 1, "title": "t", "body": "b"}},
 }

@@ -59,7 +59,9 @@ extension RuntimeState {
         // scene as reduced (the one copy of its value).
         var flowID: Int64?
         var commands: [Command] = []
+        let patching = !views.sent.isEmpty && views.sent[id] != nil
         guard var update = try scenes.modify(id, { (scene) throws(YaiaError) -> Update in
+            if patching { scene.value.patchNextReduction() }
             commands = try scene.reduce(action, text: text, env: { env.sceneValues })
             flowID = scene.flow
             return Update(scene: id, seq: scene.seq, cause: cause, view: .scene(scene.value))

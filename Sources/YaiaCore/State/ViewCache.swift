@@ -23,7 +23,8 @@ public enum ViewMode: String, Sendable, CaseIterable {
 /// the host's business, not the scenes': journals and snapshots leave this out.
 public struct ViewCache: Sendable {
     struct Sent: Sendable {
-        var view: JSON
+        /// Nil when the scene keeps it: it gives its own patches.
+        var view: JSON?
         var seq: Int64
     }
 
@@ -59,8 +60,19 @@ extension RuntimeState {
     /// view model last sent, which the update then replaces.
     mutating func view(of id: Int64, seq: Int64, _ value: any LiveScene) -> Update.View {
         guard !views.sent.isEmpty, let last = views.sent[id] else { return .scene(value) }
+        if let operations = value.takeViewPatch() {
+            views.sent[id] = ViewCache.Sent(view: nil, seq: seq)
+            return .patch(ViewPatch(scene: value, base: last.seq, operations: operations))
+        }
         let now = value.viewModel
-        let operations = JSONPatch.json(JSONPatch.diff(from: last.view, to: now))
+        let operations: JSON
+        if let view = last.view {
+            operations = JSONPatch.json(JSONPatch.diff(from: view, to: now))
+        } else {
+            // The scene kept the view model and gave no patch this time: the
+            // same seq is the same view model, another one is sent whole.
+            operations = last.seq == seq ? [] : JSONPatch.json([.replace(path: "", value: now)])
+        }
         views.sent[id] = ViewCache.Sent(view: now, seq: seq)
         return .patch(ViewPatch(scene: value, base: last.seq, operations: operations))
     }

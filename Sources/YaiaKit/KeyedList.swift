@@ -1,0 +1,271 @@
+/// An ordered list of elements with distinct ids, for the lists of a scene's
+/// state: a copy costs nothing, and a change to one element (by id or by
+/// position: replace, insert, remove, append) costs O(log n), however long
+/// the list. Its JSON form is a plain array of its elements, the same as an
+/// `[Element]`'s, so a state can move from an array to a KeyedList without
+/// changing its snapshots.
+///
+/// It also remembers its last changes, so that the parts of a view model
+/// derived from it (`rows`, `count(matching:)`, KeyedListDerived.swift) are
+/// brought up to date by what changed rather than computed again.
+///
+/// An element whose id is already in the list replaces that one, where it
+/// is: a KeyedList never holds two elements with one id.
+public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Element.ID: Sendable {
+    /// Where an id's element is in `order`, kept in `index` under the id's hash.
+    struct Slot: Sendable {
+        let id: Element.ID
+        var orderKey: Int64
+    }
+
+    /// The elements, under keys that ascend with their position.
+    var order = CountedTree<Element>()
+    /// The ids, under their hash values (several ids may share one).
+    var index = CountedTree<Slot>()
+    /// The last changes, for the parts derived from the list.
+    var history = KeyedListHistory<Element>()
+
+    /// Order keys are spaced this far apart, so that an insertion between
+    /// two neighbours finds a key between theirs (32 times in one place
+    /// before the keys are spread again).
+    static var spacing: Int64 { 1 << 32 }
+
+    public init() {}
+
+    /// The elements in order; a later element with the id of an earlier one replaces it.
+    public init<S: Sequence>(_ elements: S) where S.Element == Element {
+        var seen: [Element.ID: Int] = [:]
+        var list: [Element] = []
+        for element in elements {
+            if let i = seen[element.id] { list[i] = element } else {
+                seen[element.id] = list.count
+                list.append(element)
+            }
+        }
+        rebuild(list)
+    }
+
+    /// Builds both trees from `elements`, ids distinct, keys spread evenly.
+    mutating func rebuild(_ elements: [Element]) {
+        var entries: [(key: Int64, value: Element)] = []
+        var slots: [(key: Int64, value: Slot)] = []
+        entries.reserveCapacity(elements.count)
+        slots.reserveCapacity(elements.count)
+        for (i, element) in elements.enumerated() {
+            let key = Int64(i) &* Self.spacing
+            entries.append((key, element))
+            slots.append((Self.hash(element.id), Slot(id: element.id, orderKey: key)))
+        }
+        slots.sort { $0.key < $1.key }
+        order = CountedTree(sorted: entries)
+        index = CountedTree(sorted: slots)
+    }
+
+    static func hash(_ id: Element.ID) -> Int64 { Int64(id.hashValue) }
+
+    // MARK: reading
+
+    public var count: Int { order.count }
+    public var isEmpty: Bool { order.count == 0 }
+
+    /// The element with `id`, or nil. Setting an element replaces the one
+    /// with its id where it is, or appends it; setting nil removes it.
+    public subscript(id id: Element.ID) -> Element? {
+        get { position(of: id).map { order.entry(at: $0).value } }
+        set {
+            if let newValue { upsert(newValue, replacing: id) } else { remove(id: id) }
+        }
+    }
+
+    public func contains(id: Element.ID) -> Bool { slot(of: id) != nil }
+
+    /// Where the element with `id` is, or nil.
+    public func position(of id: Element.ID) -> Int? {
+        guard let (_, slot) = slot(of: id) else { return nil }
+        return order.rank(of: slot.orderKey)
+    }
+
+    /// The slot of `id` and its position in `index`.
+    func slot(of id: Element.ID) -> (Int, Slot)? {
+        let hash = Self.hash(id)
+        var i = index.rank(of: hash)
+        while i < index.count {
+            let (key, slot) = index.entry(at: i)
+            guard key == hash else { return nil }
+            if slot.id == id { return (i, slot) }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The elements, as an array.
+    public var elements: [Element] { Array(self) }
+
+    // MARK: changing
+
+    /// Appends `element`, or replaces the element with its id where it is.
+    public mutating func append(_ element: Element) {
+        insert(element, at: count)
+    }
+
+    /// Inserts `element` at `position` (0...count), or replaces the element
+    /// with its id where it is.
+    public mutating func insert(_ element: Element, at position: Int) {
+        if let at = self.position(of: element.id) { return replace(at: at, with: element) }
+        precondition(position >= 0 && position <= count, "position \(position) out of 0...\(count)")
+        let key = orderKey(forInsertingAt: position)
+        order.insert(key: key, value: element, at: position)
+        let hash = Self.hash(element.id)
+        index.insert(key: hash, value: Slot(id: element.id, orderKey: key), at: index.rank(of: hash))
+        history.record(.insert(at: position, element))
+    }
+
+    /// Replaces the element with `element`'s id; false when there is none.
+    @discardableResult
+    public mutating func update(_ element: Element) -> Bool {
+        guard let at = position(of: element.id) else { return false }
+        replace(at: at, with: element)
+        return true
+    }
+
+    /// Changes the element with `id` in place; nil when there is none. A
+    /// change of its id moves the id (replacing any element that had the new one).
+    @discardableResult
+    public mutating func modify<R>(id: Element.ID, _ body: (inout Element) throws -> R) rethrows -> R? {
+        guard let at = position(of: id) else { return nil }
+        var element = order.entry(at: at).value
+        let result = try body(&element)
+        if element.id == id {
+            replace(at: at, with: element)
+        } else {
+            remove(at: at)
+            if let other = position(of: element.id) { remove(at: other) }
+            insert(element, at: Swift.min(at, count))
+        }
+        return result
+    }
+
+    /// Removes the element with `id`, and returns it; nil when there is none.
+    @discardableResult
+    public mutating func remove(id: Element.ID) -> Element? {
+        guard let at = position(of: id) else { return nil }
+        return remove(at: at)
+    }
+
+    /// Removes the element at `position`, and returns it.
+    @discardableResult
+    public mutating func remove(at position: Int) -> Element {
+        precondition(position >= 0 && position < count, "position \(position) out of 0..<\(count)")
+        let element = order.entry(at: position).value
+        order.remove(at: position)
+        if let (i, _) = slot(of: element.id) { index.remove(at: i) }
+        history.record(.remove(at: position, element))
+        return element
+    }
+
+    /// Removes every element that matches: a walk over the list, then
+    /// O(log n) per element removed.
+    public mutating func removeAll(where shouldRemove: (Element) throws -> Bool) rethrows {
+        var positions: [Int] = []
+        for (i, element) in enumerated() where try shouldRemove(element) { positions.append(i) }
+        for p in positions.reversed() { remove(at: p) }
+    }
+
+    /// Replaces the element at `position` (its id kept or not).
+    public mutating func replace(at position: Int, with element: Element) {
+        let (key, old) = order.entry(at: position)
+        if old.id != element.id {
+            // The element's id elsewhere goes first: one element per id.
+            if let other = self.position(of: element.id) {
+                remove(at: other)
+                return replace(at: other < position ? position - 1 : position, with: element)
+            }
+            if let (i, _) = slot(of: old.id) { index.remove(at: i) }
+            let hash = Self.hash(element.id)
+            index.insert(key: hash, value: Slot(id: element.id, orderKey: key), at: index.rank(of: hash))
+        }
+        order.setValue(element, at: position)
+        history.record(.replace(at: position, old: old, new: element))
+    }
+
+    private mutating func upsert(_ element: Element, replacing id: Element.ID) {
+        if element.id != id, let at = position(of: id) { return replace(at: at, with: element) }
+        append(element)
+    }
+
+    /// A key between the neighbours of `position`, spreading the keys
+    /// again (the same elements, no change recorded) when there is none.
+    private mutating func orderKey(forInsertingAt position: Int) -> Int64 {
+        if count == 0 { return 0 }
+        let below = position > 0 ? order.entry(at: position - 1).key : nil
+        let above = position < count ? order.entry(at: position).key : nil
+        switch (below, above) {
+        case let (b?, a?) where a - b >= 2: return b + (a - b) / 2
+        case let (b?, nil): if case (let k, false) = b.addingReportingOverflow(Self.spacing) { return k }
+        case let (nil, a?): if case (let k, false) = a.subtractingReportingOverflow(Self.spacing) { return k }
+        default: break
+        }
+        let history = self.history
+        rebuild(elements)
+        self.history = history
+        return orderKey(forInsertingAt: position)
+    }
+}
+
+extension KeyedList: RandomAccessCollection {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { order.count }
+    public subscript(position: Int) -> Element { order.entry(at: position).value }
+
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        var all: [Element] = []
+        all.reserveCapacity(count)
+        order.forEach { _, element in
+            all.append(element)
+            return true
+        }
+        return all.makeIterator()
+    }
+}
+
+extension KeyedList: ExpressibleByArrayLiteral {
+    public init(arrayLiteral elements: Element...) { self.init(elements) }
+}
+
+extension KeyedList: Equatable where Element: Equatable {
+    public static func == (a: KeyedList, b: KeyedList) -> Bool {
+        if a.order.isIdentical(to: b.order) { return true }
+        guard a.count == b.count else { return false }
+        return a.elementsEqual(b)
+    }
+}
+
+extension KeyedList: Encodable where Element: Encodable {
+    /// A plain array of the elements, as `[Element]` encodes.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for element in self { try container.encode(element) }
+    }
+}
+
+extension KeyedList: Decodable where Element: Decodable {
+    /// A plain array of elements, ids distinct: a repeated id is an error.
+    public init(from decoder: any Decoder) throws {
+        let elements = try [Element](from: decoder)
+        var ids = Set<Element.ID>()
+        for (i, element) in elements.enumerated() where !ids.insert(element.id).inserted {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: decoder.codingPath + [IndexKey(intValue: i)], debugDescription: "the id of element \(i) is the id of an earlier one"))
+        }
+        self.init()
+        rebuild(elements)
+    }
+}
+
+/// An array index as a coding key, for an error's location.
+struct IndexKey: CodingKey {
+    var intValue: Int?
+    var stringValue: String { intValue.map(String.init) ?? "" }
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
+}
