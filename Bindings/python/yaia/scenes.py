@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 
 from .errors import YaiaError
 from .handle import _Closeable
-from .sends import send
+from .sends import plain_prefix, send
 from .values import MISSING, FlowStack, LinkItem, StackEntry, Update
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ class Scene(_RuntimeObject):
         self._closed = False
         self._send_prefix = b'{"op":"send","scene":%d,"action":' % scene_id
         self._id_arg = ctypes.c_int64(scene_id)
+        self._plain_prefix = plain_prefix(scene_id)
 
     @property
     def actions(self) -> Dict[str, Any]:

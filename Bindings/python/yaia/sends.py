@@ -4,10 +4,10 @@ encoded, one foreign call, and the answer read only as far as it must be.
 A scene's send of a simple action without a tag goes through yaia_send
 (the runtime reads the action's text directly; the request op costs the
 runtime more), called without ctypes' argument converters on arguments made
-once per runtime and scene. Other sends are ``{"op":"send"}`` requests. A plain answer (no
-effects, no routes, the whole view model, nothing else) becomes an Update
-at once, its view model and ``raw`` parsed when first read; any other
-answer is parsed whole.
+once per runtime and scene; a plain answer to it (no effects, no routes, the
+whole view model, nothing else) becomes an Update at once, its view model
+and ``raw`` parsed when first read. Other sends are ``{"op":"send"}``
+requests, and other answers are parsed whole.
 """
 
 from __future__ import annotations
@@ -27,11 +27,13 @@ if TYPE_CHECKING:
 # How json quotes a string with ensure_ascii=False, as ffi.encode does (C).
 _quote: Callable[[str], str] = json.encoder.encode_basestring
 
-# A plain answer starts so (the library's keys come sorted), then has the
-# scene id, "seq" and "viewModel", and ends with the view model's text.
-_PLAIN = b'{"effects":[],"ok":true,"routes":[],"scene":'
-_SEQ = b',"seq":'
-_VIEW = b',"viewModel":'
+# A plain answer of scene ID starts with plain_prefix(ID) (the library's
+# keys come sorted), then has its seq and the view model, the last member.
+_VIEW = b'"viewModel":'
+
+
+def plain_prefix(scene: int) -> bytes:
+    return b'{"effects":[],"ok":true,"routes":[],"scene":%d,"seq":' % scene
 
 
 class Answer(ctypes.c_char_p):
@@ -81,44 +83,35 @@ def canonical_action(action: Any, payload: Any, error: bool, meta: Any) -> Optio
         return None
     kind = type(payload)
     if kind is str:
-        value = _quote(payload)
+        text = '{"payload":%s,"type":%s}' % (_quote(payload), _quote(action))
     elif payload is MISSING:
         text = '{"type":%s}' % _quote(action)
-        return _utf8(text)
     elif kind is int and -_EXACT < payload < _EXACT:
-        value = str(payload)
+        text = '{"payload":%d,"type":%s}' % (payload, _quote(action))
     elif payload is None or kind is bool:
-        value = "null" if payload is None else "true" if payload else "false"
+        text = '{"payload":%s,"type":%s}' % ("null" if payload is None else "true" if payload else "false", _quote(action))
     else:
         return None
-    return _utf8('{"payload":%s,"type":%s}' % (value, _quote(action)))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return None  # a lone surrogate: the request path's ffi.encode says so
 
 
 # Whole numbers a double holds exactly, which the library writes as they are.
 _EXACT = 2**53
 
 
-def _utf8(text: str) -> Optional[bytes]:
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        return None  # a lone surrogate: ffi.encode says so
-
-
-def plain_update(text: bytes) -> Optional[Update]:
-    """The Update of a plain answer, its view model unread; None for any other answer."""
-    if not text.startswith(_PLAIN):
+def plain_update(text: bytes, prefix: bytes, scene: int) -> Optional[Update]:
+    """The Update of a plain answer of ``scene`` (``prefix`` is its
+    plain_prefix), its view model unread; None for any other answer."""
+    if not text.startswith(prefix):
         return None
-    seq_at = text.find(b",", len(_PLAIN))
-    if not text.startswith(_SEQ, seq_at):
-        return None
-    view_at = text.find(b",", seq_at + len(_SEQ))
-    if not text.startswith(_VIEW, view_at):
-        return None  # a tag, a stack, a patch: more to read
-    scene, seq = text[len(_PLAIN):seq_at], text[seq_at + len(_SEQ):view_at]
-    if not (scene.isdigit() and seq.isdigit()):
-        return None
-    return Update._unread(int(scene), int(seq), text)
+    end = text.find(b",", len(prefix))
+    if not text.startswith(_VIEW, end + 1):
+        return None  # a stack, a patch: more to read
+    seq = text[len(prefix):end]
+    return Update._unread(scene, int(seq), text) if seq.isdigit() else None
 
 
 def send(target: Any, action: Any, payload: Any, error: bool, meta: Any, tag: Any) -> Update:
@@ -127,15 +120,16 @@ def send(target: Any, action: Any, payload: Any, error: bool, meta: Any, tag: An
     request up to its action."""
     runtime: Runtime = target.runtime
     text: Optional[bytes] = None
-    if target._id_arg is not None and tag is MISSING:
+    scene = target._id_arg
+    if scene is not None and tag is MISSING:
         data = canonical_action(action, payload, error, meta)
         if data is not None:
-            answer = runtime._send_scene(runtime._handle_arg, target._id_arg, data)
+            answer = runtime._send_scene(runtime._handle_arg, scene, data)
             text = answer.value
             runtime._free_answer(answer)
             if text is None:
                 raise YaiaError("internal", "the library returned NULL")
-            update = plain_update(text)
+            update = plain_update(text, target._plain_prefix, target.id)
             if update is not None:
                 return update
             response = ffi.decode(text)
@@ -149,8 +143,7 @@ def send(target: Any, action: Any, payload: Any, error: bool, meta: Any, tag: An
     text = ffi.take_string(runtime._lib, runtime._lib.yaia_execute_n(runtime._handle, data, len(data)))
     if text is None:
         raise YaiaError("internal", "the library returned NULL")
-    update = plain_update(text)
-    return update if update is not None else runtime._update(runtime._checked(ffi.decode(text)))
+    return runtime._update(runtime._checked(ffi.decode(text)))
 
 
 def _locate_in_action(response: Dict[str, Any]) -> None:

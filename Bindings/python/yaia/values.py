@@ -7,7 +7,7 @@ import enum
 import json
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 __all__ = [
     "MISSING",
@@ -29,6 +29,9 @@ class _Missing(enum.Enum):
     def __repr__(self) -> str:
         return "MISSING"
 
+
+# The C scanner json.loads ends in, without the checks around it.
+_scan: Callable[[str, int], Tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
 
 #: Marks an argument that was not given (None is a JSON value: null).
 MISSING = _Missing.MISSING
@@ -206,7 +209,7 @@ class Update:
         """A plain answer's update: ``text`` is parsed by the first read of
         ``view_model`` or ``raw`` (see :meth:`__getattr__`)."""
         update = object.__new__(Update)
-        update.__dict__.update(scene=scene, seq=seq, effects=[], routes=[], _text=text)
+        object.__setattr__(update, "__dict__", {"scene": scene, "seq": seq, "effects": [], "routes": [], "_text": text})
         return update
 
     if not TYPE_CHECKING:  # typed, every name would pass as an attribute
@@ -217,7 +220,7 @@ class Update:
             d = self.__dict__
             text = d.get("_text")
             if text is not None and name in ("view_model", "raw"):
-                raw = json.loads(text)
+                raw = _scan(text.decode("utf-8"), 0)[0]  # the library's text: one value, nothing around it
                 d.setdefault("raw", raw)  # another thread may have read it first
                 d.setdefault("view_model", d["raw"].get("viewModel"))
                 d.pop("_text", None)
