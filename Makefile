@@ -43,7 +43,8 @@ APT_PACKAGES := gcc make pkg-config libffi-dev libsqlite3-dev zlib1g-dev binutil
 APT_PACKAGES += graphviz tmux
 # setuptools and wheel: the packaging tests build the wheel offline (pip --no-build-isolation).
 # jsonpatch: an independent JSON Patch implementation the patch tests check against.
-PY_PACKAGES  := pytest setuptools wheel mypy jsonschema jsonpatch
+# transitions: the state machine bench_python_send.py times Scene.send against.
+PY_PACKAGES  := pytest setuptools wheel mypy jsonschema jsonpatch transitions
 
 export YAIA_LIBRARY    := $(abspath $(LIB))
 export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))
@@ -151,6 +152,10 @@ $(CBIN)/test_%: Tests/c/test_%.c Tests/c/harness.h Include/yaia.h $(LIB)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
 
 $(CBIN)/bench_send: Benchmarks/bench_send.c Benchmarks/bench.h Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
+
+$(CBIN)/bench_lists: Benchmarks/bench_lists.c Benchmarks/bench.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
 
@@ -389,11 +394,15 @@ bench: $(PATHS_BENCH)
 
 # ---------------------------------------------------------------- benchmarks
 
-bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects $(CBIN)/bench_packs
+bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects $(CBIN)/bench_packs \
+       $(CBIN)/bench_lists
 	$(CBIN)/bench_send $(EXAMPLES_PACK) $(NOTES_PACK) $(NOTES_DOCS)
 	$(CBIN)/bench_effects $(EXAMPLES_PACK)
 	YAIA_NOTES_PACK=$(abspath $(NOTES_PACK)) YAIA_NOTES_DOCUMENTS=$(abspath $(NOTES_DOCS)) \
 	  PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
+	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_python_send.py
+	$(CBIN)/bench_lists Examples/todo-documents $(EXAMPLES_PACK)
+	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_lists.py Examples/todo-documents
 	$(CBIN)/bench_ffi $(EXAMPLES_PACK)
 	YAIA_BENCH_BASELINES=$(abspath $(BENCH_BASELINES)) PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_ffi.py
 	@mkdir -p $(dir $(BENCH_JOURNAL))

@@ -165,8 +165,16 @@ class CountingLib:
 
 
 def counted(runtime: yaia.Runtime) -> CountingLib:
+    """Counts the runtime's requests, and its scenes' sends through yaia_send as sends."""
     lib = CountingLib(runtime._lib)
     runtime._lib = lib  # type: ignore[assignment]
+    send_scene = runtime._send_scene
+
+    def counting(*args: Any) -> Any:
+        lib.ops["send"] += 1
+        return send_scene(*args)
+
+    runtime._send_scene = counting
     return lib
 
 

@@ -41,7 +41,10 @@ class _Requests(_Closeable):
         text = ffi.take_string(self._lib, ptr)
         if text is None:
             raise YaiaError("internal", "the library returned NULL")
-        response = ffi.decode(text)
+        return self._checked(ffi.decode(text))
+
+    def _checked(self, response: Any) -> Dict[str, Any]:
+        """A parsed answer that is a success; raises the error of any other."""
         if not isinstance(response, dict) or response.get("ok") is not True:
             raise YaiaError.from_envelope(response if isinstance(response, dict) else {})
         return response

@@ -4,11 +4,12 @@ Flow, a navigation stack of scenes whose routes the runtime applies."""
 from __future__ import annotations
 
 import copy
+import ctypes
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
-from . import ffi
 from .errors import YaiaError
 from .handle import _Closeable
+from .sends import plain_prefix, send
 from .values import MISSING, FlowStack, LinkItem, StackEntry, Update
 
 if TYPE_CHECKING:
@@ -24,6 +25,8 @@ class _RuntimeObject(_Closeable):
     id: int
     _closed: bool
     _send_prefix: bytes
+    #: The scene id as yaia_send's argument, made once; None for a flow.
+    _id_arg: Optional[ctypes.c_int64] = None
 
     def send(
         self,
@@ -45,7 +48,7 @@ class _RuntimeObject(_Closeable):
         When a flow's routes changed it, the update's ``flow``, ``version``
         and ``stack`` describe it; refused routes are in ``navigation_errors``.
         """
-        return _send(self.runtime, self._send_prefix, action, payload, error, meta, tag)
+        return send(self, action, payload, error, meta, tag)
 
     def _close(self, kind: str) -> None:
         """Sends {"op": "close", kind: id} the first time; once the runtime is
@@ -74,6 +77,8 @@ class Scene(_RuntimeObject):
         self.opened = opened
         self._closed = False
         self._send_prefix = b'{"op":"send","scene":%d,"action":' % scene_id
+        self._id_arg = ctypes.c_int64(scene_id)
+        self._plain_prefix = plain_prefix(scene_id)
 
     @property
     def actions(self) -> Dict[str, Any]:
@@ -114,35 +119,6 @@ class Scene(_RuntimeObject):
 
     def __repr__(self) -> str:
         return f"<yaia.Scene {self.name} #{self.id}{' closed' if self._closed else ''}>"
-
-
-def _send(
-    runtime: Runtime,
-    prefix: bytes,
-    action: Union[str, Mapping[str, Any]],
-    payload: Any,
-    error: bool,
-    meta: Any,
-    tag: Any,
-) -> Update:
-    """Scene.send and Flow.send: ``prefix`` is the request up to its action."""
-    if isinstance(action, Mapping):
-        if payload is not MISSING or error or meta is not MISSING:
-            raise TypeError("send(action_dict) takes no payload, error or meta: put them in the dict")
-        body: Any = action
-    else:
-        body = {"type": action}
-        if payload is not MISSING:
-            body["payload"] = payload
-        if error:
-            body["error"] = True
-        if meta is not MISSING:
-            body["meta"] = meta
-    # {"op":"send","scene"|"flow":ID,"action":ACTION[,"tag":TAG]}, the constant part encoded once.
-    data = prefix + ffi.encode(body)
-    if tag is not MISSING:
-        data += b',"tag":' + ffi.encode(tag)
-    return runtime._update(runtime._answer(runtime._lib.yaia_execute_n(runtime._handle, data + b"}", len(data) + 1)))
 
 
 class Flow(_RuntimeObject):

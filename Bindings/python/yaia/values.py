@@ -4,9 +4,10 @@ effects, flow stacks, inspection events and replay results."""
 from __future__ import annotations
 
 import enum
+import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 __all__ = [
     "MISSING",
@@ -28,6 +29,9 @@ class _Missing(enum.Enum):
     def __repr__(self) -> str:
         return "MISSING"
 
+
+# The C scanner json.loads ends in, without the checks around it.
+_scan: Callable[[str, int], Tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
 
 #: Marks an argument that was not given (None is a JSON value: null).
 MISSING = _Missing.MISSING
@@ -144,6 +148,10 @@ class Update:
     the update's JSON Patch and ``view_base`` the seq it applies to (None in
     whole mode); ``view_model`` is still the scene's view model after the
     update, the patch applied to the one the binding held.
+
+    An update that :meth:`Scene.send` made from a plain answer (no effects,
+    routes or flow change) parses ``view_model`` and ``raw`` when one of
+    them is first read: a host that reads neither does not pay for them.
     """
 
     scene: int
@@ -195,6 +203,30 @@ class Update:
                 view_base=raw.get("viewBase"),
             )
         return update
+
+    @staticmethod
+    def _unread(scene: int, seq: int, text: bytes) -> "Update":
+        """A plain answer's update: ``text`` is parsed by the first read of
+        ``view_model`` or ``raw`` (see :meth:`__getattr__`)."""
+        update = object.__new__(Update)
+        object.__setattr__(update, "__dict__", {"scene": scene, "seq": seq, "effects": [], "routes": [], "_text": text})
+        return update
+
+    if not TYPE_CHECKING:  # typed, every name would pass as an attribute
+
+        def __getattr__(self, name: str) -> Any:
+            # Only fields without a class default reach here unset:
+            # view_model and raw of an _unread update.
+            d = self.__dict__
+            text = d.get("_text")
+            if text is not None and name in ("view_model", "raw"):
+                raw = _scan(text.decode("utf-8"), 0)[0]  # the library's text: one value, nothing around it
+                d.setdefault("raw", raw)  # another thread may have read it first
+                d.setdefault("view_model", d["raw"].get("viewModel"))
+                d.pop("_text", None)
+            if name in d:
+                return d[name]
+            raise AttributeError(f"'Update' object has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

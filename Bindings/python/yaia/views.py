@@ -58,7 +58,9 @@ class _Views(_Requests):
         held = self._held.get(update.scene)
         base = raw.get("viewBase")
         if held is not None and held.seq == base:
-            held.view_model = apply_patch(held.view_model, raw["viewPatch"])
+            patch = raw["viewPatch"]
+            if patch:  # nothing changed: the same view model
+                held.view_model = apply_patch(held.view_model, patch)
             held.seq = update.seq
         elif held is None or update.seq > held.seq:
             # A gap (an update missed, or a scene a flow opened): the whole
