@@ -102,7 +102,9 @@ class Channel:
                 "facets": self.src.timeline.facets(), "path": None if self.src.live else self.src.timeline.path}
 
     async def do_inputs(self, request: Dict[str, Any]) -> Dict[str, Any]:
-        filters = request.get("filter") if isinstance(request.get("filter"), dict) else {}
+        filters = request.get("filter")
+        if not isinstance(filters, dict):
+            filters = {}
         clean = {k: filters.get(k) for k in ("scene", "type", "kind", "changed") if isinstance(filters.get(k), (str, bool))}
         if request.get("fresh"):
             await self.src.catch_up(wait=not self.src.live)

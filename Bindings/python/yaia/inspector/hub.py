@@ -144,6 +144,8 @@ class Hub:
 
         def attach(frame: Dict[str, Any]) -> Optional[Source]:
             session = frame.get("session")
+            if not isinstance(session, str):
+                return None
             source = self.source_of(session)
             if source is not None and frame.get("import") is not None:
                 source = self.files.opened(session, frame.get("import"))

@@ -4,7 +4,7 @@ what each kind of input line asks of a runtime (docs/journal.md)."""
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 __all__ = ["JournalReader", "request_of", "FORMAT"]
 
@@ -12,7 +12,7 @@ FORMAT = "yaia.journal/1"
 
 # The members of each kind of input line that make its request; anything
 # else a line holds (a hostile file's extra "op", say) is left out.
-_REQUESTS: Dict[str, tuple] = {
+_REQUESTS: Dict[str, Tuple[str, Tuple[str, ...]]] = {
     "open": ("open", ("scene", "args", "state")),
     "send": ("send", ("scene", "flow", "action")),
     "outcome": ("resolve", ("effect", "result", "error")),

@@ -54,7 +54,8 @@ class Source:
         return {"flows": flows, "scenes": scenes}
 
     async def graph(self) -> Dict[str, Any]:
-        return await self.run(scene_graph)
+        graph: Dict[str, Any] = await self.run(scene_graph)
+        return graph
 
     async def scenario(self, first: int, last: int) -> Dict[str, Any]:
         """The scenarios of inputs ``first`` to ``last`` (scenario_from_journal
@@ -74,7 +75,8 @@ class Source:
             finally:
                 if os.path.exists(path):
                     os.unlink(path)
-        return await self.run(work)
+        spans: Dict[str, Any] = await self.run(work)
+        return spans
 
     async def replay(self, path: str) -> Dict[str, Any]:
         answer: Dict[str, Any] = await self.run(lambda e: e.execute_value({"op": "replay", "journal": path}))

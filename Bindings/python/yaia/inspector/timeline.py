@@ -186,7 +186,7 @@ class Timeline:
                     "failure": self.failure}
 
     def _row(self, entry: Dict[str, Any]) -> Dict[str, Any]:
-        row = {k: entry[k] for k in ("seq", "kind", "line", "t", "scene", "name", "flow", "type", "effect", "ops", "error")
+        row: Dict[str, Any] = {k: entry[k] for k in ("seq", "kind", "line", "t", "scene", "name", "flow", "type", "effect", "ops", "error")
                if k in entry}
         paths: List[str] = []
         for patch in entry["changes"].values():

@@ -40,7 +40,9 @@ class TravelError(Exception):
 
 def _ok(answer: Dict[str, Any]) -> Dict[str, Any]:
     if answer.get("ok") is not True:
-        error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
+        error = answer.get("error")
+        if not isinstance(error, dict):
+            error = {}
         raise TravelError(str(error.get("code", "internal")), str(error.get("message", "the runtime refused")))
     return answer
 
@@ -68,9 +70,9 @@ def snapshot_at(engine: Engine, journal: str, seq: int, live: bool = True,
         flush(engine)
     near = timeline.checkpoints.nearest(seq) if timeline is not None else None
     if near is not None and near[0] == seq:
-        snapshot = json.loads(near[2])
-        if isinstance(snapshot, dict):
-            return snapshot
+        kept = json.loads(near[2])
+        if isinstance(kept, dict):
+            return kept
         near = None
     path = journal
     if near is not None and timeline is not None:
