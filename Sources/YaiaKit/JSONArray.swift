@@ -123,15 +123,20 @@ extension JSONArray: RandomAccessCollection, MutableCollection {
     public struct Iterator: IteratorProtocol {
         private var leaf: [JSON]
         private var position = 0
+        private struct Frame {
+            let node: JSONArrayNode
+            var next: Int
+        }
+
         /// Inner nodes above `leaf`, each with its next child to visit.
-        private var stack: [(node: JSONArrayNode, next: Int)] = []
+        private var stack: [Frame] = []
 
         init(_ array: JSONArray) {
             switch array.storage {
             case .flat(let a): leaf = a
             case .tree(let root):
                 leaf = []
-                stack.append((root, 0))
+                stack.append(Frame(node: root, next: 0))
             }
         }
 
@@ -145,7 +150,7 @@ extension JSONArray: RandomAccessCollection, MutableCollection {
                 stack[stack.count - 1].next += 1
                 var node = top.node.children[top.next]
                 while !node.isLeaf {
-                    stack.append((node, 1))
+                    stack.append(Frame(node: node, next: 1))
                     node = node.children[0]
                 }
                 leaf = node.elements

@@ -14,8 +14,8 @@ final class JSONArrayNode: @unchecked Sendable {
     var elements: [JSON]
     var children: [JSONArrayNode]
 
-    static let leafMax = 64
-    static let leafMin = 16
+    static let leafMax = 32
+    static let leafMin = 8
     static let innerMax = 16
     static let innerMin = 4
 

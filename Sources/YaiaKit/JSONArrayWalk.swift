@@ -5,73 +5,59 @@
 // look, and the walk skips it whole. Comparing or diffing such arrays then
 // costs what changed, O(changed leaves x log n), not their size.
 
-/// A position in an array, walked from the front or from the back, that can
-/// step over a whole node.
+/// A node of an array's tree and a place in it, walked from the front or
+/// from the back: it steps over the node whole, into its first child, or
+/// (in a leaf) over some elements.
+///
+/// The cursor holds its root, and nodes are not changed while others hold
+/// them: the references below the root need no counting (unowned(unsafe)),
+/// which would cost a walk more than the rest of its work.
 struct JSONArrayCursor {
+    private struct Step {
+        unowned(unsafe) let node: JSONArrayNode
+        var child: Int
+    }
+
     private let forward: Bool
-    /// Inner nodes from the root down, each with the index of the child taken.
-    private var path: [(node: JSONArrayNode, child: Int)] = []
-    private var leaf: JSONArrayNode
-    /// Elements of `leaf` passed, in the walk's direction.
-    private var offset = 0
+    private let root: JSONArrayNode
+    /// The current node's ancestors from the root down, each with the index
+    /// of the child taken.
+    private var path: ContiguousArray<Step> = []
+    private(set) unowned(unsafe) var node: JSONArrayNode
+    /// Elements of a leaf passed, in the walk's direction: the node begins
+    /// at the current element when 0.
+    private(set) var offset = 0
     private(set) var done = false
 
     init(_ array: JSONArray, forward: Bool) {
         self.forward = forward
         switch array.storage {
-        case .flat(let a): leaf = JSONArrayNode(leaf: a)
-        case .tree(let root): leaf = root
+        case .flat(let a): root = JSONArrayNode(leaf: a)
+        case .tree(let tree): root = tree
         }
-        descend(from: leaf)
+        node = root
+        path.reserveCapacity(root.height)
+        done = root.count == 0
     }
 
-    var current: JSON { leaf.elements[forward ? offset : leaf.elements.count - 1 - offset] }
+    /// Elements of the current leaf not yet passed.
+    var leafRest: Int { node.elements.count - offset }
 
-    mutating func step() {
-        offset += 1
-        if offset == leaf.elements.count { advance(level: path.count) }
+    /// To the first child of an inner node, in the walk's direction.
+    mutating func down() {
+        let child = forward ? 0 : node.children.count - 1
+        path.append(Step(node: node, child: child))
+        node = node.children[child]
     }
 
-    /// The node at `level` of the path: the leaf below the last inner node.
-    private func node(_ level: Int) -> JSONArrayNode { level < path.count ? path[level].node : leaf }
-
-    /// The highest level whose node begins, in the walk's direction, at the
-    /// current element; nil within a leaf.
-    private var firstStartingLevel: Int? {
-        guard offset == 0 else { return nil }
-        var level = path.count
-        while level > 0 {
-            let (parent, child) = path[level - 1]
-            guard child == (forward ? 0 : parent.children.count - 1) else { break }
-            level -= 1
-        }
-        return level
-    }
-
-    /// A node that begins at the current element of both cursors, of at
-    /// most `limit` elements, the largest there is: its level in each and size.
-    static func sharedNode(_ x: JSONArrayCursor, _ y: JSONArrayCursor, limit: Int) -> (Int, Int, Int)? {
-        guard let xs = x.firstStartingLevel, let ys = y.firstStartingLevel else { return nil }
-        for kx in xs...x.path.count {
-            let n = x.node(kx)
-            guard n.count <= limit else { continue }
-            for ky in ys...y.path.count where y.node(ky) === n { return (kx, ky, n.count) }
-        }
-        return nil
-    }
-
-    /// Steps over the node at `level` (that begins at the current element).
-    mutating func skip(level: Int) { advance(level: level) }
-
-    /// Moves to the first leaf after the node at `level`.
-    private mutating func advance(level: Int) {
-        path.removeSubrange(level...)
+    /// Past the current node, to the next one at its level or above.
+    mutating func next() {
+        offset = 0
         while let top = path.last {
-            let (parent, child) = top
-            let next = forward ? child + 1 : child - 1
-            if next >= 0 && next < parent.children.count {
-                path[path.count - 1].child = next
-                descend(from: parent.children[next])
+            let child = forward ? top.child + 1 : top.child - 1
+            if child >= 0 && child < top.node.children.count {
+                path[path.count - 1].child = child
+                node = top.node.children[child]
                 return
             }
             path.removeLast()
@@ -79,16 +65,31 @@ struct JSONArrayCursor {
         done = true
     }
 
-    private mutating func descend(from node: JSONArrayNode) {
-        var node = node
-        while !node.isLeaf {
-            let child = forward ? 0 : node.children.count - 1
-            path.append((node, child))
-            node = node.children[child]
+    mutating func step(by n: Int) {
+        offset += n
+        if offset == node.elements.count { next() }
+    }
+
+    /// How many of the next `n` elements of both cursors, which both have
+    /// in their current leaf, are equal by `equal`: read in place, not copied.
+    static func equalRun<E: Error>(
+        _ x: JSONArrayCursor, _ y: JSONArrayCursor, _ n: Int, _ equal: (JSON, JSON) throws(E) -> Bool
+    ) throws(E) -> Int {
+        let result = x.node.elements.withUnsafeBufferPointer { p in
+            y.node.elements.withUnsafeBufferPointer { q -> Result<Int, E> in
+                for k in 0..<n {
+                    let i = x.forward ? x.offset + k : p.count - 1 - x.offset - k
+                    let j = y.forward ? y.offset + k : q.count - 1 - y.offset - k
+                    do throws(E) {
+                        if try !equal(p[i], q[j]) { return .success(k) }
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                return .success(n)
+            }
         }
-        leaf = node
-        offset = 0
-        if node.elements.isEmpty { advance(level: path.count) }
+        return try result.get()
     }
 }
 
@@ -96,6 +97,11 @@ enum JSONArrayWalk {
     /// How many elements, up to `limit`, `a` and `b` have equal at their
     /// start (or, backward, at their end); nodes both share count as equal
     /// without `equal`. `skipped` counts the nodes stepped over.
+    ///
+    /// Both cursors stand at the same element. Where both nodes begin there
+    /// and are one node, it is skipped; else the bigger one is entered (one
+    /// both share, if any, lies below it), down to two leaves, whose
+    /// elements are compared.
     static func commonPrefix<E: Error>(
         _ a: JSONArray, _ b: JSONArray, limit: Int, forward: Bool = true,
         skipped: inout Int, equal: (JSON, JSON) throws(E) -> Bool
@@ -104,21 +110,27 @@ enum JSONArrayWalk {
         var y = JSONArrayCursor(b, forward: forward)
         var n = 0
         while n < limit && !x.done && !y.done {
-            if let (kx, ky, size) = JSONArrayCursor.sharedNode(x, y, limit: limit - n) {
-                x.skip(level: kx)
-                y.skip(level: ky)
-                n += size
+            let bothBegin = x.offset == 0 && y.offset == 0
+            if bothBegin && x.node === y.node && x.node.count <= limit - n {
+                n += x.node.count
                 skipped += 1
-                continue
+                x.next()
+                y.next()
+            } else if !x.node.isLeaf && (!bothBegin || y.node.isLeaf || x.node.count >= y.node.count) {
+                x.down()
+            } else if !y.node.isLeaf {
+                y.down()
+            } else {
+                let run = Swift.min(x.leafRest, y.leafRest, limit - n)
+                let equalCount = try JSONArrayCursor.equalRun(x, y, run, equal)
+                n += equalCount
+                if equalCount < run { break }
+                x.step(by: run)
+                y.step(by: run)
             }
-            if try !equal(x.current, y.current) { break }
-            x.step()
-            y.step()
-            n += 1
         }
         return n
     }
-
 }
 
 extension JSONArray {
