@@ -16,13 +16,44 @@ public struct JSONArray: Sendable {
         case tree(JSONArrayNode)
     }
 
-    var storage: Storage
+    // Two references rather than one enum of either: a JSON holding one is
+    // copied and destroyed as simply as a string, not through a nested
+    // enum's tag, which every JSON value's copy would pay for.
+    private var flat: [JSON]
+    /// Set (with `flat` empty) for a tree.
+    private var root: JSONArrayNode?
 
-    public init() { storage = .flat([]) }
+    var storage: Storage {
+        get {
+            if let root { return .tree(root) }
+            return .flat(flat)
+        }
+        set {
+            switch newValue {
+            case .flat(let a):
+                root = nil
+                flat = a
+            case .tree(let node):
+                flat = []
+                root = node
+            }
+        }
+    }
+
+    public init() {
+        flat = []
+        root = nil
+    }
 
     /// In O(n).
     public init(_ elements: [JSON]) {
-        storage = elements.count <= JSONArrayNode.leafMax ? .flat(elements) : .tree(JSONArrayNode.build(elements))
+        if elements.count <= JSONArrayNode.leafMax {
+            flat = elements
+            root = nil
+        } else {
+            flat = []
+            root = JSONArrayNode.build(elements)
+        }
     }
 
     public init<S: Sequence>(_ elements: S) where S.Element == JSON {
@@ -84,35 +115,25 @@ extension JSONArray: RandomAccessCollection, MutableCollection {
 
     public var startIndex: Int { 0 }
 
-    public var endIndex: Int {
-        switch storage {
-        case .flat(let a): return a.count
-        case .tree(let root): return root.count
-        }
-    }
+    public var endIndex: Int { root?.count ?? flat.count }
 
     public var count: Int { endIndex }
     public var isEmpty: Bool { endIndex == 0 }
 
     public subscript(position: Int) -> JSON {
         get {
-            switch storage {
-            case .flat(let a): return a[position]
-            case .tree(let root): return root.element(at: position)
-            }
+            if let root { return root.element(at: position) }
+            return flat[position]
         }
         _modify {
-            switch storage {
-            case .flat(var a):
-                // Out of `storage` while it changes, so that its buffer is not shared.
-                storage = .flat([])
-                defer { storage = .flat(a) }
-                yield &a[position]
-            case .tree(var root):
-                storage = .flat([])
-                let (leaf, i) = JSONArrayNode.uniqueLeaf(&root, position)
-                defer { storage = .tree(root) }
+            if var tree = root {
+                // Out of `root` while it changes, so that this is not one more holder.
+                root = nil
+                let (leaf, i) = JSONArrayNode.uniqueLeaf(&tree, position)
+                defer { root = tree }
                 yield &leaf.elements[i]
+            } else {
+                yield &flat[position]
             }
         }
     }
@@ -169,34 +190,27 @@ extension JSONArray: RandomAccessCollection, MutableCollection {
 
 extension JSONArray: RangeReplaceableCollection {
     public mutating func reserveCapacity(_ n: Int) {
-        guard case .flat(var a) = storage, n <= JSONArrayNode.leafMax else { return }
-        storage = .flat([])
-        a.reserveCapacity(n)
-        storage = .flat(a)
+        if root == nil && n <= JSONArrayNode.leafMax { flat.reserveCapacity(n) }
     }
 
     /// In O(log n).
     public mutating func insert(_ newElement: JSON, at i: Int) {
-        switch storage {
-        case .flat(var a):
-            storage = .flat([])
-            a.insert(newElement, at: i)
-            storage = a.count <= JSONArrayNode.leafMax ? .flat(a) : .tree(JSONArrayNode.build(a))
-        case .tree(var root):
-            storage = .flat([])
-            if let right = JSONArrayNode.insert(&root, newElement, at: i) {
-                root = JSONArrayNode(children: [root, right], height: root.height + 1)
-            }
-            storage = .tree(root)
+        guard var tree = root else {
+            flat.insert(newElement, at: i)
+            if flat.count > JSONArrayNode.leafMax { storage = .tree(JSONArrayNode.build(flat)) }
+            return
         }
+        root = nil
+        if let right = JSONArrayNode.insert(&tree, newElement, at: i) {
+            tree = JSONArrayNode(children: [tree, right], height: tree.height + 1)
+        }
+        root = tree
     }
 
     /// In O(log n).
     public mutating func append(_ newElement: JSON) {
-        if case .flat(var a) = storage, a.count < JSONArrayNode.leafMax {
-            storage = .flat([])
-            a.append(newElement)
-            storage = .flat(a)
+        if root == nil && flat.count < JSONArrayNode.leafMax {
+            flat.append(newElement)
         } else {
             insert(newElement, at: endIndex)
         }
@@ -205,17 +219,11 @@ extension JSONArray: RangeReplaceableCollection {
     /// In O(log n).
     @discardableResult
     public mutating func remove(at i: Int) -> JSON {
-        switch storage {
-        case .flat(var a):
-            storage = .flat([])
-            defer { storage = .flat(a) }
-            return a.remove(at: i)
-        case .tree(var root):
-            storage = .flat([])
-            let value = JSONArrayNode.remove(&root, at: i)
-            settle(root)
-            return value
-        }
+        guard var tree = root else { return flat.remove(at: i) }
+        root = nil
+        let value = JSONArrayNode.remove(&tree, at: i)
+        settle(tree)
+        return value
     }
 
     @discardableResult
@@ -232,10 +240,8 @@ extension JSONArray: RangeReplaceableCollection {
     /// One element at a time, O(log n) each, when few change; the whole
     /// array rebuilt, O(n), when many do.
     public mutating func replaceSubrange<C: Collection>(_ range: Range<Int>, with newElements: C) where C.Element == JSON {
-        if case .flat(var a) = storage, a.count - range.count + newElements.count <= JSONArrayNode.leafMax {
-            storage = .flat([])
-            a.replaceSubrange(range, with: newElements)
-            storage = .flat(a)
+        if root == nil && flat.count - range.count + newElements.count <= JSONArrayNode.leafMax {
+            flat.replaceSubrange(range, with: newElements)
             return
         }
         let changes = range.count + newElements.count
