@@ -21,7 +21,7 @@ public struct FeedState: SceneState {
                 guard case .array(let list) = items else {
                     throw YaiaError(.badPayload, "loaded takes {\"items\": [...]}, not \(items.kindName) items", at: "/payload/items")
                 }
-                self = .loaded(list)
+                self = .loaded(list.elements)
             case "failed": self = .failed(message: try failureMessage(action, default: "Loading failed"))
             default: throw action.unknown
             }
@@ -48,7 +48,7 @@ public struct FeedState: SceneState {
         guard case .object(let o) = json, case .array(let items)? = o["items"] else {
             throw YaiaError(.badState, "a feed state is an object with \"items\"")
         }
-        self.items = items
+        self.items = items.elements
         isLoading = try o.bool("isLoading")
         error = try o.optionalString("error")
     }

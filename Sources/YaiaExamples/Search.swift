@@ -29,7 +29,7 @@ public struct SearchState: SceneState {
                 guard case .array(let items) = try action.member("items", of: o) else {
                     throw YaiaError(.badPayload, "results needs an \"items\" array", at: "/payload/items")
                 }
-                self = .results(query: q, items: items)
+                self = .results(query: q, items: items.elements)
             case "searchFailed": self = .searchFailed(message: try failureMessage(action, default: "Search failed"))
             default: throw action.unknown
             }
@@ -58,7 +58,7 @@ public struct SearchState: SceneState {
             throw YaiaError(.badState, "a search state is an object with \"results\"")
         }
         query = try o.string("query")
-        self.results = results
+        self.results = results.elements
         isSearching = try o.bool("isSearching")
         error = try o.optionalString("error")
     }
@@ -140,7 +140,7 @@ public struct JobsState: SceneState {
         guard case .object(let o) = json, case .array(let log)? = o["log"] else {
             throw YaiaError(.badState, "a jobs state is an object with \"log\"")
         }
-        self.log = log
+        self.log = log.elements
     }
 
     public var json: JSON { ["log": .array(log)] }

@@ -27,7 +27,7 @@ extension ExhaustiveRules {
         guard case .array(let list)? = o["effects"], case .array(let routes)? = o["routes"] else {
             throw YaiaError(.badRequest, "a test's record has \"effects\" and \"routes\", arrays", at: pointer)
         }
-        self.routes = routes
+        self.routes = routes.elements
         for (i, item) in list.enumerated() {
             effects.append(try Self.record(item, at: JSONPointer.appending(JSONPointer.appending(pointer, "effects"), i)))
         }

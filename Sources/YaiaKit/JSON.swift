@@ -17,7 +17,7 @@ public enum JSON: Sendable {
     case uint(UInt64)
     case double(Double)
     case string(String)
-    case array([JSON])
+    case array(JSONArray)
     case object(JSONObject)
 }
 
@@ -282,13 +282,17 @@ extension JSON: ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     public init(integerLiteral value: Int64) { self = .int(value) }
     public init(floatLiteral value: Double) { self = .double(value) }
     public init(stringLiteral value: String) { self = .string(value) }
-    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    public init(arrayLiteral elements: JSON...) { self = .array(JSONArray(elements)) }
     public init(dictionaryLiteral elements: (String, JSON)...) { self = .object(JSONObject(elements)) }
 }
 
 // MARK: - Access
 
 extension JSON {
+    /// An array of `elements`: what was written `.array(elements)` when
+    /// arrays were `[JSON]` still reads the same.
+    public static func array(_ elements: [JSON]) -> JSON { .array(JSONArray(elements)) }
+
     public init(_ value: String) { self = .string(value) }
     public init(_ value: Bool) { self = .bool(value) }
     public init(_ value: Int) { self = .int(Int64(value)) }
@@ -308,7 +312,7 @@ extension JSON {
 
     public var stringValue: String? { if case .string(let s) = self { return s } else { return nil } }
     public var boolValue: Bool? { if case .bool(let b) = self { return b } else { return nil } }
-    public var arrayValue: [JSON]? { if case .array(let a) = self { return a } else { return nil } }
+    public var arrayValue: JSONArray? { if case .array(let a) = self { return a } else { return nil } }
     public var objectValue: JSONObject? { if case .object(let o) = self { return o } else { return nil } }
 
     /// The value as an Int64 if it is a whole number in range (1.0 counts).
@@ -370,7 +374,7 @@ extension JSON: Codable {
         else if let u = try? c.decode(UInt64.self) { self = .uint(u) }
         else if let d = try? c.decode(Double.self) { self = .double(d) }
         else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSON].self) { self = .array(a) }
+        else if let a = try? c.decode(JSONArray.self) { self = .array(a) }
         else if let keyed = try? decoder.container(keyedBy: MemberKey.self) {
             var members: [JSONObject.Member] = []
             for key in keyed.allKeys { members.append(.init(key: key.stringValue, value: try keyed.decode(JSON.self, forKey: key))) }

@@ -94,10 +94,10 @@ struct KeyedDecoding<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
 struct UnkeyedDecoding: UnkeyedDecodingContainer {
     let node: DecodingNode
-    let elements: [JSON]
+    let elements: JSONArray
     var currentIndex = 0
 
-    init(node: DecodingNode, elements: [JSON]) {
+    init(node: DecodingNode, elements: JSONArray) {
         self.node = node
         self.elements = elements
     }

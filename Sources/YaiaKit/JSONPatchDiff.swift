@@ -7,7 +7,7 @@ extension JSON {
     /// a look inside: one comparison, whatever their size. False for scalars.
     package func sharesStorage(with other: JSON) -> Bool {
         switch (self, other) {
-        case let (.array(a), .array(b)): return sameBuffer(a, b)
+        case let (.array(a), .array(b)): return a.sharesStorage(with: b)
         case let (.object(a), .object(b)): return sameBuffer(a.members, b.members)
         default: return false
         }
@@ -41,7 +41,11 @@ package struct JSONDiffer {
         case let (.object(a), .object(b)) where depth < maxDepth:
             diffObjects(a.members, b.members, at: path, depth: depth)
         case let (.array(a), .array(b)) where depth < maxDepth:
-            diffArrays(a, b, at: path, depth: depth)
+            if case .flat(let x) = a.storage, case .flat(let y) = b.storage {
+                diffArrays(x, y, at: path, depth: depth)
+            } else {
+                diffArrays(a, b, at: path, depth: depth)
+            }
         default:
             if !same(old, new, depth: depth) { operations.append(.replace(path: path, value: new)) }
         }
@@ -81,6 +85,30 @@ package struct JSONDiffer {
             endA -= 1
             endB -= 1
         }
+        diffMiddle(a, b, start: start, ends: (endA, endB), at: path, depth: depth)
+    }
+
+    /// As above, for arrays one of which is a tree: the prefix and suffix
+    /// walks step over the nodes both share, so an array and its copy with
+    /// a few changes cost those changes, O(changed leaves x log n).
+    private mutating func diffArrays(_ a: JSONArray, _ b: JSONArray, at path: String, depth: Int) {
+        var skipped = 0
+        let shorter = min(a.count, b.count)
+        let start = JSONArrayWalk.commonPrefix(a, b, limit: shorter, skipped: &skipped) { x, y in
+            same(x, y, depth: depth + 1)
+        }
+        let suffix = JSONArrayWalk.commonPrefix(a, b, limit: shorter - start, forward: false, skipped: &skipped) { x, y in
+            same(x, y, depth: depth + 1)
+        }
+        visited += skipped
+        diffMiddle(a, b, start: start, ends: (a.count - suffix, b.count - suffix), at: path, depth: depth)
+    }
+
+    /// Diffs what lies between the common prefix and suffix.
+    private mutating func diffMiddle<C: RandomAccessCollection<JSON>>(
+        _ a: C, _ b: C, start: Int, ends: (Int, Int), at path: String, depth: Int
+    ) where C.Index == Int {
+        let (endA, endB) = ends
         let paired = min(endA, endB) - start
         for k in start..<start + paired where !unchanged(a[k], b[k]) {
             diff(a[k], b[k], at: JSONPointer.appending(path, k), depth: depth + 1)
@@ -115,12 +143,12 @@ package struct JSONDiffer {
         visited += 1
         switch (a, b) {
         case let (.array(x), .array(y)):
-            if sameBuffer(x, y) { return true }
+            if x.sharesStorage(with: y) { return true }
             guard x.count == y.count, depth < maxDepth else { return false }
-            for k in x.indices {
-                if !same(x[k], y[k], depth: depth + 1) { return false }
-            }
-            return true
+            var skipped = 0
+            let equal = x.sameElements(as: y, skipped: &skipped) { p, q in same(p, q, depth: depth + 1) }
+            visited += skipped
+            return equal
         case let (.object(x), .object(y)):
             if sameBuffer(x.members, y.members) { return true }
             guard x.count == y.count, depth < maxDepth else { return false }

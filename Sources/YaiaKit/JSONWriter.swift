@@ -198,10 +198,12 @@ public struct JSONWriter: ~Copyable {
         case .string(let s): writeString(s)
         case .array(let a):
             append(UInt8(ascii: "["))
-            // Through the buffer: elements are written, not copied (no retain each).
-            a.withUnsafeBufferPointer { elements in
+            // Through the buffers: elements are written, not copied (no retain each).
+            var first = true
+            a.forEachRun { elements in
                 for i in elements.indices {
-                    if i > 0 { append(UInt8(ascii: ",")) }
+                    if !first { append(UInt8(ascii: ",")) }
+                    first = false
                     write(elements[i])
                 }
             }

@@ -19,7 +19,7 @@ extension Runtime {
         func array(_ key: String) throws(YaiaError) -> [JSON] {
             guard let v = o[key] else { return [] }
             guard case .array(let a) = v else { throw YaiaError(.badRequest, "\"\(key)\" must be an array, not \(v.kindName)", at: "/" + key) }
-            return a
+            return a.elements
         }
         switch try o.string("step", code: .badRequest) {
         case "input":

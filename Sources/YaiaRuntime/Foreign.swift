@@ -64,7 +64,7 @@ final class ForeignFunction: @unchecked Sendable {
     func call(_ args: JSON, handles: PointerHandles) -> Outcome {
         let list: [JSON]
         switch args {
-        case .array(let a): list = a
+        case .array(let a): list = a.elements
         case .null where signature.argumentCount == 0: list = []
         default:
             return ForeignFunction.badArgument(nil, "\(op) takes an array of \(counted(signature.argumentCount, "argument")), not \(args.kindName)")

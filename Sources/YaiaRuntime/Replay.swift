@@ -167,7 +167,7 @@ extension Runtime {
     /// A link line: a deep link into a flow.
     func replayLink(_ o: JSONObject) throws(YaiaError) -> JSON? {
         guard case .array(let path)? = o["path"] else { throw YaiaError(.badJournal, "a link input needs a \"path\"") }
-        return try link(flow: try o.integer("flow", code: .badRequest), path: path)
+        return try link(flow: try o.integer("flow", code: .badRequest), path: path.elements)
     }
 
     /// A restore line, from a restore or a rewind.

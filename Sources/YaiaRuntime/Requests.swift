@@ -140,7 +140,7 @@ extension Runtime {
 
     func request(link o: JSONObject) throws(YaiaError) -> JSON {
         guard case .array(let path)? = o["path"] else { throw YaiaError(.badRequest, "link needs a \"path\" array", at: "/path") }
-        return try link(flow: try o.integer("flow", code: .badRequest), path: path)
+        return try link(flow: try o.integer("flow", code: .badRequest), path: path.elements)
     }
 
     func request(register o: JSONObject) throws(YaiaError) -> JSON {

@@ -126,7 +126,7 @@ struct CheckedSnapshot {
         }
         func list(_ key: String) throws(YaiaError) -> [JSON] {
             guard case .array(let a)? = o[key] else { throw YaiaError(.badSnapshot, "the snapshot needs a \"\(key)\" array", at: "/" + key) }
-            return a
+            return a.elements
         }
         for (i, s) in try list("scenes").enumerated() {
             let at = "/scenes/\(i)"

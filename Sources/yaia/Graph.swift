@@ -142,8 +142,8 @@ struct SceneGraph {
         for (action, body) in document["actions"]?.objectValue ?? [:] {
             let branches: [JSON]
             switch body {
-            case .array(let list): branches = list
-            case .object(let o): branches = o["branches"]?.arrayValue ?? [body]
+            case .array(let list): branches = list.elements
+            case .object(let o): branches = o["branches"]?.arrayValue?.elements ?? [body]
             default: branches = []
             }
             for branch in branches {

@@ -122,7 +122,7 @@ struct DocumentReader: ProblemReader {
     mutating func action(_ json: JSON, at pointer: String) -> DocumentAction? {
         switch json {
         case .array(let list):
-            return DocumentAction(payload: nil, branches: branches(list, at: pointer))
+            return DocumentAction(payload: nil, branches: branches(list.elements, at: pointer))
         // A misspelled "branches" is read as "branches", not as a branch's member.
         case .object(let given) where given.keys.contains { Suggestion.nearest($0, among: Self.actionMembers + Self.branchMembers) == "branches" }:
             let o = members(of: given, "an action with \"branches\"", known: Self.actionMembers, at: pointer)
@@ -133,7 +133,7 @@ struct DocumentReader: ProblemReader {
                 problem(.wrongType, "\"branches\" must be a list of branches, not \(o["branches"]?.kindName ?? "")", at: at)
                 return nil
             }
-            return DocumentAction(payload: payload, branches: branches(list, at: at))
+            return DocumentAction(payload: payload, branches: branches(list.elements, at: at))
         case .object(let given):
             let o = members(of: given, "a branch", known: Self.branchMembers + ["payload"], at: pointer)
             let payload = o["payload"].map { DeclaredType.read($0, at: JSONPointer.appending(pointer, "payload"), problems: &problems) }

@@ -213,10 +213,7 @@ public struct DocumentSceneValue: LiveScene, Equatable {
     static func same(_ a: JSON, _ b: JSON) -> Bool {
         switch (a, b) {
         case (.array(let x), .array(let y)):
-            guard x.count == y.count else { return false }
-            if shareStorage(x, y) { return true }
-            for i in x.indices where !same(x[i], y[i]) { return false }
-            return true
+            return x.sameElements(as: y, by: same)
         case (.object(let x), .object(let y)):
             return same(x, y)
         default:

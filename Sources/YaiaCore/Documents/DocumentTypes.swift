@@ -165,7 +165,7 @@ public final class DeclaredType: Sendable {
         if let i = o["items"] { items = readSchema(i, at: JSONPointer.appending(pointer, "items"), problems: &problems) }
         var enumeration: [JSON]?
         if let e = o["enum"] {
-            if case .array(let values) = e, !values.isEmpty { enumeration = values } else { bad("enum", "\"enum\" is a non-empty list of values") }
+            if case .array(let values) = e, !values.isEmpty { enumeration = values.elements } else { bad("enum", "\"enum\" is a non-empty list of values") }
         }
         func count(_ key: String) -> Int? {
             guard let v = o[key] else { return nil }

@@ -18,10 +18,9 @@ extension LogicMachine {
         case (.bool(let x), .bool(let y)): return x == y
         case (.array(let x), .array(let y)):
             guard x.count == y.count else { return false }
-            if LogicMachine.shareStorage(x, y) { return true }
+            if x.sharesStorage(with: y) { return true }
             try charge(1 + x.count >> 4)
-            for i in x.indices where !(try same(x[i], y[i])) { return false }
-            return true
+            return try x.sameElements(as: y) { p, q throws(LogicStop) in try same(p, q) }
         case (.object(let x), .object(let y)):
             guard x.count == y.count else { return false }
             if LogicMachine.shareStorage(x.members, y.members) { return true }

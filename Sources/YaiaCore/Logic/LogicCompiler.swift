@@ -19,7 +19,7 @@ struct LogicCompiler {
     /// when that is no array (`{"var": "a"}` is `{"var": ["a"]}`).
     struct Arguments {
         let operand: JSON
-        let list: [JSON]?
+        let list: JSONArray?
         let count: Int
 
         init(_ operand: JSON, none: Bool) {

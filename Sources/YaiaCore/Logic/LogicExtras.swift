@@ -9,7 +9,7 @@ extension LogicMachine {
             switch args[0] {
             case .array(let items):
                 try charge(items.count >> 4)
-                return items
+                return items.elements
             case .null: return []
             default: throw fail("\"\(name)\" takes a list (or null) first, not \(args[0].kindName)")
             }

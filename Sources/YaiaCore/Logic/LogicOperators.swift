@@ -107,7 +107,7 @@ extension LogicMachine {
         case .missingSome:
             let options = args[1]
             guard case .array(let keys) = options else { return .array(try missing([options], scope)) }
-            let absent = try missing(keys, scope)
+            let absent = try missing(keys.elements, scope)
             let found = Int64(keys.count - absent.count)
             return try less(args[0], .int(found), orEqual: true) ? .array([]) : .array(absent)
         case .now:
@@ -206,7 +206,7 @@ extension LogicMachine {
     /// The keys (a list, or the arguments themselves) whose `var` is null, "" or absent.
     mutating func missing(_ args: [JSON], _ scope: LogicScope) throws(LogicStop) -> [JSON] {
         let keys: [JSON]
-        if case .array(let list)? = args.first { keys = list } else { keys = args }
+        if case .array(let list)? = args.first { keys = list.elements } else { keys = args }
         try charge(keys.count)
         var absent: [JSON] = []
         for key in keys {

@@ -370,7 +370,7 @@ struct ScenarioReader: ProblemReader {
         if let list = o["routes"] {
             if case .array(let items) = list {
                 for (i, item) in items.enumerated() { _ = object(item, "a route", at: JSONPointer.appending(pointer + "/routes", i)) }
-                e.routes = items
+                e.routes = items.elements
             } else {
                 problem(.wrongType, "\"routes\" must be an array of routes, not \(list.kindName)", at: pointer + "/routes")
             }

@@ -74,9 +74,9 @@ public struct ValueGenerator: Sendable {
             return schema == .bool(false) ? .null : any(&rng, depth: depth)
         }
         if let c = s["const"] { return c }
-        if case .array(let values)? = s["enum"], let v = rng.pick(values) { return v }
+        if case .array(let values)? = s["enum"], let v = rng.pick(values.elements) { return v }
         for key in ["oneOf", "anyOf"] {
-            if case .array(let options)? = s[key], let option = rng.pick(options) { return value(option, &rng, depth: depth) }
+            if case .array(let options)? = s[key], let option = rng.pick(options.elements) { return value(option, &rng, depth: depth) }
         }
         var kinds: [String]
         switch s["type"] {
