@@ -40,6 +40,17 @@ public protocol SceneState: Sendable, Equatable, JSONRepresentable {
     /// Conditions every state must meet, by name (Invariants.swift); none
     /// unless declared. Checked only by the simulator and scenario runs.
     static var invariants: [Invariant<Self>] { get }
+
+    /// The child slots of the scene type (docs/composition.md); none unless declared.
+    static var childSlots: [ChildSlot] { get }
+    /// The children the state wants now, in each slot's order: a pure
+    /// function of the state, as the view model is.
+    var children: [Child] { get }
+}
+
+extension SceneState {
+    public static var childSlots: [ChildSlot] { [] }
+    public var children: [Child] { [] }
 }
 
 /// A scene type, erased: opens typed states behind JSON.
@@ -83,6 +94,12 @@ public protocol LiveScene: Sendable {
     /// `reduce`, given the host's values too (`env`: the clock's `now` and
     /// what the host set); only scenes that read them (documents) ask.
     mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command]
+
+    /// The child slots the scene declares: read once, when it opens.
+    var childSlots: [ChildSlot] { get }
+    /// The children its state wants now (docs/composition.md); asked only
+    /// of a scene that declares slots, after each of its reductions.
+    func children() throws(YaiaError) -> [Child]
 }
 
 extension LiveScene {
@@ -95,6 +112,9 @@ extension LiveScene {
     }
 
     public func writeViewModel(into writer: inout JSONWriter) { writer.write(viewModel) }
+
+    public var childSlots: [ChildSlot] { [] }
+    public func children() throws(YaiaError) -> [Child] { [] }
 }
 
 /// A typed scene state driven with JSON: the type erasure between the typed
@@ -123,6 +143,8 @@ public struct SceneValue: LiveScene, Equatable {
 
     public var viewModel: JSON { state.viewModel.json }
     public var json: JSON { state.json }
+    public var childSlots: [ChildSlot] { type(of: state).childSlots }
+    public func children() throws(YaiaError) -> [Child] { state.children }
 
     public static func == (a: SceneValue, b: SceneValue) -> Bool {
         func equal<S: SceneState>(_ x: S) -> Bool { (b.state as? S) == x }

@@ -53,6 +53,9 @@ struct DocumentBranch: Sendable {
     var cancel: Template?
     var effects: [DocumentEffect]
     var route: DocumentRoute?
+    /// An output to the scene's parent, and an action for one of its children (docs/composition.md).
+    var output: Template?
+    var child: Template?
 }
 
 struct DocumentAction: Sendable {
@@ -83,12 +86,15 @@ extension SceneDocument {
         let actions: [String: DocumentAction]
         /// Named truth conditions over `state`, `args` and `env`, by name.
         let invariants: [(key: String, rule: LogicRule)]
+        /// Its child slots, in the document's order.
+        let children: [DocumentChild]
 
         var state: [(key: String, value: Template)] { templates.state }
         var view: [(key: String, value: Template)]? { templates.view }
 
         init(source: JSON, name: String, args: [(key: String, argument: DocumentArgument)]?, templates: Templates,
-             actions: [String: DocumentAction], invariants: [(key: String, rule: LogicRule)]) {
+             actions: [String: DocumentAction], invariants: [(key: String, rule: LogicRule)], children: [DocumentChild] = []) {
+            self.children = children
             self.source = source
             self.name = name
             self.args = args
