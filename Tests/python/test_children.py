@@ -8,7 +8,7 @@ from conftest import HOST
 
 CELL: Dict[str, Any] = {
     "yaia": 1, "scene": "py/cell", "args": {"n": {"type": "integer"}}, "state": {"n": {"var": "args.n"}},
-    "actions": {"bump": {"set": {"n": {"+": [{"var": "state.n"}, 1]}}, "output": {"type": "bumped", "payload": {"var": "state.n"}}}},
+    "actions": {"bump": {"set": {"n": {"+": [{"var": "state.n"}, 1]}}, "output": {"type": "bumped", "payload": {"+": [{"var": "state.n"}, 1]}}}},
 }
 
 LIST: Dict[str, Any] = {

@@ -80,21 +80,21 @@ extension SceneDocument {
             var state: [(key: String, value: Template)]
             /// Nil: the view model is the state.
             var view: [(key: String, value: Template)]?
+            /// The child slots, in the document's order, with the templates that fill them.
+            var children: [DocumentChild] = []
         }
 
         let templates: Templates
         let actions: [String: DocumentAction]
         /// Named truth conditions over `state`, `args` and `env`, by name.
         let invariants: [(key: String, rule: LogicRule)]
-        /// Its child slots, in the document's order.
-        let children: [DocumentChild]
+        var children: [DocumentChild] { templates.children }
 
         var state: [(key: String, value: Template)] { templates.state }
         var view: [(key: String, value: Template)]? { templates.view }
 
         init(source: JSON, name: String, args: [(key: String, argument: DocumentArgument)]?, templates: Templates,
-             actions: [String: DocumentAction], invariants: [(key: String, rule: LogicRule)], children: [DocumentChild] = []) {
-            self.children = children
+             actions: [String: DocumentAction], invariants: [(key: String, rule: LogicRule)]) {
             self.source = source
             self.name = name
             self.args = args

@@ -96,8 +96,8 @@ struct DocumentReader: ProblemReader {
         }
         let children = o["children"].map { self.children($0) } ?? []
         guard let sceneName, problems.isEmpty else { return nil }
-        return SceneDocument.Storage(source: json, name: sceneName, args: args, templates: .init(state: state, view: view),
-                                     actions: actions, invariants: invariants, children: children)
+        return SceneDocument.Storage(source: json, name: sceneName, args: args, templates: .init(state: state, view: view, children: children),
+                                     actions: actions, invariants: invariants)
     }
 
     mutating func arguments(_ json: JSON) -> [(key: String, argument: DocumentArgument)]? {

@@ -1,11 +1,17 @@
 import YaiaKit
 
 /// Where a child scene sits: its parent, its slot and its key (null but in
-/// a keyed slot).
-public struct ChildLink: Sendable, Equatable {
+/// a keyed slot). A class: a scene without a parent carries one word for it.
+public final class ChildLink: Sendable {
     public let parent: Int64
     public let slot: String
     public let key: JSON
+
+    init(parent: Int64, slot: String, key: JSON) {
+        self.parent = parent
+        self.slot = slot
+        self.key = key
+    }
 }
 
 /// The children of a parent's slot, in the order its state lists them.

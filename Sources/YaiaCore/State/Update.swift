@@ -17,16 +17,37 @@ public struct Update: JSONMembers {
     /// The flow, when the reduction changed its stack.
     public internal(set) var flow: FlowChange?
     public var view: View
+    /// What an update of a parent or a child scene adds; nil for the
+    /// others, which then carry one word for it and copy nothing more.
+    public internal(set) var family: Family?
+
     /// Children that could not open or be told: `{"slot"?, "key"?, "error"}` each.
-    public internal(set) var childErrors: [JSON] = []
+    public internal(set) var childErrors: [JSON] {
+        get { family?.childErrors ?? [] }
+        set { family = Family(childErrors: newValue, place: family?.place) }
+    }
+
     /// A child scene's place, below the scene without a parent.
-    public internal(set) var place: Place?
+    public internal(set) var place: Place? {
+        get { family?.place }
+        set { family = Family(childErrors: family?.childErrors ?? [], place: newValue) }
+    }
 
     /// Where a child scene sits: `top`, the scene without a parent above it,
     /// and `path`, `[SLOT, KEY?, ...]` from there (docs/composition.md).
     public struct Place: Sendable {
         public let top: Int64
         public let path: JSON
+    }
+
+    public final class Family: Sendable {
+        public let childErrors: [JSON]
+        public let place: Place?
+
+        init(childErrors: [JSON], place: Place?) {
+            self.childErrors = childErrors
+            self.place = place
+        }
     }
 
     /// The view part of an update. An enum, so that a view given as a change
@@ -78,7 +99,7 @@ public struct Update: JSONMembers {
     // Inlinable, so that the runtime's writer of updates is specialized.
     @inlinable
     public func members<Sink: JSONMemberSink>(into sink: inout Sink) {
-        if !childErrors.isEmpty { sink.member("childErrors", .array(childErrors)) }
+        if let family, !family.childErrors.isEmpty { sink.member("childErrors", .array(family.childErrors)) }
         if case .effect(let effect) = cause { sink.member("effect", int: effect) }
         sink.member("effects", array: effects)
         if cause != .request { sink.member("event", "update") }
@@ -86,12 +107,12 @@ public struct Update: JSONMembers {
         if case .result(let from) = cause { sink.member("from", int: from) }
         if !navigationErrors.isEmpty { sink.member("navigationErrors", .array(navigationErrors)) }
         sink.member("ok", true)
-        if let place { sink.member("path", place.path) }
+        if let place = family?.place { sink.member("path", place.path) }
         sink.member("routes", array: routes)
         sink.member("scene", int: scene)
         sink.member("seq", int: seq)
         stack(into: &sink)
-        if let place { sink.member("top", int: place.top) }
+        if let place = family?.place { sink.member("top", int: place.top) }
         if let flow { sink.member("version", int: flow.version) }
         view(into: &sink)
     }
