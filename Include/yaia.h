@@ -113,6 +113,9 @@
 **   {"op": "open", "scene": NAME, "args": {...}}      open a scene; args optional
 **   {"op": "open", "scene": NAME, "state": {...}}     open a scene in that state
 **   {"op": "send", "scene": ID, "action": ACTION}     reduce an action
+**   {"op": "send", "scene": ID, "path": [SLOT, KEY?, ...], "action": ACTION}
+**                                                     reduce it on a child scene
+**                                                     (docs/composition.md)
 **   {"op": "resolve", "effect": ID, "result": VALUE}  an effect succeeded
 **   {"op": "resolve", "effect": ID, "error": VALUE}   an effect failed
 **   {"op": "state", "scene": ID}                      state and view model
@@ -256,6 +259,14 @@
 **   no_such_flow        no flow has that id
 **   stale_navigation    a route or popped report that no longer applies
 **   scene_in_flow       close on a scene of a flow: navigate or close the flow
+**   no_such_child       a send's path names a slot or key with no child scene
+**   scene_is_child      close on a child scene: its parent's state closes it
+**   bad_child           a scene's state wants a child its slots do not allow
+**                       (in an update's "childErrors")
+**   too_many_children   a scene would have more children than the limit
+**                       (10,000; in an update's "childErrors")
+**   children_too_deep   a child scene would nest deeper than the limit (8
+**                       levels; in an update's "childErrors")
 **   bad_route           a route that cannot be read
 **   bad_snapshot        a snapshot of another format, or with parts refused
 **                       (ids, seqs, versions and counters end at 2^53)

@@ -40,6 +40,17 @@ public protocol SceneState: Sendable, Equatable, JSONRepresentable {
     /// Conditions every state must meet, by name (Invariants.swift); none
     /// unless declared. Checked only by the simulator and scenario runs.
     static var invariants: [Invariant<Self>] { get }
+
+    /// The child slots of the scene type (docs/composition.md); none unless declared.
+    static var childSlots: [ChildSlot] { get }
+    /// The children the state wants now, in each slot's order: a pure
+    /// function of the state, as the view model is.
+    var children: [Child] { get }
+}
+
+extension SceneState {
+    public static var childSlots: [ChildSlot] { [] }
+    public var children: [Child] { [] }
 }
 
 /// A scene type, erased: opens typed states behind JSON.
@@ -92,6 +103,11 @@ public protocol LiveScene: Sendable {
     /// one after, once; nil when the scene has none (the runtime then diffs
     /// the view models itself).
     func takeViewPatch() -> JSON?
+    /// The child slots the scene declares: read once, when it opens.
+    var childSlots: [ChildSlot] { get }
+    /// The children its state wants now (docs/composition.md); asked only
+    /// of a scene that declares slots, after each of its reductions.
+    func children() throws(YaiaError) -> [Child]
 }
 
 extension LiveScene {
@@ -107,6 +123,8 @@ extension LiveScene {
 
     public func patchNextReduction() {}
     public func takeViewPatch() -> JSON? { nil }
+    public var childSlots: [ChildSlot] { [] }
+    public func children() throws(YaiaError) -> [Child] { [] }
 }
 
 /// A typed scene state driven with JSON: the type erasure between the typed
@@ -135,6 +153,8 @@ public struct SceneValue: LiveScene, Equatable {
 
     public var viewModel: JSON { state.viewModel.json }
     public var json: JSON { state.json }
+    public var childSlots: [ChildSlot] { type(of: state).childSlots }
+    public func children() throws(YaiaError) -> [Child] { state.children }
 
     public static func == (a: SceneValue, b: SceneValue) -> Bool {
         func equal<S: SceneState>(_ x: S) -> Bool { (b.state as? S) == x }

@@ -301,11 +301,17 @@ public enum Command: Sendable, Equatable, JSONMembers {
     case route(Route)
     /// Cancels the scene's effects with this `id`: their outcomes are never delivered.
     case cancel(String)
+    /// What a child says to its parent: the action its slot maps to a
+    /// parent's action (docs/composition.md). A scene without a parent says it to no one.
+    case output(Action)
+    /// An action for one of the scene's own children.
+    case child(ChildMessage)
 
-    /// Reads `{"effect": {...}}`, `{"route": {...}}` or `{"cancel": "id"}`.
+    /// Reads `{"effect": {...}}`, `{"route": {...}}`, `{"cancel": "id"}`,
+    /// `{"output": ACTION}` or `{"child": {"slot", "key"?, "action"}}`.
     public init(json: JSON, at pointer: @autoclosure () -> String = "") throws(YaiaError) {
         guard case .object(let o) = json, o.count == 1, let member = o.members.first else {
-            throw YaiaError(.badRequest, "a command is {\"effect\": ...}, {\"route\": ...} or {\"cancel\": \"id\"}", at: pointer())
+            throw YaiaError(.badRequest, "a command is {\"effect\": ...}, {\"route\": ...}, {\"cancel\": \"id\"}, {\"output\": ...} or {\"child\": ...}", at: pointer())
         }
         var at: String { JSONPointer.appending(pointer(), member.key) }
         switch member.key {
@@ -316,6 +322,8 @@ public enum Command: Sendable, Equatable, JSONMembers {
                 throw YaiaError(.badRequest, "\"cancel\" takes an effect id", at: at)
             }
             self = .cancel(key)
+        case "output": self = .output(try Action(json: member.value, at: at))
+        case "child": self = .child(try ChildMessage(json: member.value, at: at))
         default:
             throw YaiaError(.badRequest, "unknown command \"\(member.key)\"", at: at)
         }
@@ -326,6 +334,8 @@ public enum Command: Sendable, Equatable, JSONMembers {
         case .effect(let e): sink.member("effect", form: e)
         case .route(let r): sink.member("route", r.json)
         case .cancel(let key): sink.member("cancel", string: key)
+        case .output(let action): sink.member("output", action.json)
+        case .child(let message): sink.member("child", message.json)
         }
     }
 }

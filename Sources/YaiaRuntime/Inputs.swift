@@ -12,9 +12,9 @@ extension Runtime {
     public func open(_ name: String, args: JSON = [:], state initial: JSON? = nil, view: ViewMode? = nil) throws(YaiaError) -> JSON {
         let value = try makeScene(name, args: args, state: initial)
         return try input({ (work) throws(YaiaError) -> JSON in
-            try apply(&work) { (state, _, _) throws(YaiaError) -> JSON in
+            try apply(&work) { (state, env, _) throws(YaiaError) -> JSON in
                 try checkRunning()
-                return try state.open(value, view: view)
+                return try state.open(value, view: view, env: env)
             }
         }, record: { r in (.open(scene: name, args: args, state: initial, id: r["scene"] ?? .null), r) })
     }
@@ -29,6 +29,14 @@ extension Runtime {
         try limits.checkSize(text.count)
         let action = try Action(parsing: text, maxDepth: limits.depth + Limits.wrapping)
         try reduce(.send(.scene(id), action, text: text), into: &writer)
+    }
+
+    /// The scene at `path` (`[SLOT, KEY?, ...]`, docs/composition.md) below
+    /// scene `top`; `top` itself when there is no path.
+    public func childTarget(of top: Int64, path: JSON?) throws(YaiaError) -> Int64 {
+        guard let path else { return top }
+        guard case .array(let steps) = path else { throw YaiaError(.badRequest, "\"path\" is a list: [SLOT, KEY?, ...]", at: "/path") }
+        return try lock.withLock { () throws(YaiaError) -> Int64 in try state.scene(at: steps, below: top) }
     }
 
     public func state(scene id: Int64) throws(YaiaError) -> JSON {
@@ -56,9 +64,9 @@ extension Runtime {
     public func startFlow(name: String?, scene: String, args: JSON, view: ViewMode? = nil) throws(YaiaError) -> JSON {
         let value = try makeScene(scene, args: args)
         return try input({ (work) throws(YaiaError) -> JSON in
-            try apply(&work) { (state, _, _) throws(YaiaError) -> JSON in
+            try apply(&work) { (state, env, _) throws(YaiaError) -> JSON in
                 try checkRunning()
-                return try state.startFlow(name: name, scene: scene, value: value, view: view)
+                return try state.startFlow(name: name, scene: scene, value: value, view: view, env: env)
             }
         }, record: { r in (.start(name: name, scene: scene, args: args), r) })
     }

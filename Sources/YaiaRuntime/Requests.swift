@@ -76,9 +76,10 @@ extension Runtime {
         let toFlow = o["flow"] != nil
         if toFlow {
             guard o["scene"] == nil else { throw YaiaError(.badRequest, "send takes \"scene\" or \"flow\", not both", at: "/flow") }
+            guard o["path"] == nil else { throw YaiaError(.badRequest, "\"path\" goes with \"scene\": a child's path from it", at: "/path") }
             target = try o.integer("flow", code: .badRequest)
         } else {
-            target = try o.integer("scene", code: .badRequest)
+            target = try childTarget(of: try o.integer("scene", code: .badRequest), path: o["path"])
         }
         guard let actionValue = o["action"] else { throw YaiaError(.badRequest, "send needs an \"action\"", at: "/action") }
         let action = try Action(json: actionValue, at: "/action")

@@ -65,11 +65,12 @@ extension Runtime {
         let image = try CheckedSnapshot(snapshot, catalog: catalog, env: sceneValues())
         let answer = try apply(&work) { (state, env, steps) throws(YaiaError) -> JSON in
             try checkRunning()
-            let restored = RuntimeState.Restored(
+            var restored = RuntimeState.Restored(
                 scenes: image.scenes.map { RuntimeState.OpenScene(id: $0.id, value: $0.value, seq: $0.seq, flow: $0.flow) },
                 flows: image.flows.map { RuntimeState.OpenFlow(id: $0.id, name: $0.name, flow: $0.flow) },
                 effects: image.effects.map { RuntimeState.RestoredEffect(id: $0.id, scene: $0.scene, effect: $0.effect, queued: $0.status == .queued) },
                 next: (image.nextScene, image.nextEffect, image.nextFlow))
+            for scene in image.scenes { if let children = scene.children { restored.children[scene.id] = children } }
             return try state.restore(restored, replaying: mode == .replay, env: env, steps: &steps)
         }
         if !added.isEmpty {
@@ -87,6 +88,8 @@ struct CheckedSnapshot {
         let seq: Int64
         let flow: Int64?
         let value: any LiveScene
+        /// Its children as the snapshot holds them, when it has any.
+        let children: JSON?
     }
 
     struct FlowImage {
@@ -143,7 +146,7 @@ struct CheckedSnapshot {
             } catch {
                 throw YaiaError(.badSnapshot, "the state of scene \(id) (\(name)) is refused: \(error.message)", at: at + "/state" + (error.at ?? ""))
             }
-            scenes.append(Scene(id: id, seq: seq, flow: flowID, value: value))
+            scenes.append(Scene(id: id, seq: seq, flow: flowID, value: value, children: s["children"]))
         }
         for (i, f) in try list("flows").enumerated() {
             let at = "/flows/\(i)"

@@ -49,6 +49,9 @@ public struct SceneTest<S: SceneState>: Sendable {
     public private(set) var state: S
     /// Every failure recorded so far, in order.
     public private(set) var failures: [String] = []
+    /// What the scene said as a child, in order: its outputs and its
+    /// actions for its own children (`.output`, `.child` commands), as values.
+    public private(set) var said: [Command] = []
 
     /// What was emitted and is still to be asserted, by the one set of exhaustive rules.
     private var rules: ExhaustiveRules
@@ -254,6 +257,8 @@ public struct SceneTest<S: SceneState>: Sendable {
                 rules.emitted(route: r.json)
             case .cancel(let key):
                 rules.cancel(key: key, by: ".cancel(\"\(key)\") from \(label)")
+            case .output, .child:
+                said.append(command)
             }
         }
         checkState(previous: previous, label: label, expect: expect, location)

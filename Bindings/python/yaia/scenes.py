@@ -8,6 +8,7 @@ import ctypes
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from .errors import YaiaError
+from . import ffi
 from .handle import _Closeable
 from .sends import plain_prefix, send
 from .values import MISSING, FlowStack, LinkItem, StackEntry, Update
@@ -15,7 +16,7 @@ from .values import MISSING, FlowStack, LinkItem, StackEntry, Update
 if TYPE_CHECKING:
     from .runtime import Runtime
 
-__all__ = ["Scene", "Flow"]
+__all__ = ["Scene", "Flow", "ChildScene"]
 
 
 class _RuntimeObject(_Closeable):
@@ -112,6 +113,12 @@ class Scene(_RuntimeObject):
         seq: int = self._snapshot()["seq"]
         return seq
 
+    def child(self, slot: str, key: Any = MISSING) -> ChildScene:
+        """The child scene in ``slot`` (at ``key`` in a keyed slot), to send
+        to by its path: ``scene.child("rows", 7).send("open")``
+        (docs/composition.md)."""
+        return ChildScene(self.runtime, self.id, [])._below(slot, key)
+
     def close(self) -> None:
         """Closes the scene; calls its services perform are cancelled. Idempotent."""
         self._close("scene")
@@ -119,6 +126,36 @@ class Scene(_RuntimeObject):
 
     def __repr__(self) -> str:
         return f"<yaia.Scene {self.name} #{self.id}{' closed' if self._closed else ''}>"
+
+
+class ChildScene:
+    """A child scene by its path from the scene above it (``top``): what
+    :meth:`Scene.child` gives. Sends go by that path, so they reach
+    whichever child holds it when they are sent."""
+
+    def __init__(self, runtime: Runtime, top: int, path: List[Any]) -> None:
+        self.runtime = runtime
+        self.top = top
+        self.path = path
+        self._send_prefix = b'{"op":"send","scene":%d,"path":%s,"action":' % (top, ffi.encode(path))
+        #: Sent as a request (by path), never through yaia_send.
+        self._id_arg = None
+
+    def _below(self, slot: str, key: Any) -> ChildScene:
+        return ChildScene(self.runtime, self.top, self.path + ([slot] if key is MISSING else [slot, key]))
+
+    def child(self, slot: str, key: Any = MISSING) -> ChildScene:
+        """A child of this child, in ``slot`` (at ``key`` in a keyed slot)."""
+        return self._below(slot, key)
+
+    def send(self, action: Union[str, Mapping[str, Any]], payload: Any = MISSING, *, tag: Any = MISSING) -> Update:
+        """Reduces an action on the child, as :meth:`Scene.send` does; the
+        update is the child's, or its parent's when its slot intercepts."""
+        return send(self, action, payload, False, MISSING, tag)
+
+    def __repr__(self) -> str:
+        return f"<yaia.ChildScene #{self.top} {self.path}>"
+
 
 
 class Flow(_RuntimeObject):

@@ -53,6 +53,9 @@ struct DocumentBranch: Sendable {
     var cancel: Template?
     var effects: [DocumentEffect]
     var route: DocumentRoute?
+    /// An output to the scene's parent, and an action for one of its children (docs/composition.md).
+    var output: Template?
+    var child: Template?
 }
 
 struct DocumentAction: Sendable {
@@ -77,12 +80,15 @@ extension SceneDocument {
             var state: [(key: String, value: Template)]
             /// Nil: the view model is the state.
             var view: [(key: String, value: Template)]?
+            /// The child slots, in the document's order, with the templates that fill them.
+            var children: [DocumentChild] = []
         }
 
         let templates: Templates
         let actions: [String: DocumentAction]
         /// Named truth conditions over `state`, `args` and `env`, by name.
         let invariants: [(key: String, rule: LogicRule)]
+        var children: [DocumentChild] { templates.children }
 
         var state: [(key: String, value: Template)] { templates.state }
         var view: [(key: String, value: Template)]? { templates.view }

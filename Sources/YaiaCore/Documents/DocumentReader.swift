@@ -13,9 +13,9 @@ struct DocumentReader: ProblemReader {
     var actionNames: [String] = []
     var sceneName = ""
 
-    static let documentMembers = ["yaia", "scene", "description", "args", "state", "actions", "view", "invariants"]
+    static let documentMembers = ["yaia", "scene", "description", "args", "state", "actions", "view", "invariants", "children"]
     static let argumentMembers = ["type", "default", "description"]
-    static let branchMembers = ["when", "set", "effects", "route", "cancel", "description"]
+    static let branchMembers = ["when", "set", "effects", "route", "cancel", "output", "child", "description"]
     static let actionMembers = ["payload", "branches", "description"]
     static let effectMembers = ["service", "op", "args", "then", "catch", "id", "policy", "timeout", "restore", "description"]
     static let routeKinds = ["push", "present", "replace", "pop", "dismiss", "popToRoot", "popTo"]
@@ -94,8 +94,9 @@ struct DocumentReader: ProblemReader {
                 if let rule = condition(value, at: at, roots: Self.invariantRoots) { invariants.append((key, rule)) }
             }
         }
+        let children = o["children"].map { self.children($0) } ?? []
         guard let sceneName, problems.isEmpty else { return nil }
-        return SceneDocument.Storage(source: json, name: sceneName, args: args, templates: .init(state: state, view: view),
+        return SceneDocument.Storage(source: json, name: sceneName, args: args, templates: .init(state: state, view: view, children: children),
                                      actions: actions, invariants: invariants)
     }
 
@@ -172,6 +173,8 @@ struct DocumentReader: ProblemReader {
         let o = checked ? given : members(of: given, "a branch", known: Self.branchMembers, at: pointer)
         describe(o, at: pointer)
         var result = DocumentBranch(when: nil, assignments: [], cancel: nil, effects: [], route: nil)
+        if let v = o["output"] { result.output = template(v, at: JSONPointer.appending(pointer, "output"), roots: Self.actionRoots) }
+        if let v = o["child"] { result.child = template(v, at: JSONPointer.appending(pointer, "child"), roots: Self.actionRoots) }
         if let w = o["when"] { result.when = condition(w, at: JSONPointer.appending(pointer, "when")) }
         if let s = o["set"] {
             let at = JSONPointer.appending(pointer, "set")

@@ -180,6 +180,12 @@ public struct DocumentSceneValue: LiveScene, Equatable {
             }
             for effect in branch.effects { commands.append(.effect(try self.effect(effect, data, &steps))) }
             if let route = branch.route { commands.append(.route(try self.route(route, data, &steps))) }
+            if let output = branch.output {
+                commands.append(.output(try Action(json: try bounded(try output.evaluate(data, &steps), "the output"))))
+            }
+            if let child = branch.child {
+                commands.append(.child(try ChildMessage(json: try bounded(try child.evaluate(data, &steps), "the child's action"))))
+            }
             if case .object(let changed) = next, !DocumentSceneValue.same(changed, state) {
                 viewModel = try DocumentSceneValue.view(of: changed, scene: scene)
                 state = changed

@@ -47,6 +47,17 @@ public struct IDMap<Value> {
         }
     }
 
+    /// Runs `body` on the value of `id` in place: moved out and back, not
+    /// copied, so what it holds stays uniquely referenced. Nil when there is none.
+    @inlinable
+    public mutating func modify<R>(_ id: Int64, _ body: (inout Value) -> R) -> R? {
+        let (i, found) = position(of: id)
+        guard found, var value = slots[i] else { return nil }
+        slots[i] = nil
+        defer { slots[i] = value }
+        return body(&value)
+    }
+
     @inlinable @discardableResult
     public mutating func removeValue(forKey id: Int64) -> Value? {
         let old = self[id]

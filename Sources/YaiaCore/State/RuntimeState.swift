@@ -32,13 +32,22 @@ public struct RuntimeState: Sendable {
         public var seq: Int64
         /// The flow it belongs to, if any; fixed at creation.
         public let flow: Int64?
+        /// The child slots its type declares, read once (most have none).
+        public let slots: [ChildSlot]
+        /// Its parent, slot and key, when it is a child scene.
+        public internal(set) var link: ChildLink?
 
         public init(id: Int64, value: any LiveScene, seq: Int64 = 0, flow: Int64? = nil) {
             self.id = id
             self.value = value
             self.seq = seq
             self.flow = flow
+            self.slots = value.childSlots
         }
+
+        /// Whether it has child slots or a parent: what a reduction of it
+        /// does beyond its own is then `relate`'s (StateChildren.swift).
+        var inFamily: Bool { !slots.isEmpty || link != nil }
 
         /// Reduces in place; on error nothing changes. Returns the commands.
         mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command] {
@@ -92,6 +101,12 @@ public struct RuntimeState: Sendable {
     public internal(set) var effects: EffectTable
     public internal(set) var nextSceneID: Int64 = 1
     public internal(set) var nextFlowID: Int64 = 1
+    /// Child scenes by parent (ChildTable.swift).
+    var children = ChildTable()
+    /// Children one scene may have, in all its slots.
+    public let childLimit: Int
+    /// Levels of children below a scene that has no parent.
+    public let childDepthLimit: Int
     /// What view models patches start from (ViewCache.swift).
     var views = ViewCache()
     /// Queue inspection events (action, effect, route, flow).
@@ -104,8 +119,10 @@ public struct RuntimeState: Sendable {
     /// Results delivered down a flow may navigate again; this bounds the chain.
     public static let maxNavigationDepth = 16
 
-    public init(sceneLimit: Int = 100_000, maxID: Int64 = 1 << 53) {
+    public init(sceneLimit: Int = 100_000, maxID: Int64 = 1 << 53, childLimit: Int = 10_000, childDepthLimit: Int = 8) {
         self.sceneLimit = sceneLimit
+        self.childLimit = childLimit
+        self.childDepthLimit = childDepthLimit
         self.maxID = maxID
         self.effects = EffectTable(maxID: maxID)
     }
@@ -114,19 +131,22 @@ public struct RuntimeState: Sendable {
 
     /// Opens `value` as a new scene, its view models sent in `view` mode
     /// (nil: the runtime's); answers its update.
-    public mutating func open(_ value: any LiveScene, view: ViewMode? = nil) throws(YaiaError) -> JSON {
+    /// `env` opens its children, if it has any (docs/composition.md).
+    public mutating func open(_ value: any LiveScene, view: ViewMode? = nil, env: (any RuntimeEnvironment)? = nil) throws(YaiaError) -> JSON {
         try checkSceneRoom()
         let id = try takeID(&nextSceneID, "scene")
         scenes[id] = OpenScene(id: id, value: value)
-        startViews(of: id, view: view)
-        return update(id)?.json ?? .null
+        let childErrors = attach(id, view: view, env: env)
+        guard var update = update(id) else { return .null }
+        update.childErrors = childErrors
+        return update.json
     }
 
     /// A scene's state and view model.
     public func state(scene id: Int64) throws(YaiaError) -> JSON {
         guard let scene = scenes[id] else { throw RuntimeState.noSuchScene(id) }
         return ["ok": true, "scene": .int(id), "name": .string(scene.value.name), "seq": .int(scene.seq),
-                "state": try scene.value.json, "viewModel": scene.value.viewModel]
+                "state": try scene.value.json, "viewModel": viewModel(of: id)]
     }
 
     /// Closes a scene outside any flow; its effects end without an outcome.
@@ -135,13 +155,18 @@ public struct RuntimeState: Sendable {
         if let flow = scene.flow {
             throw YaiaError(.sceneInFlow, "scene \(id) belongs to flow \(flow): navigate (pop, dismiss) or close the flow")
         }
+        if let link = scene.link {
+            throw YaiaError(.sceneIsChild, "scene \(id) is a child of scene \(link.parent): it closes when its parent's state no longer wants it")
+        }
         remove(scenes: [id], steps: &steps)
     }
 
     /// Open scenes and flows, for `{"op":"scenes"}`.
     public var listing: (scenes: [JSON], flows: [JSON]) {
         let open = scenes.values.map { scene in
-            JSON.object(["id": .int(scene.id), "name": .string(scene.value.name), "seq": .int(scene.seq)])
+            var o: JSONObject = ["id": .int(scene.id), "name": .string(scene.value.name), "seq": .int(scene.seq)]
+            if let link = scene.link { o["parent"] = .int(link.parent) }
+            return JSON.object(o)
         }
         let flowList = flows.values.sorted { $0.id < $1.id }.map { flow -> JSON in
             var o: JSONObject = ["id": .int(flow.id), "version": .int(flow.flow.version), "depth": .int(Int64(flow.flow.depth))]

@@ -24,7 +24,16 @@ extension RuntimeState {
             for s in ended { steps.append(.effect(s)) }
         }
         // The effect asked for no action on this outcome: nothing to reduce.
-        guard let action else { return Update(scene: scene.id, seq: scene.seq, cause: .request, view: view(of: scene.id, seq: scene.seq, scene.value)) }
+        guard let action else {
+            var update = Update(scene: scene.id, seq: scene.seq, cause: .request, view: .scene(scene.value))
+            if scene.inFamily {
+                update.view = familyView(of: scene.id, seq: scene.seq, scene.value)
+                update.place = place(of: scene.id)
+            } else {
+                update.view = view(of: scene.id, seq: scene.seq, scene.value)
+            }
+            return update
+        }
         return try reducing(env: env, steps: &steps) { (state, context) throws(YaiaError) in
             try state.reduce(record.scene, action, text: nil, cause: .request, in: &context)
         }

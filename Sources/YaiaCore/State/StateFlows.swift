@@ -5,7 +5,9 @@ import YaiaKit
 extension RuntimeState {
     /// Opens a flow with `value` as its root scene, its scenes' view models
     /// sent in `view` mode (nil: the runtime's); answers the root's update and the stack.
-    public mutating func startFlow(name: String?, scene type: String, value: any LiveScene, view: ViewMode? = nil) throws(YaiaError) -> JSON {
+    /// `env` opens its children, if it has any.
+    public mutating func startFlow(name: String?, scene type: String, value: any LiveScene, view: ViewMode? = nil,
+                                   env: (any RuntimeEnvironment)? = nil) throws(YaiaError) -> JSON {
         try checkSceneRoom()
         guard nextFlowID <= maxID else { throw idsExhausted("flow") }
         let id = try takeID(&nextSceneID, "scene")
@@ -13,8 +15,9 @@ extension RuntimeState {
         flows[flowID] = OpenFlow(id: flowID, name: name, flow: Flow(root: .init(scene: id, name: type, presentation: .root)))
         scenes[id] = OpenScene(id: id, value: value, flow: flowID)
         started(flow: flowID, view: view)
-        startViews(of: id, view: nil)
+        let childErrors = attach(id, view: nil, env: env)
         guard var update = update(id), let flow = flows[flowID] else { throw RuntimeState.noSuchFlow(flowID) }
+        update.childErrors = childErrors
         update.flow = Update.FlowChange(id: flowID, version: flow.flow.version, stack: stack(of: flow))
         return update.json
     }
@@ -39,7 +42,7 @@ extension RuntimeState {
     func stack(of flow: OpenFlow) -> JSON {
         .array(flow.flow.entries.map { e in
             var entry = e.json.objectValue ?? [:]
-            entry["viewModel"] = scenes[e.scene]?.value.viewModel ?? .null
+            entry["viewModel"] = viewModel(of: e.scene)
             return .object(entry)
         })
     }
@@ -120,7 +123,9 @@ extension RuntimeState {
             case .open(let id, _, _):
                 guard let value = opened[id] else { continue }
                 scenes[id] = OpenScene(id: id, value: value, flow: flowID)
-                startViews(of: id, view: nil)
+                for problem in attach(id, view: nil, env: context.env) {
+                    context.steps.append(.warn("scene \(id) could not open a child: \(problem)"))
+                }
             case .close(let ids):
                 remove(scenes: ids, steps: &context.steps)
             case .deliver(let to, let action, let from):
@@ -143,7 +148,10 @@ extension RuntimeState {
     }
 
     /// Removes scenes; their effects end without an outcome.
-    mutating func remove(scenes ids: [Int64], steps: inout [Step]) {
+    /// Their children go with them.
+    mutating func remove(scenes given: [Int64], steps: inout [Step]) {
+        let ids = withDescendants(given)
+        forgetChildren(of: ids)
         for id in ids { scenes[id] = nil }
         forgetViews(scenes: ids)
         for s in effects.close(scenes: Set(ids)) { steps.append(.effect(s)) }

@@ -45,6 +45,10 @@ extension RuntimeState {
         var context = Reducing(env: env)
         swap(&context.steps, &steps)
         defer { swap(&context.steps, &steps) }
+        // A child whose slot intercepts: its parent gets the action first.
+        if !children.isEmpty, let link = scenes[id]?.link, let slot = slot(of: link), slot.intercept {
+            return try reduce(link.parent, willSend(action, to: link, slot), text: nil, cause: .request, in: &context)
+        }
         return try reduce(id, action, text: text, cause: .request, in: &context)
     }
 
@@ -60,10 +64,12 @@ extension RuntimeState {
         var flowID: Int64?
         var commands: [Command] = []
         let patching = !views.sent.isEmpty && views.sent[id] != nil
+        var inFamily = false
         guard var update = try scenes.modify(id, { (scene) throws(YaiaError) -> Update in
             if patching { scene.value.patchNextReduction() }
             commands = try scene.reduce(action, text: text, env: { env.sceneValues })
             flowID = scene.flow
+            inFamily = scene.inFamily
             return Update(scene: id, seq: scene.seq, cause: cause, view: .scene(scene.value))
         }) else {
             throw RuntimeState.noSuchScene(id)
@@ -72,9 +78,11 @@ extension RuntimeState {
             context.steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": action.json]))
         }
         // A scene in patch mode answers the patch from the view model it last sent.
-        if !views.sent.isEmpty, case .scene(let reduced) = update.view {
+        if !inFamily, !views.sent.isEmpty, case .scene(let reduced) = update.view {
             update.view = view(of: id, seq: update.seq, reduced)
         }
+        // Outputs and actions for children, delivered once this update is made.
+        var said: [Command] = []
         for command in commands {
             switch command {
             case .route(let r): update.routes.append(r)
@@ -82,6 +90,7 @@ extension RuntimeState {
                 update.effects.append(effects.admit(e, scene: id, served: env.serves(e.service), now: env.now) { context.steps.append(.effect($0)) })
             case .cancel(let key):
                 for s in effects.cancel(key: key, scene: id) { context.steps.append(.effect(s)) }
+            case .output, .child: said.append(command)
             }
         }
         if let flowID, !update.routes.isEmpty {
@@ -97,6 +106,7 @@ extension RuntimeState {
                 update.flow = Update.FlowChange(id: flowID, version: flow.flow.version, stack: stack(of: flow))
             }
         }
+        if inFamily || !said.isEmpty { relate(&update, id, said: said, in: &context) }
         if inspecting { inspect(update, steps: &context.steps) }
         switch cause {
         case .request: break
@@ -125,7 +135,9 @@ extension RuntimeState {
     /// The update of scene `id` as it stands, reduced by nothing.
     public func update(_ id: Int64) -> Update? {
         guard let scene = scenes[id] else { return nil }
-        return Update(scene: id, seq: scene.seq, cause: .request, view: .scene(scene.value))
+        var update = Update(scene: id, seq: scene.seq, cause: .request, view: scene.slots.isEmpty ? .scene(scene.value) : .value(viewModel(of: id)))
+        if scene.link != nil { update.place = place(of: id) }
+        return update
     }
 
     /// Queues `update` as an event; a warning instead when memory ran out.

@@ -13,6 +13,7 @@ extension RuntimeState {
         for scene in scenes.values {
             var o: JSONObject = ["id": .int(scene.id), "name": .string(scene.value.name), "seq": .int(scene.seq), "state": try scene.value.json]
             if let flow = scene.flow { o["flow"] = .int(flow) }
+            if let slots = children[scene.id] { o["children"] = ChildTable.json(slots) }
             sceneList.append(.object(o))
         }
         let flowList = flows.values.sorted { $0.id < $1.id }.map { flow -> JSON in
@@ -54,6 +55,9 @@ extension RuntimeState {
         public var flows: [OpenFlow]
         public var effects: [RestoredEffect]
         public var next: (scene: Int64, effect: Int64, flow: Int64)
+        /// The `children` of scenes that have any, by parent id, as the
+        /// snapshot holds them (ChildTable.json).
+        public var children: [Int64: JSON] = [:]
 
         public init(scenes: [OpenScene], flows: [OpenFlow], effects: [RestoredEffect], next: (scene: Int64, effect: Int64, flow: Int64)) {
             self.scenes = scenes
@@ -90,9 +94,14 @@ extension RuntimeState {
         for e in restored where byID[e.scene] == nil {
             throw YaiaError(.badSnapshot, "effect \(e.id) belongs to scene \(e.scene), which the snapshot lacks")
         }
+        try RuntimeState.link(&byID, children: image.children, depthLimit: childDepthLimit)
         // Take down what is open now.
         for id in effects.removeSceneEffects() { steps.append(.effect(.cancel(id))) }
         scenes = SceneTable(byID)
+        children.removeAll()
+        for (parent, json) in image.children {
+            if let scene = byID[parent] { children[parent] = try? ChildTable.read(json, of: scene, scenes: byID) }
+        }
         flows = flowsByID
         nextSceneID = max(nextSceneID, next.scene)
         effects.advanceNextID(to: next.effect)
@@ -123,7 +132,7 @@ extension RuntimeState {
         // The view models as restored, before cancellations are delivered;
         // with their seq for scenes in patch mode, whose patches start there.
         let views = scenes.values.map { scene in
-            var o: JSONObject = ["id": .int(scene.id), "name": .string(scene.value.name), "viewModel": scene.value.viewModel]
+            var o: JSONObject = ["id": .int(scene.id), "name": .string(scene.value.name), "viewModel": viewModel(of: scene.id)]
             if inPatchMode(scene.id) { o["seq"] = .int(scene.seq) }
             return JSON.object(o)
         }

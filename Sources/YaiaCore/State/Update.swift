@@ -1,9 +1,9 @@
 import YaiaKit
 
 /// What one reduction of a scene did, as the runtime answers it (a request's
-/// update) or queues it (an event): `{"effect"?, "effects", "event"?,
-/// "flow"?, "from"?, "navigationErrors"?, "ok", "routes", "scene", "seq",
-/// "stack"?, "version"?, "viewModel"}`. Described once (`members`): its text
+/// update) or queues it (an event): `{"childErrors"?, "effect"?, "effects",
+/// "event"?, "flow"?, "from"?, "navigationErrors"?, "ok", "path"?, "routes",
+/// "scene", "seq", "stack"?, "top"?, "version"?, "viewModel"}`. Described once (`members`): its text
 /// and its tree follow from it.
 public struct Update: JSONMembers {
     public let scene: Int64
@@ -17,6 +17,38 @@ public struct Update: JSONMembers {
     /// The flow, when the reduction changed its stack.
     public internal(set) var flow: FlowChange?
     public var view: View
+    /// What an update of a parent or a child scene adds; nil for the
+    /// others, which then carry one word for it and copy nothing more.
+    public internal(set) var family: Family?
+
+    /// Children that could not open or be told: `{"slot"?, "key"?, "error"}` each.
+    public internal(set) var childErrors: [JSON] {
+        get { family?.childErrors ?? [] }
+        set { family = Family(childErrors: newValue, place: family?.place) }
+    }
+
+    /// A child scene's place, below the scene without a parent.
+    public internal(set) var place: Place? {
+        get { family?.place }
+        set { family = Family(childErrors: family?.childErrors ?? [], place: newValue) }
+    }
+
+    /// Where a child scene sits: `top`, the scene without a parent above it,
+    /// and `path`, `[SLOT, KEY?, ...]` from there (docs/composition.md).
+    public struct Place: Sendable {
+        public let top: Int64
+        public let path: JSON
+    }
+
+    public final class Family: Sendable {
+        public let childErrors: [JSON]
+        public let place: Place?
+
+        init(childErrors: [JSON], place: Place?) {
+            self.childErrors = childErrors
+            self.place = place
+        }
+    }
 
     /// The view part of an update. An enum, so that a view given as a change
     /// from the previous one can join the whole view model.
@@ -35,7 +67,8 @@ public struct Update: JSONMembers {
             switch self {
             case .scene(let scene): scene.writeViewModel(into: &w)
             case .value(let json): w.write(json)
-            case .patch(let patch): patch.scene.writeViewModel(into: &w)
+            case .patch(let patch):
+                if let whole = patch.whole { w.write(whole) } else { patch.scene.writeViewModel(into: &w) }
             }
         }
 
@@ -43,7 +76,7 @@ public struct Update: JSONMembers {
             switch self {
             case .scene(let scene): scene.viewModel
             case .value(let json): json
-            case .patch(let patch): patch.scene.viewModel
+            case .patch(let patch): patch.whole ?? patch.scene.viewModel
             }
         }
     }
@@ -66,6 +99,7 @@ public struct Update: JSONMembers {
     // Inlinable, so that the runtime's writer of updates is specialized.
     @inlinable
     public func members<Sink: JSONMemberSink>(into sink: inout Sink) {
+        if let family, !family.childErrors.isEmpty { sink.member("childErrors", .array(family.childErrors)) }
         if case .effect(let effect) = cause { sink.member("effect", int: effect) }
         sink.member("effects", array: effects)
         if cause != .request { sink.member("event", "update") }
@@ -73,10 +107,12 @@ public struct Update: JSONMembers {
         if case .result(let from) = cause { sink.member("from", int: from) }
         if !navigationErrors.isEmpty { sink.member("navigationErrors", .array(navigationErrors)) }
         sink.member("ok", true)
+        if let place = family?.place { sink.member("path", place.path) }
         sink.member("routes", array: routes)
         sink.member("scene", int: scene)
         sink.member("seq", int: seq)
         stack(into: &sink)
+        if let place = family?.place { sink.member("top", int: place.top) }
         if let flow { sink.member("version", int: flow.version) }
         view(into: &sink)
     }

@@ -46,6 +46,15 @@ public struct ViewPatch: Sendable {
     public let scene: any LiveScene
     public let base: Int64
     public let operations: JSON
+    /// The whole view model, when it holds children's (the scene's own is not all of it).
+    public var whole: JSON?
+
+    init(scene: any LiveScene, base: Int64, operations: JSON, whole: JSON? = nil) {
+        self.scene = scene
+        self.base = base
+        self.operations = operations
+        self.whole = whole
+    }
 }
 
 extension RuntimeState {
@@ -83,7 +92,7 @@ extension RuntimeState {
         guard let scene = scenes[id] else { return }
         if let mode, mode != views.mode { views.sceneModes[id] = mode }
         if self.mode(of: id, flow: scene.flow) == .patch {
-            views.sent[id] = ViewCache.Sent(view: scene.value.viewModel, seq: scene.seq)
+            views.sent[id] = ViewCache.Sent(view: viewModel(of: id), seq: scene.seq)
         }
     }
 
@@ -109,7 +118,7 @@ extension RuntimeState {
         for (id, _) in views.sceneModes where !scenes.contains(id) { views.sceneModes[id] = nil }
         for (id, _) in views.flowModes where flows[id] == nil { views.flowModes[id] = nil }
         for scene in scenes.values where mode(of: scene.id, flow: scene.flow) == .patch {
-            views.sent[scene.id] = ViewCache.Sent(view: scene.value.viewModel, seq: scene.seq)
+            views.sent[scene.id] = ViewCache.Sent(view: viewModel(of: scene.id), seq: scene.seq)
         }
     }
 
@@ -124,7 +133,7 @@ extension RuntimeState {
     /// it from now on, so the next patch starts from it.
     public mutating func currentView(scene id: Int64) throws(YaiaError) -> JSON {
         guard let scene = scenes[id] else { throw RuntimeState.noSuchScene(id) }
-        let view = scene.value.viewModel
+        let view = viewModel(of: id)
         if views.sent[id] != nil { views.sent[id] = ViewCache.Sent(view: view, seq: scene.seq) }
         return ["ok": true, "scene": .int(id), "seq": .int(scene.seq), "view": .string(mode(of: id, flow: scene.flow).rawValue),
                 "viewModel": view]

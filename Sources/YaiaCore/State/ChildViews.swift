@@ -1,0 +1,86 @@
+import YaiaKit
+
+// The view models of scenes with children: each slot's children's view
+// models placed in the parent's (docs/composition.md).
+
+extension RuntimeState {
+    /// Scene `id`'s view model with its children's in it: in an object view
+    /// model, each slot's member holds its child's view model (null when it
+    /// has none) or, keyed, the list of them in the state's order. A scene
+    /// without slots, or whose view model is no object, gives its own.
+    public func viewModel(of id: Int64) -> JSON {
+        guard let scene = scenes[id] else { return .null }
+        let own = scene.value.viewModel
+        guard !scene.slots.isEmpty, case .object(var o) = own else { return own }
+        let slots = children[id]
+        for slot in scene.slots {
+            let entries = slots?[slot.name]?.entries ?? []
+            switch slot.kind {
+            case .keyed: o[slot.name] = .array(entries.map { viewModel(of: $0.id) })
+            case .one, .optional: o[slot.name] = entries.first.map { viewModel(of: $0.id) } ?? .null
+            }
+        }
+        return .object(o)
+    }
+
+    /// The view of an update of scene `id` (with slots or a parent) at
+    /// `seq`: its view model with its children's; in patch mode, the patch
+    /// from the last one sent, which the places that hold it above (its
+    /// ancestors' last view models) take too, as the host applies it there.
+    mutating func familyView(of id: Int64, seq: Int64, _ value: any LiveScene) -> Update.View {
+        let hasSlots = scenes[id].map { !$0.slots.isEmpty } ?? false
+        guard !views.sent.isEmpty else { return hasSlots ? .value(viewModel(of: id)) : .scene(value) }
+        let whole = viewModel(of: id)
+        propagate(whole, from: id)
+        guard let last = views.sent[id] else { return hasSlots ? .value(whole) : .scene(value) }
+        let operations = JSONPatch.json(JSONPatch.diff(from: last.view, to: whole))
+        views.sent[id] = ViewCache.Sent(view: whole, seq: seq)
+        return .patch(ViewPatch(scene: value, base: last.seq, operations: operations, whole: hasSlots ? whole : nil))
+    }
+
+    /// Puts `view`, scene `id`'s new view model, in the last view models
+    /// sent of the scenes above it, at its place in each.
+    private mutating func propagate(_ view: JSON, from id: Int64) {
+        var steps: [PathStep] = []
+        var current = id
+        while let link = scenes[current]?.link, let slot = slot(of: link), steps.count <= 2 * (childDepthLimit + 1) {
+            if slot.kind == .keyed {
+                guard let index = children[link.parent]?[slot.name]?.position(of: link.key) else { return }
+                steps.append(.index(index))
+            }
+            steps.append(.member(slot.name))
+            current = link.parent
+            if views.sent[current] != nil {
+                let path = Array(steps.reversed())
+                views.sent.modify(current) { sent in RuntimeState.put(view, at: path[...], in: &sent.view) }
+            }
+        }
+    }
+
+    enum PathStep {
+        case member(String)
+        case index(Int)
+    }
+
+    /// Sets `value` at `path` in `target` in place; a path that does not
+    /// lead anywhere changes nothing.
+    static func put(_ value: JSON, at path: ArraySlice<PathStep>, in target: inout JSON) {
+        guard let step = path.first else {
+            target = value
+            return
+        }
+        switch (step, target) {
+        case (.member(let name), .object(var o)):
+            guard o[name] != nil else { return }
+            target = .null  // so that `o` is the only reference and changes in place
+            o.update(name, absent: .null) { (child) in put(value, at: path.dropFirst(), in: &child) }
+            target = .object(o)
+        case (.index(let i), .array(var a)) where a.indices.contains(i):
+            target = .null
+            put(value, at: path.dropFirst(), in: &a[i])
+            target = .array(a)
+        default:
+            return
+        }
+    }
+}
