@@ -36,7 +36,7 @@ extension Runtime {
     public func childTarget(of top: Int64, path: JSON?) throws(YaiaError) -> Int64 {
         guard let path else { return top }
         guard case .array(let steps) = path else { throw YaiaError(.badRequest, "\"path\" is a list: [SLOT, KEY?, ...]", at: "/path") }
-        return try lock.withLock { () throws(YaiaError) -> Int64 in try state.scene(at: steps, below: top) }
+        return try lock.withLock { () throws(YaiaError) -> Int64 in try state.scene(at: steps.elements, below: top) }
     }
 
     public func state(scene id: Int64) throws(YaiaError) -> JSON {

@@ -33,7 +33,10 @@ extension RuntimeState {
         let whole = viewModel(of: id)
         propagate(whole, from: id)
         guard let last = views.sent[id] else { return hasSlots ? .value(whole) : .scene(value) }
-        let operations = JSONPatch.json(JSONPatch.diff(from: last.view, to: whole))
+        // A scene that made its own patches (a pack's) left no view here:
+        // its new view replaces the whole.
+        let operations = last.view.map { JSONPatch.json(JSONPatch.diff(from: $0, to: whole)) }
+            ?? [["op": "replace", "path": "", "value": whole]]
         views.sent[id] = ViewCache.Sent(view: whole, seq: seq)
         return .patch(ViewPatch(scene: value, base: last.seq, operations: operations, whole: hasSlots ? whole : nil))
     }
@@ -52,7 +55,12 @@ extension RuntimeState {
             current = link.parent
             if views.sent[current] != nil {
                 let path = Array(steps.reversed())
-                views.sent.modify(current) { sent in RuntimeState.put(view, at: path[...], in: &sent.view) }
+                views.sent.modify(current) { sent in
+                    guard var held = sent.view else { return }
+                    sent.view = nil
+                    RuntimeState.put(view, at: path[...], in: &held)
+                    sent.view = held
+                }
             }
         }
     }
