@@ -10,8 +10,10 @@ public struct ListState: SceneState, Codable {
     public static let limit = 10000
 
     public var user: User
-    /// In id order, which is the order they were created in.
-    public var notes: [Note] = []
+    /// In id order, which is the order they were created in. A KeyedList,
+    /// so that a change to one note costs one note and one row, however
+    /// many there are (docs/scenes.md, on lists).
+    public var notes: KeyedList<Entry> = []
     /// The id the next new note gets. Ids come from here, never from a
     /// clock or a random number: the reducer stays a function of its inputs.
     public var nextID = 1
@@ -69,29 +71,31 @@ public struct ListState: SceneState, Codable {
     }
 
     public struct ViewModel: JSONRepresentable, Encodable, Equatable, Sendable {
-        public struct Row: Encodable, Equatable, Sendable {
+        /// Made from its note alone: kept from one view model to the next
+        /// until the note changes.
+        public struct Row: KeyedListRow, Encodable, Equatable, Sendable {
             public var id: Int
             public var title: String
             /// The body's first line, shortened.
             public var preview: String
+
+            public init(_ entry: Entry) {
+                id = entry.id
+                title = entry.note.title
+                preview = ListState.preview(entry.note.body)
+            }
         }
 
         public var user: String
-        /// The notes the search matches, all of them when it is empty.
-        public var notes: [Row]
+        /// The notes the search matches, all of them when it is empty: an
+        /// array of `Row`s.
+        public var notes: ViewRows
         public var isLoading: Bool
         public var canCreate: Bool
         /// What to show instead of an empty list, or nil.
         public var placeholder: String?
         public var error: String?
         public var query = ""
-    }
-
-    /// Whether `note` matches the search (`needle`, in lower case): lower
-    /// case, and a substring by its bytes, not by its characters, as the
-    /// document's `lower` and `in` do.
-    static func matches(_ note: Note, _ needle: String) -> Bool {
-        needle.isEmpty || contains(note.title.lowercased(), needle) || contains(note.body.lowercased(), needle)
     }
 
     /// Whether the bytes of `needle` occur in `haystack`. By hand: the
@@ -119,11 +123,12 @@ public struct ListState: SceneState, Codable {
 
     public var viewModel: ViewModel {
         let needle = query.lowercased()
-        let shown = notes.filter { ListState.matches($0, needle) }
+        // Every row is kept with the list; a keystroke only picks them.
+        let shown = needle.isEmpty ? notes.rows(ViewModel.Row.self) : notes.rows(ViewModel.Row.self) { $0.matches(needle) }
         var placeholder: String?
         if notes.isEmpty {
             placeholder = hasLoaded ? "No notes yet" : "Loading…"
-        } else if shown.isEmpty {
+        } else if case .array(let rows) = shown.json, rows.count == 0 {
             placeholder = "No notes match “\(query)”"
         }
         var error = self.error
@@ -131,7 +136,7 @@ public struct ListState: SceneState, Codable {
             error = unreadable == 1 ? "1 stored note could not be read" : "\(unreadable) stored notes could not be read"
         }
         return ViewModel(user: user.email,
-                         notes: shown.map { ViewModel.Row(id: $0.id, title: $0.title, preview: ListState.preview($0.body)) },
+                         notes: shown,
                          isLoading: isLoading, canCreate: hasLoaded && !isTruncated, placeholder: placeholder, error: error,
                          query: query)
     }
@@ -170,11 +175,12 @@ public struct ListState: SceneState, Codable {
             isLoading = false
             hasLoaded = true
             isTruncated = items.count >= ListState.limit
-            notes = []
+            var read: [Entry] = []
             for item in items {
-                if let note = try? item.value.decode(Note.self), note.key == item.key { notes.append(note) }
+                if let note = try? item.value.decode(Note.self), note.key == item.key { read.append(Entry(note)) }
             }
-            notes.sort { $0.id < $1.id }
+            read.sort { $0.id < $1.id }
+            notes = KeyedList(read)
             unreadable = items.count - notes.count
             nextID = max(nextID, (notes.last?.id ?? 0) + 1)
             return []
@@ -183,7 +189,7 @@ public struct ListState: SceneState, Codable {
             error = failureText("Could not load your notes", code: code, message: message)
             return []
         case .open(let id):
-            guard let note = notes.first(where: { $0.id == id }) else {
+            guard let note = notes[id: id]?.note else {
                 error = "There is no note \(id)"
                 return []
             }
@@ -205,15 +211,11 @@ public struct ListState: SceneState, Codable {
             return [.route(.push(EditorState.name, args: EditorState.Args(note: note, isNew: true).json, onResult: "editorClosed"))]
         case .editorClosed(let saved, let deleted):
             if let saved {
-                if let i = notes.firstIndex(where: { $0.id == saved.id }) {
-                    notes[i] = saved
-                } else {
-                    notes.append(saved)
-                    notes.sort { $0.id < $1.id }
-                }
+                let entry = Entry(saved)
+                if !notes.update(entry) { notes.insert(entry, at: place(of: saved.id)) }
                 nextID = max(nextID, saved.id + 1)
             }
-            if let deleted { notes.removeAll { $0.id == deleted } }
+            if let deleted { notes.remove(id: deleted) }
             return []
         case .searchChanged(let text):
             query = text
@@ -221,5 +223,16 @@ public struct ListState: SceneState, Codable {
         case .logout:
             return [.route(.popToRoot)]
         }
+    }
+
+    /// Where a note with `id` goes to keep the list in id order: after the
+    /// last note with a smaller id, found by halves.
+    func place(of id: Int) -> Int {
+        var low = 0, high = notes.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if notes[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }

@@ -8,6 +8,22 @@ func listed(_ notes: [Note]) -> JSON {
     ["items": .array(notes.map { ["key": .string($0.key), "value": $0.json] })]
 }
 
+/// The list's elements for these notes.
+func entries(_ notes: [Note]) -> KeyedList<ListState.Entry> {
+    KeyedList(notes.map(ListState.Entry.init))
+}
+
+/// The rows a list's view model shows.
+func rows(_ view: ListState.ViewModel) -> [JSON] {
+    guard case .array(let rows) = view.notes.json else { return [] }
+    return Array(rows)
+}
+
+/// The ids of the rows a list's view model shows.
+func shown(_ view: ListState.ViewModel) -> [Int64] {
+    rows(view).compactMap { $0["id"]?.int64Value }
+}
+
 let groceries = Note(id: 1, title: "Groceries", body: "Milk\nEggs")
 let bank = Note(id: 2, title: "Call the bank")
 
@@ -19,7 +35,7 @@ func loadedList(_ notes: [Note] = [groceries, bank]) -> SceneTest<ListState> {
     test.resolve(list, with: .success(listed(notes))) {
         $0.isLoading = false
         $0.hasLoaded = true
-        $0.notes = notes
+        $0.notes = entries(notes)
         $0.nextID = (notes.map(\.id).max() ?? 0) + 1
     }
     return test
@@ -30,8 +46,8 @@ struct ListTests {
     @Test("load lists the notes from the store by prefix, in id order")
     func load() throws {
         var test = try SceneTest(ListState.self, args: ["user": ["email": "ada@example.com"]])
-        test.expectViewModel(.init(user: "ada@example.com", notes: [], isLoading: false, canCreate: false,
-                                   placeholder: "Loading…", error: nil))
+        test.expectViewModel { $0.json == ["user": "ada@example.com", "notes": [], "isLoading": false, "canCreate": false,
+                                           "placeholder": "Loading…", "error": .null, "query": ""] }
         test.send(.load) { $0.isLoading = true }
         let list = test.receiveEffect(Effect(service: "store", op: "list", args: ["prefix": "note/", "limit": 10000],
                                              then: "loaded", catch: "loadFailed", options: .init(id: "load", policy: .latest, restore: .reissue)))
@@ -40,13 +56,13 @@ struct ListTests {
         test.resolve(list, with: .success(listed([ten, bank]))) {
             $0.isLoading = false
             $0.hasLoaded = true
-            $0.notes = [bank, ten]
+            $0.notes = entries([bank, ten])
             $0.nextID = 11
         }
-        test.expectViewModel(.init(user: "ada@example.com",
-                                   notes: [.init(id: 2, title: "Call the bank", preview: ""),
-                                           .init(id: 10, title: "Ten", preview: "first line")],
-                                   isLoading: false, canCreate: true, placeholder: nil, error: nil))
+        test.expectViewModel { $0.json == ["user": "ada@example.com",
+                                           "notes": [["id": 2, "title": "Call the bank", "preview": ""],
+                                                     ["id": 10, "title": "Ten", "preview": "first line"]],
+                                           "isLoading": false, "canCreate": true, "placeholder": .null, "error": .null, "query": ""] }
         test.finish()
     }
 
@@ -61,7 +77,7 @@ struct ListTests {
         test.resolve(list, with: .success(items)) {
             $0.isLoading = false
             $0.hasLoaded = true
-            $0.notes = [groceries]
+            $0.notes = entries([groceries])
             $0.nextID = 2
             $0.unreadable = 2
         }
@@ -121,14 +137,14 @@ struct ListTests {
     func editorResults() {
         var test = loadedList()
         let renamed = Note(id: 2, title: "Called the bank", body: "done")
-        test.send("editorClosed", payload: ["saved": renamed.json]) { $0.notes = [groceries, renamed] }
+        test.send("editorClosed", payload: ["saved": renamed.json]) { $0.notes = entries([groceries, renamed]) }
         let fresh = Note(id: 3, title: "New")
         test.send(.editorClosed(saved: fresh, deleted: nil)) {
-            $0.notes = [groceries, renamed, fresh]
+            $0.notes = entries([groceries, renamed, fresh])
             $0.nextID = 4
         }
-        test.send("editorClosed", payload: ["deleted": 1]) { $0.notes = [renamed, fresh] }
-        test.expectViewModel { $0.notes.map(\.id) == [2, 3] && $0.notes[0].preview == "done" }
+        test.send("editorClosed", payload: ["deleted": 1]) { $0.notes = entries([renamed, fresh]) }
+        test.expectViewModel { shown($0) == [2, 3] && rows($0).first?["preview"] == "done" }
         test.finish()
     }
 
@@ -137,21 +153,65 @@ struct ListTests {
         let milk = Note(id: 3, title: "Dairy", body: "Oat MILK")
         var test = loadedList([groceries, bank, milk])
         test.send(.searchChanged("mIlK")) { $0.query = "mIlK" }
-        test.expectViewModel { $0.query == "mIlK" && $0.notes.map(\.id) == [1, 3] && $0.placeholder == nil }
+        test.expectViewModel { $0.query == "mIlK" && shown($0) == [1, 3] && $0.placeholder == nil }
         test.send("searchChanged", payload: "bank") { $0.query = "bank" }
-        test.expectViewModel { $0.notes.map(\.id) == [2] }
+        test.expectViewModel { shown($0) == [2] }
         test.send(.searchChanged("kiwi")) { $0.query = "kiwi" }
-        test.expectViewModel { $0.notes.isEmpty && $0.placeholder == "No notes match “kiwi”" }
+        test.expectViewModel { shown($0).isEmpty && $0.placeholder == "No notes match “kiwi”" }
         // A note saved while searching stays in the state, shown only if it matches.
         test.send(.editorClosed(saved: Note(id: 4, title: "Kiwis"), deleted: nil)) {
-            $0.notes.append(Note(id: 4, title: "Kiwis"))
+            $0.notes.append(.init(Note(id: 4, title: "Kiwis")))
             $0.nextID = 5
         }
-        test.expectViewModel { $0.notes.map(\.id) == [4] && $0.placeholder == nil }
+        test.expectViewModel { shown($0) == [4] && $0.placeholder == nil }
         test.send(.searchChanged("")) { $0.query = "" }
-        test.expectViewModel { $0.notes.map(\.id) == [1, 2, 3, 4] }
+        test.expectViewModel { shown($0) == [1, 2, 3, 4] }
+        // A note saved between others keeps the list in id order.
+        test.send(.editorClosed(saved: Note(id: 0, title: "Zero"), deleted: nil)) {
+            $0.notes.insert(.init(Note(id: 0, title: "Zero")), at: 0)
+        }
+        test.expectViewModel { shown($0) == [0, 1, 2, 3, 4] }
         test.finish()
         #expect(thrown { try ListState.Action(Action("searchChanged", payload: 1)) }?.at == "/payload")
+    }
+
+    @Test("the search text is made when a note enters the list, and again when a state is read back")
+    func searchText() throws {
+        var test = loadedList([groceries, bank])
+        test.send(.searchChanged("EGG")) { $0.query = "EGG" }
+        test.expectViewModel { shown($0) == [1] }
+        test.send(.editorClosed(saved: Note(id: 1, title: "Groceries", body: "Milk"), deleted: nil)) {
+            $0.notes.update(.init(Note(id: 1, title: "Groceries", body: "Milk")))
+        }
+        test.expectViewModel { shown($0).isEmpty }
+        test.send(.searchChanged("mil")) { $0.query = "mil" }
+        test.expectViewModel { shown($0) == [1] }
+        test.finish()
+        // The state's JSON holds the notes alone; read back, it searches the same.
+        let state = test.state
+        #expect(state.json["notes"] == .array([["id": 1, "title": "Groceries", "body": "Milk"], bank.json]))
+        let restored = try ListState(json: state.json)
+        #expect(shown(restored.viewModel) == [1])
+    }
+
+    @Test("after many changes and searches the view model is the one made from scratch")
+    func derivedMatchesFresh() throws {
+        var state = ListState(user: ada)
+        _ = state.reduce(.loaded(items: (1...200).map { .init(key: "note/\($0)", value: Note(id: $0, title: "T\($0)", body: "b\($0 % 7)").json) }))
+        _ = state.viewModel
+        for i in 1...60 {
+            switch i % 4 {
+            case 0: _ = state.reduce(.editorClosed(saved: Note(id: i * 7 % 200 + 1, title: "Edited \(i)"), deleted: nil))
+            case 1: _ = state.reduce(.editorClosed(saved: nil, deleted: i * 13 % 200 + 1))
+            case 2: _ = state.reduce(.editorClosed(saved: Note(id: 300 - i, title: "New \(i)", body: "B6"), deleted: nil))
+            default: _ = state.reduce(.searchChanged(["", "b6", "t1", "edited"][i / 4 % 4]))
+            }
+            _ = state.viewModel
+            if i % 5 == 0 {
+                #expect(state.viewModel.json == (try ListState(json: state.json)).viewModel.json)
+            }
+        }
+        #expect(state.notes.map(\.id) == state.notes.map(\.id).sorted())
     }
 
     @Test("logout goes back to the login")
@@ -172,7 +232,7 @@ struct ListTests {
             $0.isLoading = false
             $0.hasLoaded = true
             $0.isTruncated = true
-            $0.notes = notes
+            $0.notes = entries(notes)
             $0.nextID = ListState.limit + 1
         }
         test.expectViewModel { !$0.canCreate }
