@@ -41,10 +41,19 @@ package struct JSONDiffer {
         case let (.object(a), .object(b)) where depth < maxDepth:
             diffObjects(a.members, b.members, at: path, depth: depth)
         case let (.array(a), .array(b)) where depth < maxDepth:
+            let before = operations.count
             if case .flat(let x) = a.storage, case .flat(let y) = b.storage {
                 diffArrays(x, y, at: path, depth: depth)
             } else {
                 diffArrays(a, b, at: path, depth: depth)
+            }
+            // Changes scattered through a list (a filter's result narrowed,
+            // say) pair elements that no longer match: past one operation per
+            // element of the new list, the list itself is the smaller patch.
+            let written = operations.count - before
+            if written > 4 && written > b.count {
+                operations.removeSubrange(before...)
+                operations.append(.replace(path: path, value: new))
             }
         default:
             if !same(old, new, depth: depth) { operations.append(.replace(path: path, value: new)) }

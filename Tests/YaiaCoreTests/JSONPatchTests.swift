@@ -108,7 +108,8 @@ struct JSONPatchDiffTests {
         var removed = list
         removed.remove(at: 17)
         #expect(JSONPatch.diff(from: .array(list), to: .array(removed)) == [.remove(path: "/17")])
-        #expect(JSONPatch.diff(from: .array(list), to: .array([])).count == 10_000)
+        // Emptied: one replace, not 10,000 removals.
+        #expect(JSONPatch.diff(from: .array(list), to: .array([])) == [.replace(path: "", value: .array([]))])
     }
 
     @Test("keys are escaped in paths: ~ as ~0, / as ~1")
@@ -181,5 +182,23 @@ struct JSONPatchDiffTests {
         #expect(differ.operations.count == 1)
         #expect(differ.operations.first?.path == "/0/0/0/0/0/0/0/0/0/0")
         #expect(applied(differ.operations, to: old) == new)
+    }
+
+    @Test("a list whose changes are scattered (a filter narrowed) is replaced whole, once past one operation per element")
+    func scatteredChangesReplaceTheList() {
+        let all = todoItems(1_000)
+        let old: JSON = ["items": .array(all)]
+        let narrowed: JSON = ["items": .array(all.enumerated().filter { $0.offset % 10 == 3 }.map(\.element))]
+        let ops = JSONPatch.diff(from: old, to: narrowed)
+        #expect(ops.count == 1)
+        #expect(ops.first?.path == "/items")
+        #expect(applied(ops, to: old) == narrowed)
+        // A few scattered changes stay a few operations.
+        var few = all
+        few[10] = ["id": 10, "title": "ten", "done": true]
+        few.remove(at: 500)
+        let small = JSONPatch.diff(from: old, to: ["items": .array(few)])
+        #expect(small.count <= 4 && small.allSatisfy { $0.path != "/items" })
+        #expect(applied(small, to: old) == ["items": .array(few)])
     }
 }
