@@ -28,7 +28,7 @@ extension Runtime {
     public func send(scene id: Int64, actionText text: UnsafeBufferPointer<UInt8>, into writer: inout JSONWriter) throws(YaiaError) {
         try limits.checkSize(text.count)
         let action = try Action(parsing: text, maxDepth: limits.depth + Limits.wrapping)
-        try reduce(.send(.scene(id), action, text: text), into: &writer)
+        try reduce(.send(.scene(id), consume action, text: text), into: &writer)
     }
 
     /// The scene at `path` (`[SLOT, KEY?, ...]`, docs/composition.md) below

@@ -58,7 +58,6 @@ extension RuntimeState {
     mutating func reduce(_ id: Int64, _ action: Action, text: UnsafeBufferPointer<UInt8>?, cause: Cause,
                          in context: inout Reducing) throws(YaiaError) -> Update {
         if effects.exhausted { throw scenes.contains(id) ? idsExhausted("effect") : RuntimeState.noSuchScene(id) }
-        let env = context.env
         // In place: the scene's state is not copied; the update holds the
         // scene as reduced (the one copy of its value).
         var flowID: Int64?
@@ -67,7 +66,7 @@ extension RuntimeState {
         var inFamily = false
         guard var update = try scenes.modify(id, { (scene) throws(YaiaError) -> Update in
             if patching { scene.value.patchNextReduction() }
-            commands = try scene.reduce(action, text: text, env: { env.sceneValues })
+            commands = try scene.reduce(action, text: text, env: { context.env.sceneValues })
             flowID = scene.flow
             inFamily = scene.inFamily
             return Update(scene: id, seq: scene.seq, cause: cause, view: .scene(scene.value))
@@ -87,7 +86,7 @@ extension RuntimeState {
             switch command {
             case .route(let r): update.routes.append(r)
             case .effect(let e):
-                update.effects.append(effects.admit(e, scene: id, served: env.serves(e.service), now: env.now) { context.steps.append(.effect($0)) })
+                update.effects.append(effects.admit(e, scene: id, served: context.env.serves(e.service), now: context.env.now) { context.steps.append(.effect($0)) })
             case .cancel(let key):
                 for s in effects.cancel(key: key, scene: id) { context.steps.append(.effect(s)) }
             case .output, .child: said.append(command)
