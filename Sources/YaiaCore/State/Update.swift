@@ -153,21 +153,16 @@ public enum SendTarget: Sendable, Equatable {
     case flow(Int64)
 }
 
-/// The records of the effects one reduction emits, in order. The first,
-/// most often the only one, is kept inline: emitting it allocates nothing.
+/// The records of the effects one reduction emits, in order. An array, not
+/// an inline first record: an update is copied whole where it is returned,
+/// and most emit nothing, which costs an empty array nothing.
 public struct EmittedRecords: RandomAccessCollection, Sendable {
-    var first: EffectTable.Record?
-    var rest: [EffectTable.Record] = []
+    var records: [EffectTable.Record] = []
 
-    mutating func append(_ record: EffectTable.Record) {
-        if first == nil { first = record } else { rest.append(record) }
-    }
+    mutating func append(_ record: EffectTable.Record) { records.append(record) }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { first == nil ? 0 : rest.count + 1 }
+    public var endIndex: Int { records.count }
 
-    public subscript(i: Int) -> EffectTable.Record {
-        // Index 0 is `first` whenever the collection is not empty.
-        i == 0 ? first ?? rest[i] : rest[i - 1]
-    }
+    public subscript(i: Int) -> EffectTable.Record { records[i] }
 }
