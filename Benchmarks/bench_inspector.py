@@ -155,13 +155,8 @@ def main() -> int:
         print(__doc__)
         return 2
     pack, plugins = sys.argv[1], Path(sys.argv[2])
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        print("bench_inspector.py: Playwright is not installed (make deps): nothing measured")
-        return 0
-    if not Path(CHROMIUM).is_file():
-        print(f"bench_inspector.py: no Chromium at {CHROMIUM} (make deps): nothing measured")
+    sync_playwright = bench_web.playwright_or_none("bench_inspector.py")
+    if sync_playwright is None:
         return 0
     with tempfile.TemporaryDirectory(prefix="yaia-bench-inspector-") as folder:
         db = Path(folder) / "notes.db"

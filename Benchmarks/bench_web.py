@@ -301,18 +301,27 @@ def search_rows(search: Dict[str, Any], in_runtime: List[float]) -> List["tuple[
             ("search: a character deleted, until shown (ms)", [s["ms"] for s in search["deleted"]])]
 
 
+def playwright_or_none(script: str) -> Any:
+    """Playwright's sync_playwright, or None after saying why nothing is
+    measured (no Playwright, or no Chromium where Debian puts it)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print(f"{script}: Playwright is not installed (make deps): nothing measured")
+        return None
+    if not Path(CHROMIUM).is_file():
+        print(f"{script}: no Chromium at {CHROMIUM} (make deps): nothing measured")
+        return None
+    return sync_playwright
+
+
 def main() -> int:
     if len(sys.argv) != 3:
         print(__doc__)
         return 2
     pack, plugins = sys.argv[1], Path(sys.argv[2])
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        print("bench_web.py: Playwright is not installed (make deps): nothing measured")
-        return 0
-    if not Path(CHROMIUM).is_file():
-        print(f"bench_web.py: no Chromium at {CHROMIUM} (make deps): nothing measured")
+    sync_playwright = playwright_or_none("bench_web.py")
+    if sync_playwright is None:
         return 0
     pack_runtime = runtime_search(pack, ROUNDS) or []
     documents_runtime = runtime_search(str(DOCUMENTS), DOCUMENT_ROUNDS)

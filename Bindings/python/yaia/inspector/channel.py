@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, Awaitable, Callable, Dict, Optional
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 
 from ..web.engine import envelope
 from . import tree
@@ -39,6 +39,14 @@ class Channel:
         self.source = source
         self.attach = attach
         self.states: Dict[Any, Dict[str, Any]] = {}
+
+    async def serve(self) -> None:
+        """Answers the page's text frames until its socket closes."""
+        async for message in self.ws:
+            if message.type == WSMsgType.TEXT:
+                await self.frame(message.data)
+            elif message.type != WSMsgType.BINARY:
+                break
 
     async def send(self, value: Dict[str, Any]) -> None:
         text = json.dumps(value, separators=(",", ":"))

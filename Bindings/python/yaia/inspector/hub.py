@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
 from ..errors import YaiaError
 from ..web.engine import Engine, RuntimeEngine
@@ -155,11 +155,7 @@ class Hub:
             return source
         channel = Channel(ws, None, attach)
         try:
-            async for message in ws:
-                if message.type == WSMsgType.TEXT:
-                    await channel.frame(message.data)
-                elif message.type != WSMsgType.BINARY:
-                    break
+            await channel.serve()
         finally:
             for k in key:
                 if channel in self.channels.get(k, []):

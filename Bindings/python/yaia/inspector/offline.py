@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from typing import Any, Callable, Dict, List, Optional
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
 from ..web.config import WebConfig
 from ..web.engine import RuntimeEngine
@@ -84,11 +84,7 @@ async def serve_source(source: FileSource, scenes: List[str], address: Address,
         channel = Channel(ws, None, attach)
         channels.append(channel)
         try:
-            async for message in ws:
-                if message.type == WSMsgType.TEXT:
-                    await channel.frame(message.data)
-                elif message.type != WSMsgType.BINARY:
-                    break
+            await channel.serve()
         finally:
             channels.remove(channel)
         return ws
