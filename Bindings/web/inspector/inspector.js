@@ -53,7 +53,9 @@ function fileURL(path, extra = {}) {
 
 // -- state of the page
 
-const view = { total: 0, rows: new Map(), filter: {}, selected: null, spanEnd: null, travel: null, live: true, imported: null, follow: true };
+const view = { total: 0, rows: new Map(), filter: {}, selected: null, spanEnd: null, travel: null, live: true, imported: null, follow: true,
+               // Bumped by each reload: an answer for an older filter is dropped.
+               generation: 0 };
 
 async function attach() {
   if (!session) { status("no session", ""); banner("Open the inspector with the tab's session key: /inspector/#session=KEY (in the app's tab: sessionStorage)."); return; }
@@ -91,8 +93,10 @@ function facets(f) {
 // -- the timeline: rows fetched a page at a time, drawn where scrolled
 
 async function reload() {
+  const generation = ++view.generation;
   view.rows.clear();
   const first = await ask({ op: "inputs", start: 0, count: 0, filter: view.filter });
+  if (generation !== view.generation) return;
   view.total = first.total;
   $("count").textContent = `${first.total} of ${first.inputs} inputs${first.failure ? ` · ${first.failure}` : ""}`;
   $("rows").style.height = `${view.total * ROW}px`;
@@ -102,12 +106,14 @@ async function reload() {
 
 let drawing = null;
 async function draw() {
+  const generation = view.generation;
   const box = $("timeline");
   const from = Math.max(0, Math.floor(box.scrollTop / ROW) - 10);
   const to = Math.min(view.total, from + Math.ceil(box.clientHeight / ROW) + 20);
   for (let page = Math.floor(from / PAGE) * PAGE; page < to; page += PAGE) {
     if (!view.rows.has(page)) {
       const answer = await ask({ op: "inputs", start: page, count: PAGE, filter: view.filter });
+      if (generation !== view.generation) return;
       answer.rows.forEach((r, i) => view.rows.set(page + i, r));
     }
   }
