@@ -18,15 +18,13 @@ response's, of one yaia_send of each, made first. Targets as bench_lists.c's.
 from __future__ import annotations
 
 import ctypes
-import gc
 import itertools
 import statistics
 import sys
-import time
 from typing import Callable, Dict, List, Optional, Tuple
 
 import yaia
-from benchlib import examples_pack
+from benchlib import batch_ns, examples_pack, no_gc
 
 SIZES = (0, 1_000, 10_000, 100_000)
 ROWS = ("(a) scalar: draft", "(b) item: toggle", "(c) append: add")
@@ -45,18 +43,10 @@ def batches_and_calls(n: int, view: str) -> Tuple[int, int]:
 
 def timed(fn: Callable[[], object], batches: int, calls: int, restore: Callable[[int], None]) -> float:
     per_call: List[float] = []
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with no_gc():
         for _ in range(batches):
-            start = time.perf_counter_ns()
-            for _ in range(calls):
-                fn()
-            per_call.append((time.perf_counter_ns() - start) / calls)
+            per_call.append(batch_ns(fn, calls))
             restore(calls)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
     return statistics.median(per_call)
 
 

@@ -16,16 +16,14 @@ models, the default; patch mode is shown beside it).
 from __future__ import annotations
 
 import ctypes
-import gc
 import itertools
 import json
 import statistics
 import sys
-import time
 from typing import Any, Callable, Dict, List, Tuple
 
 import yaia
-from benchlib import BATCHES, calibrate, examples_pack
+from benchlib import BATCHES, batch_ns, calibrate, examples_pack, no_gc
 
 from transitions import Machine
 
@@ -77,18 +75,10 @@ def interleaved(cases: List[Tuple[str, Callable[[], object]]]) -> List[Tuple[str
     """Each case's median ns per call, batches run in turns."""
     sizes = [calibrate(fn) for _, fn in cases]
     samples: List[List[float]] = [[] for _ in cases]
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with no_gc():
         for _ in range(BATCHES):
             for (_, fn), n, sample in zip(cases, sizes, samples):
-                start = time.perf_counter_ns()
-                for _ in range(n):
-                    fn()
-                sample.append((time.perf_counter_ns() - start) / n)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+                sample.append(batch_ns(fn, n))
     return [(name, statistics.median(sample)) for (name, _), sample in zip(cases, samples)]
 
 

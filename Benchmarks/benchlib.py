@@ -15,7 +15,8 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Callable, List, Tuple
+from contextlib import contextmanager
+from typing import Callable, Iterator, List, Tuple
 
 BATCHES = 21
 TARGET_NS = 20_000_000  # about 20 ms per batch
@@ -33,21 +34,31 @@ def calibrate(fn: Callable[[], object]) -> int:
         n *= 2
 
 
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """The collector off while batches are timed, as it was after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def batch_ns(fn: Callable[[], object], n: int) -> float:
+    """Nanoseconds per call of one batch of n calls of fn."""
+    start = time.perf_counter_ns()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter_ns() - start) / n
+
+
 def median_ns(fn: Callable[[], object]) -> Tuple[float, int]:
     """The median nanoseconds per call of fn over BATCHES batches, and the calls per batch."""
     n = calibrate(fn)
-    per_call: List[float] = []
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(BATCHES):
-            start = time.perf_counter_ns()
-            for _ in range(n):
-                fn()
-            per_call.append((time.perf_counter_ns() - start) / n)
-    finally:
-        if gc_was_enabled:
-            gc.enable()
+    with no_gc():
+        per_call = [batch_ns(fn, n) for _ in range(BATCHES)]
     return statistics.median(per_call), n
 
 
