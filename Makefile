@@ -392,11 +392,37 @@ $(PATHS_BENCH): $(BUILD)/.release Benchmarks/paths/main.swift
 
 bench: $(PATHS_BENCH)
 
+# ---------------------------------------------------------------- the send path before
+# bench_before times yaia_send against the library as it was before the send
+# path became one path (commit BEFORE_REV), built from git in a folder of its
+# own; bench_before.py counts both in instructions (valgrind).
+BEFORE_REV := 60236ba
+BEFORE     := $(BUILD)-before
+BEFORE_LIB := $(BEFORE)/.build/release/libyaia.so
+
+$(BEFORE_LIB):
+	@git cat-file -e '$(BEFORE_REV)^{commit}' 2>/dev/null || \
+	  { echo "bench: commit $(BEFORE_REV) is not in this clone (git fetch --unshallow)"; exit 1; }
+	rm -rf $(BEFORE) && mkdir -p $(BEFORE)
+	git archive $(BEFORE_REV) | tar -x -C $(BEFORE)
+	$(MAKE) -C $(BEFORE) lib examples-pack
+
+$(CBIN)/bench_before: Benchmarks/bench_before.c Benchmarks/bench.h
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) -O2 -o $@ $< -ldl
+
+$(BUILD)/.valgrind: Makefile
+	@command -v valgrind >/dev/null || { SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq valgrind; }
+	@touch $@
+
 # ---------------------------------------------------------------- benchmarks
 
 bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects $(CBIN)/bench_packs \
-       $(CBIN)/bench_lists
+       $(CBIN)/bench_lists $(CBIN)/bench_before $(BEFORE_LIB) $(BUILD)/.valgrind
 	$(CBIN)/bench_send $(EXAMPLES_PACK) $(NOTES_PACK) $(NOTES_DOCS)
+	$(CBIN)/bench_before $(BEFORE)/.build/release $(REL)
+	$(PYTHON) Benchmarks/bench_before.py $(CBIN)/bench_before $(BEFORE)/.build/release $(REL)
 	$(CBIN)/bench_effects $(EXAMPLES_PACK)
 	YAIA_NOTES_PACK=$(abspath $(NOTES_PACK)) YAIA_NOTES_DOCUMENTS=$(abspath $(NOTES_DOCS)) \
 	  PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_send.py
