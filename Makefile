@@ -189,6 +189,19 @@ $(TESTPACK)/%.so: Tests/packs/counter.c Include/yaia_scene.h
 	@mkdir -p $(TESTPACK)
 	$(CC) $(PLUGIN_CFLAGS) -DFAULT=$(lastword $(subst :, ,$(filter $*:%,$(PACK_FAULTS)))) -o $@ $<
 
+# Tests/packs/board.c: a C pack whose scene has child scenes, and its
+# broken variants.
+BOARD_FAULTS := board_bad_slots:1 board_slots_garbage:2 board_no_children:3 board_children_garbage:4 board_children_object:5
+TEST_PACKS  += $(TESTPACK)/board.so $(foreach f,$(BOARD_FAULTS),$(TESTPACK)/$(firstword $(subst :, ,$(f))).so)
+
+$(TESTPACK)/board.so: Tests/packs/board.c Include/yaia_scene.h
+	@mkdir -p $(TESTPACK)
+	$(CC) $(PLUGIN_CFLAGS) -o $@ $<
+
+$(TESTPACK)/board_%.so: Tests/packs/board.c Include/yaia_scene.h
+	@mkdir -p $(TESTPACK)
+	$(CC) $(PLUGIN_CFLAGS) -DFAULT=$(lastword $(subst :, ,$(filter board_$*:%,$(BOARD_FAULTS)))) -o $@ $<
+
 test-packs: $(TEST_PACKS)
 test-swift: test-packs
 test-c: test-packs
@@ -344,9 +357,10 @@ demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
 test: $(BUILD)/.deps
 	$(MAKE) -k -j2 --output-sync=target test-swift test-c test-python test-notes test-web fuzz-short
 
-test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/test_security $(CBIN)/test_grants $(CBIN)/stress $(CBIN)/test_views
+test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/test_security $(CBIN)/test_grants $(CBIN)/stress $(CBIN)/test_views $(CBIN)/test_children
 	$(CBIN)/test_abi
 	$(CBIN)/test_views
+	$(CBIN)/test_children
 	$(CBIN)/test_services
 	$(CBIN)/test_security
 	$(CBIN)/test_grants

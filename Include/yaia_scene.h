@@ -222,6 +222,55 @@ typedef struct yaia_scene_type {
     */
     int (*reduce_patch)(yaia_scene_state *state, const char *action, size_t length,
                         yaia_scene_buffer *out, yaia_scene_buffer *patch);
+
+    /*
+    ** The scene's child slots (docs/composition.md): a NUL-terminated JSON
+    ** object, slot name -> {"scene", "kind", "intercept"?, "outputs"?,
+    ** "argsAction"?}, the shape of a scene document's "children" member
+    ** without its expressions:
+    **
+    **   {"rows": {"scene": "example/row", "kind": "keyed",
+    **             "outputs": {"open": "rowOpened"}, "argsAction": "setArgs"}}
+    **
+    ** "kind" is "one", "optional" or "keyed"; "scene" names any scene type
+    ** of the catalog (of this pack, another pack, a document or the host);
+    ** "intercept" (false) sends actions for the children to this scene first
+    ** as "NAME/willSend"; "outputs" maps a child's output type to an action
+    ** type of this scene; "argsAction" is the action a kept child receives
+    ** when its args change. A slot's name is not empty and has no "/". The
+    ** host reads it once, when it loads the pack: text that is no such
+    ** object (no JSON, an unknown member, no such kind, a scene name that
+    ** is not one) fails the load with "scene_pack_invalid", every problem named
+    ** with its pointer in the message. Owned by the pack, valid while the
+    ** process lives. NULL or "{}": the scene has no children, and
+    ** children() is never called.
+    */
+    const char *child_slots;
+
+    /*
+    ** The children `state` wants now, in each slot's order: writes into
+    ** `out` a JSON array of {"slot", "key"?, "args"?} ("key": a string or
+    ** an integer, in a keyed slot only; "args": the child's open arguments,
+    ** an object, "{}" when absent) and returns 0; or returns non-zero with
+    ** an error in `out`. A `one` slot the array leaves out still has its
+    ** child, opened with "{}".
+    **
+    ** The host calls it after each reduction of a scene with slots, and when
+    ** one opens, is restored or is pushed in a flow; never concurrently for
+    ** the same state (the same threads as reduce()). It opens the children
+    ** that are new, closes the ones no longer listed and keeps the rest.
+    ** What it cannot read (no JSON, no array, an element that is no object
+    ** with a string "slot", an unknown member), or an error it returns, is
+    ** "scene_pack_error", reported in the update's "childErrors": the
+    ** children stay as they were and the reduction stands. A child its slots
+    ** do not allow (an unknown slot, a bad or repeated key) is "bad_child",
+    ** that child left out.
+    **
+    ** Required when `child_slots` names a slot (else "scene_pack_invalid").
+    ** A scene type that ends before these fields (a smaller `size`: a pack
+    ** built before them) has no children.
+    */
+    int (*children)(yaia_scene_state *state, yaia_scene_buffer *out);
 } yaia_scene_type;
 
 #define YAIA_SCENE_CANONICAL 1u

@@ -108,7 +108,6 @@ public struct RowsState: SceneState {
 }
 
 extension Examples {
-    /// Scene types made of child scenes. Not in the examples pack yet: a
-    /// pack's scenes declare no children across the scene-pack ABI.
+    /// Scene types made of child scenes, in the examples pack beside `sceneTypes`.
     public static let childSceneTypes: [SceneType] = [SceneType(RowsState.self), SceneType(RowState.self)]
 }

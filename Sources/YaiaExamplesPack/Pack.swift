@@ -5,5 +5,5 @@ import YaiaKit
 
 @_cdecl("yaia_scene_pack_init")
 public func yaiaScenePackInit(_ host: UnsafeRawPointer?) -> UnsafeRawPointer? {
-    ScenePack.export(name: "examples", version: "0.1.0", Examples.sceneTypes, host: host)
+    ScenePack.export(name: "examples", version: "0.1.0", Examples.sceneTypes + Examples.childSceneTypes, host: host)
 }

@@ -60,10 +60,13 @@ public struct SceneType: Sendable {
     let restore: @Sendable (JSON) throws(YaiaError) -> SceneValue
     /// Whether the type declares any invariant.
     public let hasInvariants: Bool
+    /// Its child slots: a pack's glue declares them without a state.
+    public let childSlots: [ChildSlot]
 
     public init<S: SceneState>(_ type: S.Type) {
         name = S.name
         hasInvariants = !S.invariants.isEmpty
+        childSlots = S.childSlots
         make = { (args) throws(YaiaError) in SceneValue(try S(args: args)) }
         restore = { (json) throws(YaiaError) in SceneValue(try S(json: json)) }
     }

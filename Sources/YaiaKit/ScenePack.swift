@@ -64,6 +64,8 @@ public enum ScenePack {
         let list = UnsafeMutablePointer<UnsafePointer<yaia_scene_type>?>.allocate(capacity: max(types.count, 1))
         for (i, type) in types.enumerated() {
             let context = Unmanaged.passRetained(PackedType(type, write: write)).toOpaque()
+            // Only a type with slots answers children().
+            let slots = type.childSlots.isEmpty ? nil : UnsafePointer(strdup(ChildSlot.json(type.childSlots).serialized()))
             let entry = UnsafeMutablePointer<yaia_scene_type>.allocate(capacity: 1)
             entry.initialize(to: yaia_scene_type(
                 size: MemoryLayout<yaia_scene_type>.size, name: strdup(type.name), context: context,
@@ -71,7 +73,7 @@ public enum ScenePack {
                 view_model: packViewModel, state: packState, free_state: packFree,
                 // YaiaKit's writer is the runtime's: its text is canonical.
                 flags: YAIA_SCENE_CANONICAL, invariants: type.hasInvariants ? packInvariants : nil,
-                reduce_patch: packReducePatch))
+                reduce_patch: packReducePatch, child_slots: slots, children: slots == nil ? nil : packChildren))
             list[i] = UnsafePointer(entry)
         }
         let texts = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: Swift.max(documents.count, 1))
@@ -283,6 +285,17 @@ private let packInvariants: @convention(c) (UnsafePointer<yaia_scene_type>?, Uns
     }
     writer.withBytes { raw in packed.write(out, raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count) }
     return 0
+}
+
+private let packChildren: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32 = { state, out in
+    guard let s = packed(state) else { return 1 }
+    do throws(YaiaError) {
+        s.writer.write(.array(try s.value.children().map(\.json)))
+        s.flush(to: out)
+        return 0
+    } catch {
+        return s.fail(error, into: out)
+    }
 }
 
 private let packFree: @convention(c) (OpaquePointer?) -> Void = { state in

@@ -161,6 +161,8 @@ struct PackSceneType: @unchecked Sendable {
     let invariants: (@convention(c) (UnsafePointer<yaia_scene_type>?, UnsafePointer<CChar>?, Int, OpaquePointer?) -> Int32)?
     /// Nil: the type has no reduce_patch (or ends before the field).
     let reducePatch: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int, OpaquePointer?, OpaquePointer?) -> Int32)?
+    /// Its child slots and children() (PackChildren.swift).
+    let family: PackFamily
 
     /// The invariants the state `json` breaks, as the pack names them.
     func failingInvariants(state json: JSON) throws(YaiaError) -> [InvariantFailure] {
@@ -471,7 +473,7 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
             throw YaiaError(.duplicateScene, "scene type \"\(sceneName)\" is defined twice by pack \"\(name)\" (\(shown))")
         }
         types.append(PackSceneType(name: sceneName, type: type, canonical: t.flags & YAIA_SCENE_CANONICAL != 0, invariants: t.invariants,
-                                   reducePatch: t.reduce_patch))
+                                   reducePatch: t.reduce_patch, family: try PackFamily(t, pack: name, scene: sceneName)))
     }
     var documents: [String] = []
     if descriptor.pointee.size >= MemoryLayout<yaia_scene_pack>.size && pack.document_count > 0 {

@@ -151,6 +151,7 @@ static int fuzz_invariants(const yaia_scene_type *type, const char *state, size_
 static const yaia_scene_type answers_type = {
     sizeof(yaia_scene_type), "fuzz/answers", NULL, fuzz_open,       fuzz_restore,    fuzz_reduce,
     fuzz_check,              fuzz_view_model, fuzz_state_json, fuzz_free, 0, fuzz_invariants, NULL,
+    NULL, NULL, /* no child slots */
 };
 
 static const yaia_scene_type *const scenes[] = {&answers_type};

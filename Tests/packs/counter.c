@@ -329,6 +329,8 @@ static const yaia_scene_type counter_type = {
 #else
     NULL, /* no reduce_patch: the host diffs the view models */
 #endif
+    NULL, /* no child slots */
+    NULL,
 };
 
 static const yaia_scene_type *const scenes[] = {&counter_type, &counter_type};
