@@ -54,8 +54,7 @@ def send(tag: int, kind: str, payload: Any = None) -> Dict[str, Any]:
 
 def test_a_kind_runs_on_the_loop_once_it_ran_cheaply_on_the_worker(make_server) -> None:  # type: ignore[no-untyped-def]
     log: List[Dict[str, Any]] = []
-    server = make_server(WebConfig(), engines(ThreadEngine("a", log)))
-    server.server.inline.cpu = lambda: 0.0  # every call costs nothing
+    server = make_server(WebConfig(), engines(ThreadEngine("a", log)), clock=lambda: 0.0)  # every call costs nothing
 
     async def run() -> None:
         tab, _, close = await open_tab(server.ws_url)
@@ -70,26 +69,39 @@ def test_a_kind_runs_on_the_loop_once_it_ran_cheaply_on_the_worker(make_server) 
     assert all(e["thread"] == server.thread.name for e in log if not on_worker(e))
 
 
-def test_a_kind_too_slow_for_the_loop_stays_on_the_worker(make_server) -> None:  # type: ignore[no-untyped-def]
-    cpu = [0.0]
+def test_inline_ms_0_keeps_every_request_on_the_worker(make_server) -> None:  # type: ignore[no-untyped-def]
     log: List[Dict[str, Any]] = []
-    costs = {"slow": [0.002] * 3, "turns": [0.0, 0.010, 0.0, 0.0]}
-
-    def costly(engine: ThreadEngine, action: Dict[str, Any]) -> None:
-        cpu[0] += costs[action["type"]].pop(0)
-    engine = ThreadEngine("a", log, {"slow": costly, "turns": costly})
-    server = make_server(WebConfig(inline_ms=1.0), engines(engine))
-    server.server.inline.cpu = lambda: cpu[0]
+    server = make_server(WebConfig(inline_ms=0), engines(ThreadEngine("a", log)), clock=lambda: 0.0)  # even a call that costs nothing
 
     async def run() -> None:
         tab, _, close = await open_tab(server.ws_url)
-        for tag, kind in enumerate(["slow", "slow", "slow", "turns", "turns", "turns", "turns"], start=1):
+        for tag in range(1, 4):
+            await tab.ask(send(tag, "t"))
+        await close()
+    asyncio.run(run())
+    assert [on_worker(e) for e in log] == [True, True, True]
+
+
+def test_a_kind_too_slow_for_the_loop_stays_on_the_worker(make_server) -> None:  # type: ignore[no-untyped-def]
+    now = [0.0]
+    log: List[Dict[str, Any]] = []
+    costs = {"slow": [0.002] * 3, "turns": [0.0, 0.010] * 3 + [0.0, 0.0]}
+
+    def costly(engine: ThreadEngine, action: Dict[str, Any]) -> None:
+        now[0] += costs[action["type"]].pop(0)
+    engine = ThreadEngine("a", log, {"slow": costly, "turns": costly})
+    server = make_server(WebConfig(inline_ms=1.0, inline_share=1.0), engines(engine), clock=lambda: now[0])
+
+    async def run() -> None:
+        tab, _, close = await open_tab(server.ws_url)
+        for tag, kind in enumerate(["slow"] * 3 + ["turns"] * 8, start=1):
             assert (await tab.ask(send(tag, kind)))["tag"] == tag
         await close()
     asyncio.run(run())
-    # 2 ms each time: never on the loop. Cheap, then 10 ms on the loop: barred
-    # from it for the session, however cheap it is on the worker after.
-    assert [on_worker(e) for e in log] == [True, True, True, True, False, True, True]
+    # 2 ms each time: never on the loop. Cheap on the worker, 10 ms on the
+    # loop, three times: barred from it for the session, however cheap it is
+    # on the worker after.
+    assert [on_worker(e) for e in log] == [True] * 3 + [True, False] * 3 + [True, True]
 
 
 def test_the_loop_s_budget_sends_requests_to_the_workers_until_it_is_paid_back(make_server) -> None:  # type: ignore[no-untyped-def]
@@ -98,8 +110,9 @@ def test_the_loop_s_budget_sends_requests_to_the_workers_until_it_is_paid_back(m
 
     def takes(engine: ThreadEngine, action: Dict[str, Any]) -> None:
         now[0] += action.get("payload") or 0.0
-    server = make_server(WebConfig(inline_share=0.5), engines(ThreadEngine("a", log, {"t": takes})), clock=lambda: now[0])
-    server.server.inline.cpu = lambda: 0.0
+    # 30 ms is cheap here: what sends request 3 to the worker is the budget.
+    config = WebConfig(inline_ms=100.0, inline_share=0.5)
+    server = make_server(config, engines(ThreadEngine("a", log, {"t": takes})), clock=lambda: now[0])
 
     async def run() -> None:
         tab, _, close = await open_tab(server.ws_url)
@@ -123,8 +136,8 @@ def test_a_flooding_tab_takes_turns_with_another_on_the_loop(make_server) -> Non
         if action.get("payload") == "hold":
             entered.set()
             gate.wait(30)
-    server = make_server(WebConfig(queue=200), engines(ThreadEngine("a", log, {"t": hold}), ThreadEngine("b", log)))
-    server.server.inline.cpu = lambda: 0.0
+    server = make_server(WebConfig(queue=200), engines(ThreadEngine("a", log, {"t": hold}), ThreadEngine("b", log)),
+                         clock=lambda: 0.0)
     flood = 100
 
     async def run() -> None:
@@ -164,8 +177,7 @@ def test_a_request_on_the_loop_waits_its_turn_behind_the_worker_s(make_server) -
         if action.get("payload") == "hold":
             entered.set()
             gate.wait(30)
-    server = make_server(WebConfig(), engines(ThreadEngine("a", log, {"slow": hold})))
-    server.server.inline.cpu = lambda: 0.0
+    server = make_server(WebConfig(), engines(ThreadEngine("a", log, {"slow": hold})), clock=lambda: 0.0)
 
     async def run() -> None:
         tab, _, close = await open_tab(server.ws_url)
@@ -188,8 +200,7 @@ def test_events_of_a_request_run_on_the_loop_follow_its_answer(make_server) -> N
 
     def emits(engine: ThreadEngine, action: Dict[str, Any]) -> None:
         engine.push({"event": "update", "scene": 1, "seq": action.get("payload")})
-    server = make_server(WebConfig(), engines(ThreadEngine("a", log, {"t": emits})))
-    server.server.inline.cpu = lambda: 0.0
+    server = make_server(WebConfig(), engines(ThreadEngine("a", log, {"t": emits})), clock=lambda: 0.0)
 
     async def run() -> None:
         tab, _, close = await open_tab(server.ws_url)
@@ -211,8 +222,10 @@ def test_kinds_costs_and_the_budget() -> None:
     assert costs.cheap("a")
     costs.ran("a", 0.002, on_loop=False)  # slow on the worker: not barred, not cheap
     assert not costs.cheap("a")
-    costs.ran("a", 0.0, on_loop=False)
-    costs.ran("a", 0.002, on_loop=True)
+    for _ in range(3):  # three overruns on the loop bar it
+        costs.ran("a", 0.0, on_loop=False)
+        assert costs.cheap("a")
+        costs.ran("a", 0.002, on_loop=True)
     costs.ran("a", 0.0, on_loop=False)
     assert not costs.cheap("a")
     for i in range(200):  # a tab making up kinds does not grow the table

@@ -36,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="serve the inspector at /inspector/ (each session keeps a journal; docs/inspector.md)")
     p.add_argument("--sessions", type=int, default=64, help="connected sessions at most (64)")
     p.add_argument("--inline-ms", type=float, default=0.5, metavar="MS",
-                   help="a request whose kind last took at most MS of CPU runs on the event loop (0.5; 0: none does)")
+                   help="a request whose kind last took at most MS runs on the event loop (0.5; 0: none does)")
     return p
 
 

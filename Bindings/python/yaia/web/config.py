@@ -56,7 +56,7 @@ class WebConfig:
     resumes); ``sessions`` the connected sessions; ``detached`` the snapshots
     kept for tabs that went away, each for ``resume_seconds``.
 
-    A request whose kind took at most ``inline_ms`` of CPU when it last ran
+    A request whose kind took at most ``inline_ms`` when it last ran
     runs on the event loop instead of the session's worker, while runtime
     calls take at most ``inline_share`` of the loop's time (inline.py);
     either at 0 sends every request to the workers.

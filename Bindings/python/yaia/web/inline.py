@@ -4,14 +4,13 @@ than a cheap request costs the runtime, and on a loaded machine each wakeup
 of another thread waits for a core (docs/web.md, "The server").
 
 A request runs on the loop only when its kind (its op, and a send's action
-type) ran before in this session and took at most ``inline_ms`` of CPU, its
-frame is small, and the loop has budget left: at most ``inline_share`` of
-the loop's time goes to runtime calls, whatever the tabs send. A kind that
-once took longer on the loop never runs there again in its session."""
+type) ran before in this session and took at most ``inline_ms``, its frame
+is small, and the loop has budget left: at most ``inline_share`` of the
+loop's time goes to runtime calls, whatever the tabs send. A kind that took
+longer on the loop three times never runs there again in its session."""
 
 from __future__ import annotations
 
-import time
 from typing import Any, Callable, Dict, Mapping
 
 __all__ = ["INLINE_BYTES", "Costs", "LoopBudget", "Inline", "kind_of"]
@@ -26,6 +25,11 @@ _KINDS = 64
 
 # The most loop time the budget saves up while tabs are quiet.
 _BURST = 0.01
+
+# Overruns on the loop that bar a kind from it. Not one: a cheap call the
+# system preempted on a busy machine looks as long as a slow one (the cost is
+# the loop's clock: CPU time is a system call, dearer than the call itself).
+_STRIKES = 3
 
 
 def kind_of(request: Mapping[str, Any]) -> str:
@@ -59,37 +63,35 @@ class LoopBudget:
 
 
 class Costs:
-    """One session's kinds of request: the CPU seconds each last took, and
-    the kinds barred from the loop. Read and written under the session's lock."""
+    """One session's kinds of request: the seconds each last took, and the
+    overruns of each on the loop. Read and written under the session's lock."""
 
     def __init__(self, limit: float) -> None:
         self.limit = limit
         self.last: Dict[str, float] = {}
-        self.barred: set[str] = set()
+        self.overruns: Dict[str, int] = {}
 
     def cheap(self, kind: str) -> bool:
         cost = self.last.get(kind)
-        return cost is not None and cost <= self.limit and kind not in self.barred
+        return cost is not None and cost <= self.limit and self.overruns.get(kind, 0) < _STRIKES
 
     def ran(self, kind: str, seconds: float, on_loop: bool) -> None:
+        if kind not in self.last and len(self.last) >= _KINDS:
+            return
+        self.last[kind] = seconds
         if on_loop and seconds > self.limit:
-            self.barred.add(kind)
-        if kind in self.last or len(self.last) < _KINDS:
-            self.last[kind] = seconds
+            self.overruns[kind] = self.overruns.get(kind, 0) + 1
 
 
 class Inline:
     """A server's policy for running requests on its loop: the limit, the
-    budget they share, and the clocks (tests give their own): ``clock`` for
-    the loop's time, ``cpu`` for what a call cost its thread (a thread the
-    system preempts is not charged for the wait)."""
+    budget they share, and the clock both are measured with (the server's:
+    tests give their own)."""
 
-    def __init__(self, limit_ms: float, share: float, clock: Callable[[], float],
-                 cpu: Callable[[], float] = time.thread_time) -> None:
+    def __init__(self, limit_ms: float, share: float, clock: Callable[[], float]) -> None:
         self.limit = limit_ms / 1000.0
         self.budget = LoopBudget(share, clock)
         self.clock = clock
-        self.cpu = cpu
 
     @property
     def enabled(self) -> bool:

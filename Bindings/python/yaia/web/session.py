@@ -19,7 +19,8 @@ __all__ = ["Session", "MakeEngine", "Sink"]
 
 #: Makes a session's engine, from a snapshot to restore or from nothing.
 MakeEngine = Callable[[Optional[Mapping[str, Any]]], Engine]
-#: Takes a frame for the tab; called on the worker thread, must not block.
+#: Takes a frame for the tab; called on the worker thread with the session's
+#: lock held: must not block.
 Sink = Callable[[Frame], None]
 
 # Events drained in one go before the worker looks at its requests again.
@@ -87,19 +88,20 @@ class Session:
         None, having done nothing, otherwise."""
         policy = self._inline
         with self._cond:
-            if (self._busy or self._jobs or self._wakeup or self._ended or self.engine is None
+            if (not policy.enabled or self._busy or self._jobs or self._wakeup or self._ended or self.engine is None
                     or len(request) > INLINE_BYTES or not self.costs.cheap(kind) or not policy.budget.allows()):
                 return None
             self._busy = True
             engine = self.engine
-        start, cpu = policy.clock(), policy.cpu()
+        start = policy.clock()
         try:
             answer = engine.execute(request)
         except Exception as error:  # a bug here must not end the tab's socket
             answer = envelope("internal", f"the web session failed: {type(error).__name__}")
         with self._cond:
-            policy.budget.spend(policy.clock() - start)
-            self.costs.ran(kind, policy.cpu() - cpu, on_loop=True)
+            took = policy.clock() - start
+            policy.budget.spend(took)
+            self.costs.ran(kind, took, on_loop=True)
             self._busy = False
             if self._jobs or self._wakeup:
                 self._cond.notify()
@@ -202,10 +204,10 @@ class Session:
             self._out.append(envelope("bad_handle", "the session has no runtime"))
         elif kind == "request":
             request, key = value
-            cpu = self._inline.cpu()
+            start = self._inline.clock()
             answer = self.engine.execute(request)
             with self._cond:
-                self.costs.ran(key, self._inline.cpu() - cpu, on_loop=False)
+                self.costs.ran(key, self._inline.clock() - start, on_loop=False)
             self._out.append(answer)
         elif kind == "sync":
             self._out.append(self._views("sync", value))
