@@ -13,7 +13,6 @@ import os
 import shutil
 import tempfile
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
 
 from aiohttp import web
@@ -23,6 +22,7 @@ from ..web.engine import Engine, RuntimeEngine
 from ..web.session import MakeEngine
 from .channel import Channel
 from .files import FileRoutes
+from .page import PAGE_DIR, page
 from .source import LiveSource, Source
 from .timeline import Timeline
 
@@ -30,14 +30,6 @@ if TYPE_CHECKING:
     from ..web.server import Server
 
 __all__ = ["Hub", "PAGE_DIR"]
-
-
-def _page_dir() -> Path:
-    from ..web.server import CLIENT_DIR
-    return CLIENT_DIR / "inspector"
-
-
-PAGE_DIR = _page_dir()
 
 
 class Hub:
@@ -162,11 +154,8 @@ class Hub:
                     self.channels[k].remove(channel)
         return ws
 
-    async def page(self, request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(PAGE_DIR / "index.html")
-
     def routes(self, app: web.Application) -> None:
-        app.router.add_get("/inspector/", self.page)
+        app.router.add_get("/inspector/", page)
         app.router.add_get("/inspector/ws", self.socket)
         self.files.routes(app, self.server.refusal)
         app.router.add_static("/inspector/", PAGE_DIR, follow_symlinks=False)
