@@ -60,8 +60,17 @@ class Channel:
         if len(text.encode("utf-8")) > FRAME_BYTES:
             text = envelope("limit_exceeded", f"the answer would exceed {FRAME_BYTES} bytes", tag=value.get("tag"),
                             limit="inspector_frame")
-        if not self.ws.closed:
+        await self.write(text)
+
+    async def write(self, text: str) -> None:
+        if self.ws.closed:
+            return
+        try:
             await self.ws.send_str(text)
+        except ConnectionError:
+            # A page that went away meanwhile: nothing is owed to it (the
+            # hub tells every page of new inputs, closing ones included).
+            pass
 
     async def frame(self, text: str) -> None:
         tag: Any = None
@@ -90,7 +99,7 @@ class Channel:
                 answer["tag"] = tag
             await self.send(answer)
         except TravelError as error:
-            await self.ws.send_str(envelope(error.code, error.message, tag=tag))
+            await self.write(envelope(error.code, error.message, tag=tag))
 
     def handlers(self) -> Dict[str, Callable[[Dict[str, Any]], Awaitable[Dict[str, Any]]]]:
         return {"attach": self.do_attach, "inputs": self.do_inputs, "input": self.do_input, "tree": self.do_tree,
