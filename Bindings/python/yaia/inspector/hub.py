@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 import threading
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set
 
 from aiohttp import web
 
@@ -48,6 +48,7 @@ class Hub:
         self.lock = threading.Lock()
         self.loop: Optional[asyncio.AbstractEventLoop] = None
         self.dirty: Dict[str, bool] = {}
+        self.notifying: Set[str] = set()
         self.files = FileRoutes(self.folder, self.source_of, self.scratch_engine)
 
     # -- sessions' runtimes
@@ -92,16 +93,25 @@ class Hub:
     async def _notify(self, key: str) -> None:
         # Followed whether an inspector is open or not: one that opens then
         # finds the timeline ready rather than following it all at once.
-        self.dirty[key] = False
-        source = self.source_of(key)
-        if source is None:
+        # One follow at a time per session: the bursts during a slow one (a
+        # big state) ask for one more after it, not one task each.
+        if key in self.notifying:
             return
+        self.notifying.add(key)
         try:
-            count = await source.catch_up()
-        except Exception:
-            return
-        for channel in list(self.channels.get(key, [])):
-            await channel.send({"event": "inputs", "inputs": count, "travel": self.travels.get(key)})
+            while self.dirty.get(key):
+                self.dirty[key] = False
+                source = self.source_of(key)
+                if source is None:
+                    return
+                try:
+                    count = await source.catch_up()
+                except Exception:
+                    return
+                for channel in list(self.channels.get(key, [])):
+                    await channel.send({"event": "inputs", "inputs": count, "travel": self.travels.get(key)})
+        finally:
+            self.notifying.discard(key)
 
     def source_of(self, key: Any) -> Optional[Source]:
         if not isinstance(key, str) or key not in self.server.live:
