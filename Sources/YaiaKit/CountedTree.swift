@@ -40,15 +40,17 @@ struct CountedTree<Value: Sendable>: Sendable {
 
     init() {}
 
-    /// Entries already in key order, built bottom up in one pass.
-    init(sorted entries: [(key: Int64, value: Value)]) {
-        guard !entries.isEmpty else { return }
+    /// Entries already in key order, as keys and their values (as many),
+    /// built bottom up in one pass: leaves are slices of the two arrays.
+    init(keys: [Int64], values: [Value]) {
+        let count = Swift.min(keys.count, values.count)
+        guard count > 0 else { return }
         var level: [CountedTreeNode<Value>] = []
+        level.reserveCapacity(count / Self.width + 1)
         var start = 0
-        while start < entries.count {
-            let end = Swift.min(start + Self.width, entries.count)
-            let slice = entries[start..<end]
-            level.append(CountedTreeNode(keys: slice.map(\.key), values: slice.map(\.value)))
+        while start < count {
+            let end = Swift.min(start + Self.width, count)
+            level.append(CountedTreeNode(keys: Array(keys[start..<end]), values: Array(values[start..<end])))
             start = end
         }
         while level.count > 1 {

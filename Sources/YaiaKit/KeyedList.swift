@@ -47,18 +47,56 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
 
     /// Builds both trees from `elements`, ids distinct, keys spread evenly.
     mutating func rebuild(_ elements: [Element]) {
-        var entries: [(key: Int64, value: Element)] = []
-        var slots: [(key: Int64, value: Slot)] = []
-        entries.reserveCapacity(elements.count)
+        _ = rebuild(elements, checking: false)
+    }
+
+    /// Builds both trees; with `checking`, answers the position of the
+    /// first element whose id an earlier one has (nothing is built then).
+    /// A pack's copy of this code is not specialized for its elements: the
+    /// ids are sorted by hash as concrete (hash, position) pairs, so that the
+    /// sort costs what an `[Int64]`'s does, and the repeated ids are found
+    /// in that sort (they share a hash) rather than with a Set of ids.
+    mutating func rebuild(_ elements: [Element], checking: Bool) -> Int? {
+        var byHash: [(hash: Int64, at: Int)] = []
+        byHash.reserveCapacity(elements.count)
+        for (i, element) in elements.enumerated() { byHash.append((Self.hash(element.id), i)) }
+        byHash.sort { $0.hash < $1.hash || ($0.hash == $1.hash && $0.at < $1.at) }
+        if checking, let repeated = Self.firstRepeated(elements, byHash) { return repeated }
+        var keys: [Int64] = []
+        keys.reserveCapacity(elements.count)
+        for i in elements.indices { keys.append(Int64(i) &* Self.spacing) }
+        var hashes: [Int64] = []
+        var slots: [Slot] = []
+        hashes.reserveCapacity(elements.count)
         slots.reserveCapacity(elements.count)
-        for (i, element) in elements.enumerated() {
-            let key = Int64(i) &* Self.spacing
-            entries.append((key, element))
-            slots.append((Self.hash(element.id), Slot(id: element.id, orderKey: key)))
+        for (hash, at) in byHash {
+            hashes.append(hash)
+            slots.append(Slot(id: elements[at].id, orderKey: keys[at]))
         }
-        slots.sort { $0.key < $1.key }
-        order = CountedTree(sorted: entries)
-        index = CountedTree(sorted: slots)
+        order = CountedTree(keys: keys, values: elements)
+        index = CountedTree(keys: hashes, values: slots)
+        return nil
+    }
+
+    /// The least position whose id an earlier position has, or nil; `byHash`
+    /// sorted, so equal ids are neighbours among those of one hash.
+    private static func firstRepeated(_ elements: [Element], _ byHash: [(hash: Int64, at: Int)]) -> Int? {
+        var first: Int?
+        var start = 0
+        while start < byHash.count {
+            var end = start + 1
+            while end < byHash.count && byHash[end].hash == byHash[start].hash { end += 1 }
+            if end - start > 1 {
+                for j in start + 1..<end {
+                    let later = byHash[j].at
+                    if (start..<j).contains(where: { elements[byHash[$0].at].id == elements[later].id }) {
+                        first = Swift.min(first ?? later, later)
+                    }
+                }
+            }
+            start = end
+        }
+        return first
     }
 
     static func hash(_ id: Element.ID) -> Int64 { Int64(id.hashValue) }
@@ -252,13 +290,11 @@ extension KeyedList: Decodable where Element: Decodable {
     /// A plain array of elements, ids distinct: a repeated id is an error.
     public init(from decoder: any Decoder) throws {
         let elements = try [Element](from: decoder)
-        var ids = Set<Element.ID>()
-        for (i, element) in elements.enumerated() where !ids.insert(element.id).inserted {
+        self.init()
+        if let i = rebuild(elements, checking: true) {
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: decoder.codingPath + [IndexKey(intValue: i)], debugDescription: "the id of element \(i) is the id of an earlier one"))
         }
-        self.init()
-        rebuild(elements)
     }
 }
 

@@ -175,3 +175,47 @@ struct KeyedListTests {
         #expect(Array(list) == model)
     }
 }
+
+/// An id whose every value has one hash: the ids of a list of them all
+/// collide, as two ids' hashes may.
+struct SameHash: Hashable, Codable, Sendable {
+    var n: Int
+    func hash(into hasher: inout Hasher) { hasher.combine(0) }
+}
+
+struct Colliding: Identifiable, Codable, Equatable, Sendable {
+    var id: SameHash
+    var value: String
+}
+
+@Suite("KeyedList decoding")
+struct KeyedListDecodingTests {
+    @Test("ids that share a hash are told apart when a list is read, and a repeat is found where it first is")
+    func collisions() throws {
+        let items = (0..<50).map { Colliding(id: SameHash(n: (7 * $0) % 50), value: "v\($0)") }
+        let json = try JSONValueEncoder().encode(items)
+        let list = try json.decode(KeyedList<Colliding>.self)
+        #expect(Array(list) == items)
+        for item in items { #expect(list[id: item.id] == item) }
+        #expect(list[id: SameHash(n: 50)] == nil)
+        // Element 7 repeats element 3's id, element 9 element 1's: 7 is named.
+        var repeated = items
+        repeated[7].id = items[3].id
+        repeated[9].id = items[1].id
+        do {
+            _ = try JSONValueEncoder().encode(repeated).decode(KeyedList<Colliding>.self)
+            Issue.record("a repeated id was read")
+        } catch {
+            #expect(error.message.contains("element 7"))
+        }
+        // Among ids of different hashes too.
+        let plain: JSON = [["id": 4, "value": "a", "flag": true], ["id": 5, "value": "b", "flag": true],
+                           ["id": 6, "value": "c", "flag": true], ["id": 5, "value": "d", "flag": true], ["id": 4, "value": "e", "flag": true]]
+        do {
+            _ = try plain.decode(KeyedList<Item>.self)
+            Issue.record("a repeated id was read")
+        } catch {
+            #expect(error.message.contains("element 3"))
+        }
+    }
+}

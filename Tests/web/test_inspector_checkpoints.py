@@ -11,6 +11,7 @@ import pytest
 
 from conftest import REPO, needs_library
 from yaia.inspector.checkpoints import Checkpoints
+from yaia.inspector.shadow import held, held_text
 from yaia.inspector.timeline import Timeline
 from yaia.inspector import travel
 from yaia.web.engine import RuntimeEngine
@@ -81,3 +82,50 @@ def test_a_rewind_from_a_checkpoint_is_the_rewind_from_the_start(tmp_path) -> No
         timeline.close()
     finally:
         engine.close()
+
+
+@needs_library
+def test_a_rewind_hands_the_snapshot_on_as_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The snapshot a rewind restores is the runtime's text, not read into
+    Python: the same snapshot as read, from a checkpoint or replayed, and
+    held with its effects in flight as ``held`` holds them."""
+    path = str(tmp_path / "j.jsonl")
+    engine = record(path, 40)
+    try:
+        travel.flush(engine)
+        timeline = Timeline(path, {"scenes": [NOTES]}, checkpoints=Checkpoints(every=8))
+        timeline.catch_up()
+        for seq in (8, 13, 40):
+            text = travel.snapshot_text_at(engine, path, seq, timeline=timeline)
+            replayed = engine.execute_value({"op": "replay", "journal": path, "to": seq})
+            assert replayed["identical"] is True
+            assert state_of(json.loads(text)) == state_of(replayed["snapshot"])
+            assert held_text(text) == text  # nothing in flight: as it is
+        timeline.close()
+    finally:
+        engine.close()
+    effect = {"service": "store", "op": "list", "payload": {}, "restore": "reissue"}
+    snapshot = {"effects": [{"id": 3, "scene": 1, "effect": effect, "status": "pending"}], "flows": [],
+                "format": "yaia.snapshot/1", "next": {"effect": 4, "flow": 1, "scene": 2},
+                "scenes": [{"id": 1, "name": "notes/list", "seq": 2, "state": {"é": "ü", "notes": [1, 2]}}]}
+    text = json.dumps(snapshot, separators=(",", ":"), ensure_ascii=False).encode()
+    assert json.loads(held_text(text)) == held(snapshot)
+    assert json.loads(held_text(text))["effects"][0]["effect"]["restore"] == "await"
+    # Members in another order (a snapshot with documents, say) are read whole.
+    documents = json.dumps({"documents": [], **snapshot}).encode()
+    assert json.loads(held_text(documents)) == held({"documents": [], **snapshot})
+
+
+def test_the_timeline_gives_its_last_rows(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The page that opens asks for the last rows (``tail``): the end of
+    the timeline, filtered or not, and where they start."""
+    timeline = Timeline(str(tmp_path / "none.jsonl"), {})
+    for seq in range(1, 251):
+        timeline.entries.append({"seq": seq, "kind": "action", "line": "send", "type": "a" if seq % 2 else "b",
+                                 "changes": {}, "ops": 0, "end": seq})
+    page = timeline.rows(0, 100, {}, tail=True)
+    assert (page["total"], page["start"], [r["seq"] for r in page["rows"]]) == (250, 150, list(range(151, 251)))
+    page = timeline.rows(0, 100, {"type": "a"}, tail=True)
+    assert (page["total"], page["start"], page["rows"][-1]["seq"], len(page["rows"])) == (125, 25, 249, 100)
+    assert timeline.rows(0, 500, {}, tail=True)["start"] == 0
+    assert [r["seq"] for r in timeline.rows(10, 3, {})["rows"]] == [11, 12, 13]

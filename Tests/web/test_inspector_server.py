@@ -125,11 +125,11 @@ def inspector_url(server: Any) -> str:
     return server.ws_url.replace("/ws", "/inspector/ws")
 
 
-async def open_inspector(server: Any, key: str) -> Any:
+async def open_inspector(server: Any, key: str, **extra: Any) -> Any:
     client = aiohttp.ClientSession()
     ws = await client.ws_connect(inspector_url(server), max_msg_size=0)
     inspector = Tab(ws)
-    answer = await inspector.ask({"op": "attach", "session": key, "tag": 0})
+    answer = await inspector.ask({"op": "attach", "session": key, "tag": 0, **extra})
 
     async def close() -> None:
         await ws.close()
@@ -175,6 +175,12 @@ def test_the_timeline_shows_each_input_with_its_patch(inspected) -> None:  # typ
         assert submit["input"]["effects"][0]["fate"]["ok"] is True  # the outcome's input follows
         only = await rows_of(inspector, 4, kind="action", changed=True)
         assert all(r["kind"] == "action" and r["ops"] > 0 for r in only["rows"])
+        # A page that opens is given the timeline's last rows with its attach.
+        again, opened, close_again = await open_inspector(inspected, hello["session"], rows=2)
+        whole = await rows_of(again, 4)
+        assert opened["page"]["total"] == len(whole["rows"]) == opened["inputs"]
+        assert opened["page"]["rows"] == whole["rows"][-2:] and opened["page"]["start"] == len(whole["rows"]) - 2
+        await close_again()
         await close_inspector()
         await close_tab()
     asyncio.run(run())

@@ -2,8 +2,8 @@
 // a time, drawn only where the list is scrolled), the selected input's
 // patches and effects, trees of state and view model loaded on demand, time
 // travel, sessions as files and the scene graph. Talks to /inspector/ws.
-import { drawTree } from "./tree.js";
-import { drawGraph } from "./graph.js";
+// The trees and the graph are imported when their tab is first opened: the
+// page that opens needs only this file (the server puts it in the page).
 
 const ROW = 28, PAGE = 100;
 const $ = (id) => document.getElementById(id);
@@ -18,13 +18,20 @@ const times = (window.inspectorTimes = { open: null, select: [], rewind: [] });
 let ws = null, nextTag = 1;
 const pending = new Map();
 function connect() {
-  const url = new URL("/inspector/ws", location.href);
-  url.protocol = url.protocol.replace("http", "ws");
-  if (token) url.searchParams.set("token", token);
-  ws = new WebSocket(url);
-  ws.onopen = () => attach();
+  // The first socket is the one the page's head opened (index.html).
+  const early = window.inspectorSocket;
+  window.inspectorSocket = null;
+  if (early && early.readyState <= WebSocket.OPEN) ws = early;
+  else {
+    const url = new URL("/inspector/ws", location.href);
+    url.protocol = url.protocol.replace("http", "ws");
+    if (token) url.searchParams.set("token", token);
+    ws = new WebSocket(url);
+  }
   ws.onmessage = (m) => receive(JSON.parse(m.data));
   ws.onclose = () => { status("disconnected", ""); setTimeout(connect, 1000); };
+  if (ws.readyState === WebSocket.OPEN) attach();
+  else ws.onopen = () => attach();
 }
 function ask(request) {
   const tag = nextTag++;
@@ -60,12 +67,16 @@ const view = { total: 0, rows: new Map(), filter: {}, selected: null, spanEnd: n
 async function attach() {
   if (!session) { status("no session", ""); banner("Open the inspector with the tab's session key: /inspector/#session=KEY (in the app's tab: sessionStorage)."); return; }
   try {
-    const answer = await ask({ op: "attach", session, import: view.imported || undefined });
+    // The last page of the timeline comes with the answer: the page opens
+    // scrolled to the end, drawn from it, with no request after this one.
+    const generation = ++view.generation;
+    const answer = await ask({ op: "attach", session, import: view.imported || undefined, rows: PAGE, filter: view.filter });
     view.live = answer.live;
     status(answer.live ? "live" : `file ${answer.path ? answer.path.split("/").pop() : ""}`, answer.live ? "live" : "");
     setTravel(answer.travel);
     facets(answer.facets);
-    await reload();
+    if (answer.page && view.follow && generation === view.generation) await show(answer.page);
+    else await reload();
     if (times.open === null) { times.open = performance.now(); document.body.dispatchEvent(new CustomEvent("inspector-open")); }
   } catch (e) { status("not attached", ""); banner(`${e.code}: ${e.message}`); }
 }
@@ -92,13 +103,23 @@ function facets(f) {
 
 // -- the timeline: rows fetched a page at a time, drawn where scrolled
 
+// One request: the rows where the list is scrolled (the last ones when it
+// follows the end), with how many there are.
 async function reload() {
   const generation = ++view.generation;
   view.rows.clear();
-  const first = await ask({ op: "inputs", start: 0, count: 0, filter: view.filter });
+  const box = $("timeline");
+  const from = Math.max(0, Math.floor(box.scrollTop / ROW) - 10);
+  const where = view.follow ? { tail: true } : { start: from };
+  const page = await ask({ op: "inputs", ...where, count: PAGE, filter: view.filter });
   if (generation !== view.generation) return;
-  view.total = first.total;
-  $("count").textContent = `${first.total} of ${first.inputs} inputs${first.failure ? ` · ${first.failure}` : ""}`;
+  await show(page);
+}
+async function show(page) {
+  view.rows.clear();
+  page.rows.forEach((r, i) => view.rows.set(page.start + i, r));
+  view.total = page.total;
+  $("count").textContent = `${page.total} of ${page.inputs} inputs${page.failure ? ` · ${page.failure}` : ""}`;
   $("rows").style.height = `${view.total * ROW}px`;
   if (view.follow) $("timeline").scrollTop = view.total * ROW;
   await draw();
@@ -111,7 +132,9 @@ async function draw() {
   const from = Math.max(0, Math.floor(box.scrollTop / ROW) - 10);
   const to = Math.min(view.total, from + Math.ceil(box.clientHeight / ROW) + 20);
   for (let page = Math.floor(from / PAGE) * PAGE; page < to; page += PAGE) {
-    if (!view.rows.has(page)) {
+    let missing = false;
+    for (let i = Math.max(page, from); i < Math.min(page + PAGE, to) && !missing; i++) missing = !view.rows.has(i);
+    if (missing) {
       const answer = await ask({ op: "inputs", start: page, count: PAGE, filter: view.filter });
       if (generation !== view.generation) return;
       answer.rows.forEach((r, i) => view.rows.set(page + i, r));
@@ -251,7 +274,9 @@ async function travelTo(seq) {
     view.at = seq;
     setTravel(answer.live);
     banner(`Rewound to input ${seq}: the app shows that moment. Resume live to return to input ${answer.live}.`, true);
-    await reload();
+    // The inputs are as they were (the restore that the rewind journaled is
+    // followed afterwards, and the page told): drawn again from the rows held.
+    await draw();
     times.rewind.push(performance.now() - t0);
     document.body.dispatchEvent(new CustomEvent("inspector-rewound", { detail: seq }));
   } catch (e) { banner(`${e.code}: ${e.message}`); }
@@ -329,7 +354,11 @@ function treeQuery(path) {
   const f = $("treeform").elements;
   return { scene: Number(f.scene.value), source: f.source.value, path: path || "" };
 }
-function showTree(path) { if ($("treeform").elements.scene.value) drawTree($("tree"), ask, treeQuery(path)); }
+async function showTree(path) {
+  if (!$("treeform").elements.scene.value) return;
+  const { drawTree } = await import("./tree.js");
+  drawTree($("tree"), ask, treeQuery(path));
+}
 $("treeform").addEventListener("change", (e) => { if (e.target.name !== "search") showTree(); });
 $("treeform").addEventListener("submit", async (e) => {
   e.preventDefault();
@@ -360,7 +389,7 @@ async function showNow() {
   return now;
 }
 async function showGraph() {
-  const [{ graph }, now] = await Promise.all([ask({ op: "graph" }), ask({ op: "now" })]);
+  const [{ graph }, now, { drawGraph }] = await Promise.all([ask({ op: "graph" }), ask({ op: "now" }), import("./graph.js")]);
   const flow = now.flows[now.flows.length - 1];
   const current = flow ? flow.stack[flow.stack.length - 1].scene : (now.scenes[0] || {}).name;
   drawGraph($("graph"), graph, current);

@@ -29,6 +29,13 @@ def _int(request: Dict[str, Any], name: str, default: Optional[int] = None) -> i
     return value
 
 
+def _filters(request: Dict[str, Any]) -> Dict[str, Any]:
+    filters = request.get("filter")
+    if not isinstance(filters, dict):
+        filters = {}
+    return {k: filters.get(k) for k in ("scene", "type", "kind", "changed") if isinstance(filters.get(k), (str, bool))}
+
+
 class Channel:
     """Answers an inspector's frames. ``attach`` finds the source a first
     frame names (a session key) when the channel has none yet."""
@@ -53,8 +60,17 @@ class Channel:
         if len(text.encode("utf-8")) > FRAME_BYTES:
             text = envelope("limit_exceeded", f"the answer would exceed {FRAME_BYTES} bytes", tag=value.get("tag"),
                             limit="inspector_frame")
-        if not self.ws.closed:
+        await self.write(text)
+
+    async def write(self, text: str) -> None:
+        if self.ws.closed:
+            return
+        try:
             await self.ws.send_str(text)
+        except ConnectionError:
+            # A page that went away meanwhile: nothing is owed to it (the
+            # hub tells every page of new inputs, closing ones included).
+            pass
 
     async def frame(self, text: str) -> None:
         tag: Any = None
@@ -83,7 +99,7 @@ class Channel:
                 answer["tag"] = tag
             await self.send(answer)
         except TravelError as error:
-            await self.ws.send_str(envelope(error.code, error.message, tag=tag))
+            await self.write(envelope(error.code, error.message, tag=tag))
 
     def handlers(self) -> Dict[str, Callable[[Dict[str, Any]], Awaitable[Dict[str, Any]]]]:
         return {"attach": self.do_attach, "inputs": self.do_inputs, "input": self.do_input, "tree": self.do_tree,
@@ -102,21 +118,25 @@ class Channel:
                 # The same answer for a key that never was and one of another
                 # tab gone: a page learns nothing of keys it does not hold.
                 raise TravelError("unknown_session", "no session of this server is connected under that key")
-        # A live session's journal is followed as it grows (hub.py): while
-        # that is under way, the page opens on what is followed, and hears
-        # of the rest when it is.
-        count = await self.src.catch_up(wait=not self.src.live)
-        return {"inputs": count, "live": self.src.live, "travel": getattr(self.src, "travelling", None),
-                "facets": self.src.timeline.facets(), "path": None if self.src.live else self.src.timeline.path}
+        # A live session's journal is followed as it grows (hub.py): the
+        # page opens on what is followed, and hears of the rest when it is.
+        count = await self.src.attached()
+        answer = {"inputs": count, "live": self.src.live, "travel": getattr(self.src, "travelling", None),
+                  "facets": self.src.timeline.facets(), "path": None if self.src.live else self.src.timeline.path}
+        # With "rows": the timeline's last rows too, which the page opens on.
+        if "rows" in request:
+            page = self.src.timeline.rows(0, _int(request, "rows"), _filters(request), tail=True)
+            # Rows of long paths are left to an inputs request of their own,
+            # rather than refuse the attach.
+            if len(json.dumps(page, separators=(",", ":"))) <= FRAME_BYTES // 2:
+                answer["page"] = page
+        return answer
 
     async def do_inputs(self, request: Dict[str, Any]) -> Dict[str, Any]:
-        filters = request.get("filter")
-        if not isinstance(filters, dict):
-            filters = {}
-        clean = {k: filters.get(k) for k in ("scene", "type", "kind", "changed") if isinstance(filters.get(k), (str, bool))}
         if request.get("fresh"):
             await self.src.catch_up(wait=not self.src.live)
-        page = self.src.timeline.rows(_int(request, "start", 0), _int(request, "count", 100), clean)
+        page = self.src.timeline.rows(_int(request, "start", 0), _int(request, "count", 100), _filters(request),
+                                      tail=request.get("tail") is True)
         page["facets"] = self.src.timeline.facets()
         page["travel"] = getattr(self.src, "travelling", None)
         return page

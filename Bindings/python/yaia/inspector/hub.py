@@ -13,8 +13,7 @@ import os
 import shutil
 import tempfile
 import threading
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set
 
 from aiohttp import web
 
@@ -23,6 +22,7 @@ from ..web.engine import Engine, RuntimeEngine
 from ..web.session import MakeEngine
 from .channel import Channel
 from .files import FileRoutes
+from .page import PAGE_DIR, page
 from .source import LiveSource, Source
 from .timeline import Timeline
 
@@ -30,14 +30,6 @@ if TYPE_CHECKING:
     from ..web.server import Server
 
 __all__ = ["Hub", "PAGE_DIR"]
-
-
-def _page_dir() -> Path:
-    from ..web.server import CLIENT_DIR
-    return CLIENT_DIR / "inspector"
-
-
-PAGE_DIR = _page_dir()
 
 
 class Hub:
@@ -56,6 +48,7 @@ class Hub:
         self.lock = threading.Lock()
         self.loop: Optional[asyncio.AbstractEventLoop] = None
         self.dirty: Dict[str, bool] = {}
+        self.notifying: Set[str] = set()
         self.files = FileRoutes(self.folder, self.source_of, self.scratch_engine)
 
     # -- sessions' runtimes
@@ -100,16 +93,25 @@ class Hub:
     async def _notify(self, key: str) -> None:
         # Followed whether an inspector is open or not: one that opens then
         # finds the timeline ready rather than following it all at once.
-        self.dirty[key] = False
-        source = self.source_of(key)
-        if source is None:
+        # One follow at a time per session: the bursts during a slow one (a
+        # big state) ask for one more after it, not one task each.
+        if key in self.notifying:
             return
+        self.notifying.add(key)
         try:
-            count = await source.catch_up()
-        except Exception:
-            return
-        for channel in list(self.channels.get(key, [])):
-            await channel.send({"event": "inputs", "inputs": count, "travel": self.travels.get(key)})
+            while self.dirty.get(key):
+                self.dirty[key] = False
+                source = self.source_of(key)
+                if source is None:
+                    return
+                try:
+                    count = await source.catch_up()
+                except Exception:
+                    return
+                for channel in list(self.channels.get(key, [])):
+                    await channel.send({"event": "inputs", "inputs": count, "travel": self.travels.get(key)})
+        finally:
+            self.notifying.discard(key)
 
     def source_of(self, key: Any) -> Optional[Source]:
         if not isinstance(key, str) or key not in self.server.live:
@@ -162,11 +164,8 @@ class Hub:
                     self.channels[k].remove(channel)
         return ws
 
-    async def page(self, request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(PAGE_DIR / "index.html")
-
     def routes(self, app: web.Application) -> None:
-        app.router.add_get("/inspector/", self.page)
+        app.router.add_get("/inspector/", page)
         app.router.add_get("/inspector/ws", self.socket)
         self.files.routes(app, self.server.refusal)
         app.router.add_static("/inspector/", PAGE_DIR, follow_symlinks=False)

@@ -20,7 +20,7 @@ from ..web.engine import RuntimeEngine
 from ..web.server import CLIENT_DIR, Server
 from .channel import Channel
 from .files import FileRoutes
-from .hub import PAGE_DIR
+from .page import PAGE_DIR, page
 from .source import FileSource
 from .timeline import Timeline
 
@@ -104,9 +104,6 @@ async def serve_source(source: FileSource, scenes: List[str], address: Address,
                 for channel in list(channels):
                     if channel.source is source:
                         await channel.send({"event": "inputs", "inputs": count, "travel": getattr(source, "travelling", None)})
-
-    async def page(request: web.Request) -> web.StreamResponse:
-        return web.FileResponse(PAGE_DIR / "index.html")
 
     async def root(request: web.Request) -> web.StreamResponse:
         raise web.HTTPFound("/inspector/" + (f"?token={token}" if token else "") + "#session=file")

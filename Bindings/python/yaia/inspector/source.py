@@ -41,6 +41,11 @@ class Source:
     def later(self) -> None:
         """Has the journal followed soon, off the caller's path."""
 
+    async def attached(self) -> int:
+        """How many inputs a page that attaches opens on: the journal
+        followed to now (without waiting for a catch-up under way)."""
+        return await self.catch_up(wait=not self.live)
+
     async def state(self, scene: int) -> Dict[str, Any]:
         raise NotImplementedError
 
@@ -121,6 +126,12 @@ class LiveSource(Source):
         await self.run(travel.flush)
         return await super().catch_up(wait)
 
+    async def attached(self) -> int:
+        # The hub follows the journal after each burst of the tab's inputs,
+        # and tells the session's pages when done (hub.py): a page opens on
+        # what is followed, without a trip through the tab's worker.
+        return len(self.timeline.entries)
+
     async def state(self, scene: int) -> Dict[str, Any]:
         answer: Dict[str, Any] = await self.run(lambda e: e.execute_value({"op": "state", "scene": scene}))
         return answer
@@ -136,7 +147,7 @@ class LiveSource(Source):
     async def rewind(self, seq: int) -> Dict[str, Any]:
         def work(engine: Engine) -> int:
             last = travel.flush(engine)  # the last input before this rewind
-            travel.rewind(engine, self.timeline.path, seq, self.timeline)
+            travel.rewind(engine, self.timeline.path, seq, self.timeline, flushed=True)
             return last
         last = await self.run(work)
         live = self.travels.get(self.key, last)

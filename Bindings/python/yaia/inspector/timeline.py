@@ -174,15 +174,17 @@ class Timeline:
             return False
         return True
 
-    def rows(self, start: int, count: int, filters: Mapping[str, Any]) -> Dict[str, Any]:
+    def rows(self, start: int, count: int, filters: Mapping[str, Any], tail: bool = False) -> Dict[str, Any]:
         """A page of the timeline: the entries matching ``filters`` from
-        ``start`` (an index among them), each without its patches but with
-        their size and first paths."""
+        ``start`` (an index among them), or the last ``count`` of them
+        (``tail``), each without its patches but with their size and first
+        paths."""
+        count = max(0, min(count, 500))
         with self.lock:
             chosen = [e for e in self.entries if self._matches(e, filters)] if any(filters.values()) else self.entries
-            page = chosen[max(0, start):max(0, start) + max(0, min(count, 500))]
-            rows = [self._row(e) for e in page]
-            return {"total": len(chosen), "start": max(0, start), "rows": rows, "inputs": len(self.entries),
+            start = max(0, len(chosen) - count if tail else start)
+            rows = [self._row(e) for e in chosen[start:start + count]]
+            return {"total": len(chosen), "start": start, "rows": rows, "inputs": len(self.entries),
                     "failure": self.failure}
 
     def _row(self, entry: Dict[str, Any]) -> Dict[str, Any]:
