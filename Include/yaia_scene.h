@@ -260,9 +260,10 @@ typedef struct yaia_scene_type {
     ** the same state (the same threads as reduce()). It opens the children
     ** that are new, closes the ones no longer listed and keeps the rest.
     ** What it cannot read (no JSON, no array, an element that is no object
-    ** with a string "slot", an unknown member), or an error it returns, is
-    ** "scene_pack_error", reported in the update's "childErrors": the
-    ** children stay as they were and the reduction stands. A child its slots
+    ** with a string "slot", an unknown member) is "scene_pack_error", and an
+    ** error it returns keeps its code as ERRORS says; either is reported in
+    ** the update's "childErrors": the children stay as they were and the
+    ** reduction stands. A child its slots
     ** do not allow (an unknown slot, a bad or repeated key) is "bad_child",
     ** that child left out.
     **

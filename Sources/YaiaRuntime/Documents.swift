@@ -194,12 +194,16 @@ extension Runtime {
     /// The `schema` request: a JSON Schema of scene type `name`'s interface.
     /// A document declares it (`declared`: true); Swift and pack scenes
     /// declare nothing, and get the schema every scene fits.
+    /// A scene type with child slots adds `children` (SchemaChildren.swift).
     public func schema(of name: String) throws(YaiaError) -> JSON {
         let type = try sceneType(name, at: "/scene")
+        var answer: JSONObject = ["ok": true, "scene": .string(name), "declared": false, "schema": Runtime.undeclaredSchema(name)]
         if let document = type.document {
-            return ["ok": true, "scene": .string(name), "declared": true, "schema": document.document.schema]
+            answer["declared"] = true
+            answer["schema"] = document.document.schema
         }
-        return ["ok": true, "scene": .string(name), "declared": false, "schema": Runtime.undeclaredSchema(name)]
+        if !type.childSlots.isEmpty { answer["children"] = Runtime.childSchemas(type.childSlots, in: catalog) }
+        return .object(answer)
     }
 
     /// What any scene takes and gives: Flux Standard Actions, object states

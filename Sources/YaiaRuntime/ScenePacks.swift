@@ -22,12 +22,15 @@ public struct CatalogEntry: Sendable {
     /// it was opened with (nil: unknown) and the host's `env`; nil when the
     /// type declares none.
     let invariants: (@Sendable (any LiveScene, JSON?, JSON) throws(YaiaError) -> [InvariantFailure])?
+    /// The child slots it declares (the `schema` request).
+    let childSlots: [ChildSlot]
 
     init(_ type: SceneType) {
         name = type.name
         pack = nil
         document = nil
         origin = nil
+        childSlots = type.childSlots
         open = { (args, _) throws(YaiaError) in try type.open(args: args) }
         restore = { (state, _) throws(YaiaError) in try type.restore(state: state) }
         if type.hasInvariants {
@@ -42,6 +45,7 @@ public struct CatalogEntry: Sendable {
         pack = info
         document = nil
         origin = nil
+        childSlots = type.family.slots
         open = { (args, _) throws(YaiaError) in try type.make(args, restoring: false) }
         restore = { (state, _) throws(YaiaError) in try type.make(state, restoring: true) }
         if type.invariants != nil {
@@ -56,6 +60,7 @@ public struct CatalogEntry: Sendable {
         pack = nil
         document = scene
         self.origin = origin
+        childSlots = scene.document.childSlots
         open = { (args, env) throws(YaiaError) in try scene.open(args: args, env: env) }
         restore = { (state, env) throws(YaiaError) in try scene.restore(state: state, env: env) }
         if scene.document.invariantNames.isEmpty {
@@ -488,13 +493,4 @@ func checkPack(_ answer: UnsafePointer<yaia_scene_pack>?, path: String, shownAs 
     let version = pack.version.map { String(cString: $0) } ?? ""
     return LoadedScenePack(info: ScenePackInfo(name: name, version: version, path: path, scenes: types.map(\.name)), types: types,
                            documents: documents)
-}
-
-/// "app/login": ASCII letters, digits and `._-/`, 1 to 128 bytes.
-func isValidSceneName(_ name: String) -> Bool {
-    let bytes = name.utf8
-    guard !bytes.isEmpty, bytes.count <= 128 else { return false }
-    return bytes.allSatisfy { b in
-        (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || b == 0x2E || b == 0x5F || b == 0x2D || b == 0x2F
-    }
 }

@@ -14,7 +14,8 @@ struct GraphCommand: Command {
             TARGET is a scene pack, a scene document, a folder of them, or a scene type's name (with \
             --scenes). The graph is Graphviz DOT on standard output; --format svg or png draws it with \
             Graphviz's `dot` (apt-get install graphviz) into --output. Swift and pack scenes declare no \
-            interface: they are drawn as a node that says so, with what their documents' routes say of them.
+            interface: they are drawn as a node that says so, with what their documents' routes say of them. \
+            A scene's child slots, of any scene, are drawn inside it.
             """,
         options: HostOptions.options + [
             OptionSpec("format", help: "dot (the default: DOT text), svg or png (drawn by Graphviz's dot)."),
@@ -106,24 +107,33 @@ func findProgram(_ name: String) -> String? {
 struct SceneGraph {
     struct Effect: Equatable { var service: String, op: String, then: String?, onError: String?, by: [String] }
     struct Route: Equatable { var kind: String, target: String?, onResult: String?, by: [String] }
+    /// A child slot, from the schema's `children`: any scene, Swift, pack or document, may have them.
+    struct Slot: Equatable { var name: String, scene: String, kind: String, intercept: Bool, outputs: [String] }
 
     let name: String
     var declared = false
     var actions: [(name: String, payload: String?)] = []
     var effects: [Effect] = []
     var routes: [Route] = []
+    var slots: [Slot] = []
 
     init(runtime: Host, scene: String, file: String?) {
         name = scene
         let list = ActionList(runtime: runtime, scene: scene)
         declared = list.declared
         actions = list.actions
+        let answer = runtime.execute(["op": "schema", "scene": .string(scene)])
+        for (slot, d) in answer["children"]?.objectValue ?? [:] {
+            slots.append(Slot(name: slot, scene: d["scene"]?.stringValue ?? "?", kind: d["kind"]?.stringValue ?? "?",
+                              intercept: d["intercept"] == true,
+                              outputs: (d["outputs"]?.objectValue ?? [:]).map { "\($0.key) \u{2192} \($0.value.stringValue ?? "?")" }))
+        }
         guard declared else { return }
         if let file, let text = readAll(file), let document = parseJSON(text), document["scene"]?.stringValue == scene {
             read(document)
             return
         }
-        let schema = runtime.execute(["op": "schema", "scene": .string(scene)])["schema"] ?? .null
+        let schema = answer["schema"] ?? .null
         for effect in schema.at(pointer: "/$defs/effect/oneOf")?.arrayValue ?? [] {
             add(Effect(service: effect.at(pointer: "/properties/service/const")?.stringValue ?? "?",
                        op: effect.at(pointer: "/properties/op/const")?.stringValue ?? "?",
@@ -201,8 +211,9 @@ extension GraphCommand {
                 rows.append("<tr><td><i>declares no actions, effects or routes</i></td></tr>")
                 rows.append("<tr><td><i>(a Swift or pack scene)</i></td></tr>")
             }
-            lines.append("  \(quoted(scene.name)) [shape=plain, label=<<table border=\"1\" cellborder=\"0\" cellspacing=\"0\" cellpadding=\"4\">"
-                         + rows.joined() + "</table>>];")
+            let node = "  \(quoted(scene.name)) [shape=plain, label=<<table border=\"1\" cellborder=\"0\" cellspacing=\"0\" cellpadding=\"4\">"
+                + rows.joined() + "</table>>];"
+            if scene.slots.isEmpty { lines.append(node) } else { lines += children(of: scene, node: node, drawn: drawn) }
             for effect in scene.effects {
                 let node = "effect:\(effect.service).\(effect.op)"
                 lines.append("  \(quoted(node)) [shape=component, style=filled, fillcolor=\"#fff3d6\", label=\(quoted(effect.service + "." + effect.op))];")
@@ -229,6 +240,33 @@ extension GraphCommand {
         }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A scene with child slots: a cluster that holds its node and a node
+    /// per slot, the slot's outputs an edge back to the scene, and an edge
+    /// to the child's scene type where it is drawn too.
+    static func children(of scene: SceneGraph, node: String, drawn: Set<String>) -> [String] {
+        var lines = [
+            "  subgraph \(quoted("cluster_" + scene.name)) {",
+            "    label=\(quoted(scene.name + " and its children")); style=\"rounded,dashed\"; color=\"#3f7f3f\"; fontcolor=\"#3f7f3f\";",
+            "  " + node,
+        ]
+        let kinds = ["one": "one child", "optional": "an optional child", "keyed": "a child per key"]
+        var edges: [String] = []
+        for slot in scene.slots {
+            let id = scene.name + "#" + slot.name
+            var label = slot.name + ": " + slot.scene + "\n" + (kinds[slot.kind] ?? slot.kind)
+            if slot.intercept { label += "\nintercepts (\(slot.name)/willSend)" }
+            lines.append("    \(quoted(id)) [shape=box, style=\"rounded,filled\", fillcolor=\"#e3f1e3\", label=\(quoted(label))];")
+            edges.append("  \(quoted(scene.name)) -> \(quoted(id)) [color=\"#3f7f3f\", arrowhead=odiamond, label=\"holds\"];")
+            if !slot.outputs.isEmpty {
+                edges.append("  \(quoted(id)) -> \(quoted(scene.name)) [style=dashed, color=\"#3f7f3f\", label=\(quoted(slot.outputs.joined(separator: "\n")))];")
+            }
+            if drawn.contains(slot.scene) {
+                edges.append("  \(quoted(id)) -> \(quoted(slot.scene)) [style=dotted, color=\"#3f7f3f\", arrowhead=empty, label=\"scene\"];")
+            }
+        }
+        return lines + ["  }"] + edges
     }
 
     static func quoted(_ text: String) -> String {

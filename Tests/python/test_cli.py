@@ -743,3 +743,36 @@ def test_replay_to_scenarios(cli: str, journal: Path, tmp_path: Path) -> None:
     again = run(cli, "test", "--scenes", str(NOTES_DOCS), str(out))
     assert again.returncode == 0, again.stdout
     assert again.stdout.splitlines()[-1] == "1 passed, 0 failed"
+
+
+CELL: Dict[str, Any] = {
+    "yaia": 1, "scene": "kids/cell", "state": {"n": 0},
+    "actions": {"bump": {"set": {"n": {"+": [{"var": "state.n"}, 1]}}, "output": {"type": "bumped"}}},
+}
+LIST: Dict[str, Any] = {
+    "yaia": 1, "scene": "kids/list", "state": {"items": {"literal": [{"id": 1}]}, "last": None},
+    "actions": {"cellBumped": {"set": {"last": {"var": "payload"}}}},
+    "children": {"cells": {"scene": "kids/cell", "kind": "keyed", "from": {"var": "state.items"}, "outputs": {"bumped": "cellBumped"}}},
+}
+
+
+def test_graph_draws_children_inside_their_parent(cli: str, tmp_path: Path, examples_pack: str) -> None:
+    write(tmp_path / "cell.json", CELL)
+    write(tmp_path / "list.json", LIST)
+    done = run(cli, "graph", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    dot = done.stdout
+    cluster = dot[dot.index('subgraph "cluster_kids/list" {'):]
+    cluster = cluster[:cluster.index("\n  }\n")]
+    assert '"kids/list" [shape=plain' in cluster, "the parent is inside its cluster"
+    assert '"kids/list#cells" [shape=box, style="rounded,filled", fillcolor="#e3f1e3", label="cells: kids/cell\\na child per key"];' in cluster
+    assert '"kids/cell" [' not in cluster, "the child's scene type is drawn on its own"
+    assert '"kids/list" -> "kids/list#cells" [color="#3f7f3f", arrowhead=odiamond, label="holds"];' in dot
+    assert '"kids/list#cells" -> "kids/list" [style=dashed, color="#3f7f3f", label="bumped \u2192 cellBumped"];' in dot
+    assert '"kids/list#cells" -> "kids/cell" [style=dotted' in dot
+    # A pack's scene, which declares no actions, still shows its children.
+    done = run(cli, "graph", examples_pack)
+    assert done.returncode == 0, done.stderr
+    assert 'subgraph "cluster_example/rows" {' in done.stdout
+    assert '"example/rows#rows" -> "example/rows" [style=dashed, color="#3f7f3f", label="open \u2192 rowOpened\\nrenamed \u2192 rowRenamed"];' in done.stdout
+    assert '"example/rows#rows" -> "example/row" [style=dotted' in done.stdout

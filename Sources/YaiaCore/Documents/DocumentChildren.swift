@@ -91,8 +91,13 @@ extension DocumentReader {
     }
 }
 
+extension SceneDocument {
+    /// The slots the document declares, without their expressions.
+    public var childSlots: [ChildSlot] { storage.children.map(\.slot) }
+}
+
 extension DocumentSceneValue {
-    public var childSlots: [ChildSlot] { scene.document.storage.children.map(\.slot) }
+    public var childSlots: [ChildSlot] { scene.document.childSlots }
 
     /// The children the state wants: each slot's expressions evaluated
     /// over the state (and, for `key` and `args`, the item), each item within a budget of its own.
