@@ -136,3 +136,32 @@ struct LogicListsTests {
 private extension String {
     var json: JSON { get throws { try JSONParser.parse(Array(utf8)) } }
 }
+
+@Suite("Logic: operators evaluated once per evaluation")
+struct LogicOnceTests {
+    @Test("an operator in a body that reads no element gives, once, what it gave for each")
+    func invariant() throws {
+        let search = try LogicRule(#"{"filter": [{"var": "notes"}, {"or": [{"in": [{"lower": {"root": "q"}}, {"lower": {"var": "title"}}]}, {"in": [{"lower": {"root": "q"}}, {"lower": {"var": "body"}}]}]}]}"#.json)
+        let notes: JSON = [["title": "Buy milk", "body": ""], ["title": "Bread", "body": "no MILK"], ["title": "Tea", "body": "Ä"], ["title": "ÉCLAIR", "body": ""]]
+        #expect(try search.evaluate(["q": "MiLK", "notes": notes]) == [["title": "Buy milk", "body": ""], ["title": "Bread", "body": "no MILK"]])
+        #expect(try search.evaluate(["q": "éc", "notes": notes]) == [["title": "ÉCLAIR", "body": ""]])
+        #expect(try search.evaluate(["q": "", "notes": notes]) == notes)
+        // `missing` in a body reads the element, as `var` does: evaluated for each.
+        let missing = try LogicRule(#"{"map": [{"var": "xs"}, {"missing": ["a"]}]}"#.json)
+        #expect(try missing.evaluate(["xs": [["a": 1], ["b": 2]]]) == [[], ["a"]])
+        // A nested body that reads its own element still depends on nothing outer; kept per element all the same.
+        let nested = try LogicRule(#"{"map": [{"var": "xs"}, {"+": [{"var": ""}, {"reduce": [{"root": "ys"}, {"+": [{"var": "current"}, {"var": "accumulator"}]}, 0]}]}]}"#.json)
+        #expect(try nested.evaluate(["xs": [1, 2], "ys": [10, 20]]) == [31, 32])
+    }
+
+    @Test("the invariant part is paid for once")
+    func steps() throws {
+        let list = JSON.array(JSONArray((0..<200).map { JSON($0) }))
+        let rule = try LogicRule(#"{"map": [{"var": "xs"}, {"cat": [{"lower": {"root": "q"}}, {"var": ""}]}]}"#.json)
+        var budget = LogicBudget(base: 100_000, perUnit: 0)
+        _ = try rule.evaluate(["xs": list, "q": "ABC"], budget: &budget)
+        // Per element: its step, cat, the once and the var (4); lower and
+        // root once in all. Evaluated for each element, they would make 5.
+        #expect(100_000 - budget.left < 200 * 5)
+    }
+}

@@ -46,6 +46,11 @@ struct LogicCompiler {
     /// Reads of the rule's whole data so far (`root`, `now`): an iteration
     /// body that makes none depends on its element only.
     var rootReads = 0
+    /// Reads of an iteration body's element (or a reduce body's current and
+    /// accumulator) so far: an operator in a body that makes none is
+    /// evaluated once (LogicOnce).
+    var elementReads = 0
+    var onceSlots = 0
     var problems: [LogicProblem] = []
     var tokens: [Token] = []
     var depth = 0
@@ -129,7 +134,9 @@ struct LogicCompiler {
             let member = o.members[0]
             tokens.append(.key(member.key))
             defer { tokens.removeLast() }
-            return compileOperator(member.key, member.value, scope)
+            let before = elementReads
+            let node = compileOperator(member.key, member.value, scope)
+            return scope.top || elementReads != before ? node : once(node)
         default:
             // Scalars, and objects of other sizes, are values as they are.
             return constant(rule)
@@ -218,7 +225,7 @@ struct LogicCompiler {
             let (start, count) = arguments(args, scope)
             return emit(LogicInstruction(kind: .object, checked: scope.inReduce, a: start, b: count))
         case .op(let op):
-            if scope.top { noteReads(op, args) }
+            if scope.top { noteReads(op, args) } else if op == .missing || op == .missingSome { elementReads += 1 }
             if op == .now { rootReads += 1 }
             if spec.located {
                 let at = pointer
@@ -273,7 +280,7 @@ struct LogicCompiler {
             defer { tokens.removeLast() }
             return body(&self)
         }
-        if fromRoot { rootReads += 1 }
+        if fromRoot { rootReads += 1 } else if !scope.top { elementReads += 1 }
         func dynamic() -> Int32 {
             if fromRoot || scope.top { opaqueReads = true }
             let node = located { $0.compile(spec, scope) }

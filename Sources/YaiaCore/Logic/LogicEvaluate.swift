@@ -32,6 +32,8 @@ struct LogicMachine {
     var account: LogicBudget
     let data: JSON
     let program: LogicProgram
+    /// The values of `once` instructions evaluated so far (LogicOnce).
+    var onceValues: [JSON?] = []
 
     init(_ program: LogicProgram, data: JSON, budget: LogicBudget) {
         self.program = program
@@ -143,6 +145,8 @@ struct LogicMachine {
             return accumulator
         case .update:
             return try update(ins, scope)
+        case .once:
+            return try once(ins, scope)
         case .object:
             var members: [JSONObject.Member] = []
             members.reserveCapacity(Int(ins.b) / 2)

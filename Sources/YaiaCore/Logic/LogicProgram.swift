@@ -83,6 +83,7 @@ struct LogicInstruction: Sendable {
         case binary           // `op` of a, b
         case nary             // `op` of lists[a..<a+b]
         case extra            // as nary; c: its location, for logic_error
+        case once             // a, evaluated once per evaluation into slot b (LogicOnce)
     }
     var kind: Kind
     var isConstant: Bool { kind.rawValue <= Kind.int.rawValue }
@@ -105,6 +106,8 @@ final class LogicProgram: Sendable {
     let reads: [Int32]
     /// Whether it reads from its data more than `reads` lists.
     let opaqueReads: Bool
+    /// Slots for the values of `once` instructions.
+    let onceSlots: Int
     let root: Int32
 
     init(_ c: LogicCompiler, root: Int32) {
@@ -115,6 +118,7 @@ final class LogicProgram: Sendable {
         locations = c.locations
         reads = c.reads
         opaqueReads = c.opaqueReads
+        onceSlots = c.onceSlots
         self.root = root
     }
 }
