@@ -4,6 +4,8 @@
 // shares its tree with a previous one stays intact and the two keep sharing
 // every other node.
 
+import Synchronization
+
 /// A leaf (elements) or an inner node (children), never both. Written only
 /// while uniquely referenced, as Array's buffer is: hence Sendable.
 final class JSONArrayNode: @unchecked Sendable {
@@ -13,6 +15,14 @@ final class JSONArrayNode: @unchecked Sendable {
     let height: Int
     var elements: [JSON]
     var children: [JSONArrayNode]
+    /// The elements' size once counted (JSONSize, packed), 0 until then;
+    /// cleared when the node changes.
+    let size = Atomic<UInt64>(0)
+    /// The range of its objects' values under the last key searched
+    /// (JSONArrayKeys), nil until then; cleared when the node changes.
+    let keys = Mutex<JSONNodeKeys?>(nil)
+    /// Counts of its elements that pass tests (JSONArrayKeys); emptied when the node changes.
+    let counts = Mutex<[JSONNodeCount]>([])
 
     static let leafMax = 32
     static let leafMin = 8
@@ -75,7 +85,13 @@ final class JSONArrayNode: @unchecked Sendable {
     /// `node` itself when no one else holds it, else a copy that shares its
     /// elements or children.
     static func makeUnique(_ node: inout JSONArrayNode) {
-        if !isKnownUniquelyReferenced(&node) { node = JSONArrayNode(copying: node) }
+        if isKnownUniquelyReferenced(&node) {
+            node.size.store(0, ordering: .relaxed)
+            node.keys.withLock { $0 = nil }
+            node.counts.withLock { $0.removeAll() }
+        } else {
+            node = JSONArrayNode(copying: node)
+        }
     }
 
     /// Makes the path to element `i` unique and answers its leaf and the

@@ -260,7 +260,7 @@ struct LogicBudgetTests {
 
     @Test("running out is located at the rule and says how to raise the limit")
     func exceededMessage() throws {
-        let rule = try LogicRule(try json(#"{"map":[{"var":"xs"},{"map":[{"root":"xs"},1]}]}"#), at: "/rule")
+        let rule = try LogicRule(try json(#"{"map":[{"var":"xs"},{"map":[{"root":"xs"},{"var":""}]}]}"#), at: "/rule")
         let data = try json(#"{"xs":"# + numbers(1_000) + "}")
         let error = yaiaError { () throws(YaiaError) in try rule.evaluate(data) }
         #expect(error?.code == .logicBudgetExceeded)

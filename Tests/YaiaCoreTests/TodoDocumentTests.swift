@@ -3,8 +3,8 @@ import Testing
 import YaiaCore
 import YaiaKit
 
-// The todo document (Examples/todo-documents/todo.json): a list whose every
-// action is a pass over it, with 100,000 items, within the default budget.
+// The todo document (Examples/todo-documents/todo.json): a list of 100,000
+// items takes every action within the default budget.
 
 enum TodoDocument {
     static func scene() throws -> DocumentScene {

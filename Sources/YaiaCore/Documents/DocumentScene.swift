@@ -16,10 +16,13 @@ public struct DocumentScene: Sendable {
     /// is refused with `limit_exceeded` (limit "depth"), the state
     /// unchanged, so every state a snapshot holds can be restored.
     public var maxDepth = JSONParser.defaultMaxDepth
+    /// What each view member reads, so that one whose inputs are unchanged is kept.
+    let viewInputs: DocumentViewInputs
 
     public init(_ document: SceneDocument, budget: Int = LogicRule.defaultBudget) {
         self.document = document
         self.budget = budget
+        viewInputs = DocumentViewInputs(document.storage.view)
     }
 
     /// Reads and checks a document (`bad_document` with all its problems).
@@ -187,7 +190,7 @@ public struct DocumentSceneValue: LiveScene, Equatable {
                 commands.append(.child(try ChildMessage(json: try bounded(try child.evaluate(data, &steps), "the child's action"))))
             }
             if case .object(let changed) = next, !DocumentSceneValue.same(changed, state) {
-                viewModel = try DocumentSceneValue.view(of: changed, scene: scene)
+                viewModel = try DocumentSceneValue.view(of: changed, scene: scene, after: state, last: viewModel)
                 state = changed
             }
             return commands

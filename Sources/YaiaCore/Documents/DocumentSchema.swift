@@ -93,7 +93,7 @@ struct SchemaContext {
                                                  "all", "some", "none", "startsWith", "endsWith"]
     static let stringOperators: Set<String> = ["cat", "substr", "lower", "upper", "trim", "join"]
     static let numberOperators: Set<String> = ["+", "-", "*", "/", "%", "max", "min", "length", "now"]
-    static let arrayOperators: Set<String> = ["map", "filter", "merge", "split", "append", "remove", "without", "replaceById"]
+    static let arrayOperators: Set<String> = ["map", "filter", "merge", "split", "append", "remove", "without", "replaceById", "update"]
 
     func infer(_ template: Template) -> JSON {
         switch template {

@@ -40,6 +40,17 @@ struct LogicCompiler {
     var paths: [LogicPath] = []
     var locations: [String] = []
     var reads: [Int32] = []
+    /// Whether the rule reads from its data what `reads` cannot list: a
+    /// computed path, the whole data, `missing`'s keys.
+    var opaqueReads = false
+    /// Reads of the rule's whole data so far (`root`, `now`): an iteration
+    /// body that makes none depends on its element only.
+    var rootReads = 0
+    /// Reads of an iteration body's element (or a reduce body's current and
+    /// accumulator) so far: an operator in a body that makes none is
+    /// evaluated once (LogicOnce).
+    var elementReads = 0
+    var onceSlots = 0
     var problems: [LogicProblem] = []
     var tokens: [Token] = []
     var depth = 0
@@ -123,7 +134,9 @@ struct LogicCompiler {
             let member = o.members[0]
             tokens.append(.key(member.key))
             defer { tokens.removeLast() }
-            return compileOperator(member.key, member.value, scope)
+            let before = elementReads
+            let node = compileOperator(member.key, member.value, scope)
+            return scope.top || elementReads != before ? node : once(node)
         default:
             // Scalars, and objects of other sizes, are values as they are.
             return constant(rule)
@@ -187,8 +200,18 @@ struct LogicCompiler {
             return emit(LogicInstruction(kind: kind, a: start, b: count))
         case .iterate(let iteration):
             let list = argument(args, 0, scope)
+            let before = rootReads
             let body = argument(args, 1, Scope(top: false, inReduce: scope.inReduce))
-            return emit(LogicInstruction(kind: .iterate, iteration: iteration, checked: scope.inReduce, a: list, b: body))
+            return emit(LogicInstruction(kind: .iterate, iteration: iteration, checked: scope.inReduce, a: list, b: body,
+                                         c: rootReads == before ? 1 : -1))
+        case .update:
+            // The list, the key's field and value, then the body, whose data is the element.
+            let at = pointer
+            let start = slots(3)
+            for i in 0..<3 { lists[start + i] = argument(args, i, scope) }
+            let body = argument(args, 3, Scope(top: false, inReduce: scope.inReduce))
+            locations.append(at)
+            return emit(LogicInstruction(kind: .update, checked: scope.inReduce, a: Int32(start), b: body, c: Int32(locations.count - 1)))
         case .reduce:
             let list = argument(args, 0, scope)
             let body = argument(args, 1, Scope(top: false, inReduce: true))
@@ -202,10 +225,17 @@ struct LogicCompiler {
             let (start, count) = arguments(args, scope)
             return emit(LogicInstruction(kind: .object, checked: scope.inReduce, a: start, b: count))
         case .op(let op):
-            if scope.top { noteReads(op, args) }
+            if scope.top { noteReads(op, args) } else if op == .missing || op == .missingSome { elementReads += 1 }
+            if op == .now { rootReads += 1 }
             if spec.located {
                 let at = pointer
                 let (start, count) = arguments(args, scope)
+                // `length` of a `filter` counts: no list built (LogicLists).
+                if op == .length, count == 1, case let n = Int(lists[Int(start)]),
+                   code[n].kind == .iterate, code[n].iteration == .filter {
+                    code[n].iteration = .count
+                    return Int32(n)
+                }
                 locations.append(at)
                 return emit(LogicInstruction(kind: .extra, op: op, checked: scope.inReduce, a: start, b: count,
                                              c: Int32(locations.count - 1)))
@@ -250,7 +280,9 @@ struct LogicCompiler {
             defer { tokens.removeLast() }
             return body(&self)
         }
+        if fromRoot { rootReads += 1 } else if !scope.top { elementReads += 1 }
         func dynamic() -> Int32 {
+            if fromRoot || scope.top { opaqueReads = true }
             let node = located { $0.compile(spec, scope) }
             return emit(LogicInstruction(kind: fromRoot ? .dynamicRootPath : .dynamicPath, a: node, b: fallback))
         }
@@ -271,7 +303,10 @@ struct LogicCompiler {
         }
         paths.append(path)
         let index = Int32(paths.count - 1)
-        if fromRoot || scope.top { located { $0.read(index) } }
+        if fromRoot || scope.top {
+            if path.segments.isEmpty { opaqueReads = true }
+            located { $0.read(index) }
+        }
         return emit(LogicInstruction(kind: fromRoot ? .rootPath : .path, a: index, b: fallback))
     }
 
@@ -306,6 +341,10 @@ struct LogicCompiler {
                 }
             default: break
             }
+        }
+        switch op {
+        case .missing, .missingSome: opaqueReads = true
+        default: break
         }
         switch op {
         case .missing:

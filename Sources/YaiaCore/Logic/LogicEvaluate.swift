@@ -32,6 +32,8 @@ struct LogicMachine {
     var account: LogicBudget
     let data: JSON
     let program: LogicProgram
+    /// The values of `once` instructions evaluated so far (LogicOnce).
+    var onceValues: [JSON?] = []
 
     init(_ program: LogicProgram, data: JSON, budget: LogicBudget) {
         self.program = program
@@ -130,6 +132,7 @@ struct LogicMachine {
             if let value = try lookup(program.paths[Int(ins.a)], in: .data(data)) { return value }
             return ins.b < 0 ? .null : try eval(ins.b, scope)
         case .iterate:
+            if ins.iteration == .count { return try count(ins, try eval(ins.a, scope)) }
             return try iterate(ins.iteration, try eval(ins.a, scope), ins.b, checked: ins.checked)
         case .reduce:
             let list = try eval(ins.a, scope)
@@ -140,6 +143,10 @@ struct LogicMachine {
                 accumulator = try eval(ins.b, .reduce(current: item, accumulator: accumulator))
             }
             return accumulator
+        case .update:
+            return try update(ins, scope)
+        case .once:
+            return try once(ins, scope)
         case .object:
             var members: [JSONObject.Member] = []
             members.reserveCapacity(Int(ins.b) / 2)
@@ -164,6 +171,7 @@ struct LogicMachine {
         guard case .array(let items) = list else {
             switch kind {
             case .map, .filter: return .array([])
+            case .count: return 0
             case .all, .some: return false
             case .none: return true
             case .find: return .null
@@ -207,6 +215,13 @@ struct LogicMachine {
                 if LogicMachine.truthy(try eval(body, .data(item))) { return item }
             }
             return .null
+        case .count:
+            var n = 0
+            for item in items {
+                try charge(1)
+                if LogicMachine.truthy(try eval(body, .data(item))) { n += 1 }
+            }
+            return .int(Int64(n))
         }
     }
 
@@ -319,6 +334,18 @@ struct LogicMachine {
         switch value {
         case .string(let s):
             units += 1 + s.utf8.count >> 3
+        case .array(let a) where a.isTree:
+            // A big array's tree remembers its size: a list a change left
+            // alone, or the parts of it that it left alone, are not walked again.
+            switch a.size(levels: levels, limit: limit - units) {
+            case .fits(let s):
+                units += s.units
+                lowest = Swift.min(lowest, levels - s.nest)
+            case .tooDeep: return .tooDeep
+            case .tooBig:
+                units = limit
+                return .tooBig
+            }
         case .array(let a):
             guard levels > 0 else { return .tooDeep }
             units += 1

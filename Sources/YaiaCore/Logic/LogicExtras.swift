@@ -14,6 +14,15 @@ extension LogicMachine {
             default: throw fail("\"\(name)\" takes a list (or null) first, not \(args[0].kindName)")
             }
         }
+        // The list itself, for an operator that changes a few elements: the
+        // result shares the rest with it (JSONArray), and costs what changed.
+        func shared(_ name: String) throws(LogicStop) -> JSONArray {
+            switch args[0] {
+            case .array(let items): return items
+            case .null: return []
+            default: throw fail("\"\(name)\" takes a list (or null) first, not \(args[0].kindName)")
+            }
+        }
         switch op {
         case .length:
             switch args[0] {
@@ -36,13 +45,14 @@ extension LogicMachine {
             try charge(out.utf8.count >> 7)
             return .string(out)
         case .append:
-            var items = try list("append")
+            var items = try shared("append")
             if checked { try checkNesting(args[1]) }
-            try charge(items.count >> 4)
+            try charge(1)
             items.append(args[1])
             return .array(items)
         case .remove:
-            var items = try list("remove")
+            var items = try shared("remove")
+            try charge(1)
             guard let index = args[1].int64Value else {
                 throw fail("\"remove\" takes a whole number as its index, not \(args[1].kindName)")
             }
@@ -52,21 +62,26 @@ extension LogicMachine {
             return .array(items)
         case .without:
             let field = try text(args[1])
-            var kept: [JSON] = []
-            for item in try list("without") {
-                if case .object(let o) = item, let value = o[field], try same(value, args[2]) { continue }
-                kept.append(item)
+            var items = try shared("without")
+            try charge(items.count >> 4)
+            var gone: [Int] = []
+            for (i, item) in items.enumerated() {
+                if case .object(let o) = item, let value = LogicMachine.member(o, field), try same(value, args[2]) { gone.append(i) }
             }
-            return .array(kept)
+            for i in gone.reversed() { items.remove(at: i) }
+            return .array(items)
         case .replaceById:
-            var items = try list("replaceById")
+            var items = try shared("replaceById")
             guard case .object(let replacement) = args[1], let id = replacement["id"] else {
                 throw fail("\"replaceById\" takes an object with an \"id\" as its second argument, not \(args[1].kindName)")
             }
             if checked { try checkNesting(args[1]) }
-            for i in items.indices {
-                if case .object(let o) = items[i], let other = o["id"], try same(other, id) { items[i] = args[1] }
+            try charge(items.count >> 4)
+            var found: [Int] = []
+            for (i, item) in items.enumerated() {
+                if case .object(let o) = item, let other = LogicMachine.member(o, "id"), try same(other, id) { found.append(i) }
             }
+            for i in found { items[i] = args[1] }
             return .array(items)
         case .set:
             var object: JSONObject

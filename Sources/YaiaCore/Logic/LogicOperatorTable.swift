@@ -1,7 +1,7 @@
 // The operators by name: each one's kind and arity, in a table searched without hashing strings.
 
 struct LogicOperator: Sendable {
-    enum Kind: Sendable { case op(LogicOp), variable, root, branch, and, or, iterate(LogicIteration), reduce, object }
+    enum Kind: Sendable { case op(LogicOp), variable, root, branch, and, or, iterate(LogicIteration), reduce, update, object }
     var kind: Kind
     var min: Int
     var max: Int?
@@ -104,6 +104,7 @@ let logicOperators: [String: LogicOperator] = {
         "remove": op(.remove, 2, 2, located: true),
         "without": op(.without, 3, 3, located: true),
         "replaceById": op(.replaceById, 2, 2, located: true),
+        "update": LogicOperator(kind: .update, min: 4, max: 4, located: true),
         "set": op(.set, 3, 3, located: true),
         "find": LogicOperator(kind: .iterate(.find), min: 2, max: 2),
         "object": LogicOperator(kind: .object, min: 0, max: nil),

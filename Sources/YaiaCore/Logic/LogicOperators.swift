@@ -24,7 +24,7 @@ extension LogicMachine {
             try appendText(x, to: &s)
             try charge(s.utf8.count >> 7)
             switch op {
-            case .lower: return .string(s.lowercased())
+            case .lower: return .string(LogicMachine.lowered(s))
             case .upper: return .string(s.uppercased())
             default: return .string(LogicMachine.trimmed(s))
             }
@@ -137,6 +137,32 @@ extension LogicMachine {
             return false
         default:
             return false
+        }
+    }
+
+    /// `s.lowercased()`: a search lowers the text of every item it passes,
+    /// so ASCII text is lowered byte by byte, and kept as it is (no copy)
+    /// when it has no capital.
+    static func lowered(_ s: String) -> String {
+        var s = s
+        let capitals: Bool? = s.withUTF8 { b in
+            var found = false
+            for c in b {
+                if c >= 0x80 { return nil }
+                if c &- 0x41 < 26 { found = true }
+            }
+            return found
+        }
+        switch capitals {
+        case false?: return s
+        case true?:
+            return s.withUTF8 { b in
+                String(unsafeUninitializedCapacity: b.count) { out in
+                    for i in 0..<b.count { out[i] = b[i] &- 0x41 < 26 ? b[i] | 0x20 : b[i] }
+                    return b.count
+                }
+            }
+        case nil: return s.lowercased()
         }
     }
 

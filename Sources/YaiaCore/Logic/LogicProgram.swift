@@ -61,7 +61,8 @@ enum LogicOp: UInt8, Sendable {
     case append, remove, without, replaceById, set
 }
 
-enum LogicIteration: UInt8, Sendable { case map, filter, all, none, some, find }
+/// `count` is `length` of a `filter`, counted without building the list.
+enum LogicIteration: UInt8, Sendable { case map, filter, all, none, some, find, count }
 
 /// One node of a compiled rule: plain data, so that reading it costs no
 /// reference counting. `a`, `b` and `c` are indices whose meaning `kind` gives.
@@ -74,13 +75,15 @@ struct LogicInstruction: Sendable {
         case dynamicPath      // path computed by a, default b
         case rootPath, dynamicRootPath
         case branch, and, or  // lists[a..<a+b]
-        case iterate          // `iteration` of list a with body b
+        case iterate          // `iteration` of list a with body b; c: 1 when b reads the element only
         case reduce           // list a, body b, initial c (or -1)
+        case update           // list, field and key in lists[a..<a+3], body b; c: its location
         case object           // keys and values alternating in lists[a..<a+b]
         case unary            // `op` of a
         case binary           // `op` of a, b
         case nary             // `op` of lists[a..<a+b]
         case extra            // as nary; c: its location, for logic_error
+        case once             // a, evaluated once per evaluation into slot b (LogicOnce)
     }
     var kind: Kind
     var isConstant: Bool { kind.rawValue <= Kind.int.rawValue }
@@ -101,6 +104,10 @@ final class LogicProgram: Sendable {
     let locations: [String]
     /// Indices of `paths` the rule reads from its data, in order.
     let reads: [Int32]
+    /// Whether it reads from its data more than `reads` lists.
+    let opaqueReads: Bool
+    /// Slots for the values of `once` instructions.
+    let onceSlots: Int
     let root: Int32
 
     init(_ c: LogicCompiler, root: Int32) {
@@ -110,6 +117,8 @@ final class LogicProgram: Sendable {
         paths = c.paths
         locations = c.locations
         reads = c.reads
+        opaqueReads = c.opaqueReads
+        onceSlots = c.onceSlots
         self.root = root
     }
 }
