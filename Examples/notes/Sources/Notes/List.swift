@@ -42,7 +42,11 @@ public struct ListState: SceneState, Codable {
     }
 
     public var children: [Child] {
-        notes.map { Child(slot: "rows", key: .int(Int64($0.id)), args: $0.args) }
+        // for-in walks the list once; map would look each element up by its index.
+        var rows: [Child] = []
+        rows.reserveCapacity(notes.count)
+        for entry in notes { rows.append(Child(slot: "rows", key: .int(Int64(entry.id)), args: entry.args)) }
+        return rows
     }
 
     /// Open arguments: `{"user": {"email": ...}}`, as the login pushes them.
