@@ -370,9 +370,12 @@ test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/te
 	$(CBIN)/test_flows
 	$(CBIN)/test_files
 
-# The example scenes' scenario files run through the `yaia` command first.
+# The example scenes' scenario files run through the `yaia` command first;
+# the notes app's, which name no scenes, against each of its two sources.
 test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
-	$(CLI) test Examples/scenarios $(NOTES_DOCS)/scenarios $(NOTES)/scenarios
+	$(CLI) test Examples/scenarios
+	$(CLI) test --scenes $(NOTES_DOCS) $(NOTES)/scenarios
+	$(CLI) test --scenes $(NOTES_PACK) $(NOTES)/scenarios
 	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
 
 # ---------------------------------------------------------------- JSON Logic

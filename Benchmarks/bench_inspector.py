@@ -105,7 +105,7 @@ def measure(browser: Any, url: str) -> Dict[str, Any]:
     app.fill("input[name=password]", "hunter2")
     app.click("button[name=submit]")
     app.wait_for_selector(".screen[data-scene='notes/list']")
-    app.wait_for_function(f"() => window.app.top().viewModel.notes.length === {NOTES}", timeout=600_000)
+    app.wait_for_function(f"() => window.app.top().viewModel.shown.length === {NOTES}", timeout=600_000)
     key = app.evaluate("() => window.app.session || sessionStorage.getItem('yaia.session')")
     start = time.perf_counter()
     app.evaluate(RECORD_JS, {"total": INPUTS, "every": INPUTS_PER_SEARCH, "start": 6})

@@ -83,7 +83,7 @@ def runtime_search(scenes: str, rounds: int) -> Optional[List[float]]:
         scene = opened["scene"]
         engine.execute_value({"op": "send", "scene": scene, "action": {"type": "loaded", "payload": {"items": items}}})
         shown = engine.execute_value({"op": "view", "scene": scene}).get("viewModel") or {}
-        if len(shown.get("notes", [])) != NOTES:
+        if len(shown.get("shown", [])) != NOTES:
             return None
         times: List[float] = []
         for _ in range(rounds):
@@ -130,7 +130,7 @@ SEARCH_JS = """async ({queries, rounds}) => {
       void document.body.offsetHeight; // the layout of what was drawn
       const end = performance.now();
       resolve({ms: end - t0, page: sent - t0, socket: arrived - sent, parse: read - arrived, render: end - read,
-               rows: event.detail.viewModel.notes.length, dom: document.querySelectorAll(".notes li").length});
+               rows: event.detail.viewModel.shown.length, dom: document.querySelectorAll(".notes li").length});
     };
     main.addEventListener("rendered", done);
     const t0 = performance.now();
@@ -280,7 +280,7 @@ def measure(browser: Any, url: str, floors: Optional[Dict[str, str]], rounds: in
     page.fill("input[name=password]", "hunter2")
     page.click("button[name=submit]")
     page.wait_for_selector(".screen[data-scene='notes/list']")
-    page.wait_for_function(f"() => window.app.top().viewModel.notes.length === {NOTES}", timeout=300_000)
+    page.wait_for_function(f"() => window.app.top().viewModel.shown.length === {NOTES}", timeout=300_000)
     out["frame"] = page.evaluate("() => JSON.stringify(window.app.top().viewModel).length")
     out["search"] = page.evaluate(SEARCH_JS, {"queries": QUERIES, "rounds": rounds})
     page.close()

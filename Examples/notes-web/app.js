@@ -2,7 +2,7 @@
 // once when its scene comes on top, then only updated from the view model,
 // so typing keeps its focus and caret. The scenes decide; the page shows.
 
-import { connect } from "/yaia/yaia.js";
+import { applyPatch, connect, PatchError } from "/yaia/yaia.js";
 
 const main = document.getElementById("app");
 let screen = null; // {id, scene, root, update(viewModel, context)}
@@ -40,55 +40,114 @@ function loginScreen(root) {
 // A row's height in pixels: the list draws only the rows in view (and a few
 // around them), placed by index, so 10,000 notes cost what 20 do. Drawn rows
 // are kept by note id: a row still in view after a patch or a scroll is
-// moved, not made again.
+// moved, and only redrawn when its view model changed.
 const ROW = 60;
 const OVERSCAN = 6;
+
+// Each note's row is a child scene (notes/row) of the list, in its slot
+// "rows": its view model is one element of the list's `rows`, and the list's
+// `shown` says which the search shows. An action for a row goes by its path
+// from the list, ["rows", ID].
+function sendRow(listID, id, type, payload) {
+  const action = payload === undefined ? { type } : { type, payload };
+  return app.request({ op: "send", scene: listID, path: ["rows", id], action }).catch(() => {}).finally(() => app.renderNow());
+}
 
 function listScreen(root) {
   const search = root.querySelector('[name="search"]');
   const add = root.querySelector('[name="new"]');
   const viewport = root.querySelector(".viewport");
   const list = root.querySelector(".notes");
-  let notes = [];
-  let drawn = null; // [first, last, notes] of the rows in the DOM
-  let rows = new Map(); // note id -> {li, note} of the rows in the DOM
-  const row = (n) => {
-    const li = document.createElement("li");
+  let listID = null;
+  let rows = []; // the rows' view models, in id order
+  let shown = []; // the ids the search shows
+  let byID = new Map(); // note id -> index in rows
+  let drawn = null; // [first, last, shown, rows] of the rows in the DOM
+  let nodes = new Map(); // note id -> {li, row, update} of the rows in the DOM
+  const button = (name, text, className) => {
     const b = document.createElement("button");
-    b.dataset.id = n.id;
+    b.type = "button";
+    b.name = name;
+    b.textContent = text;
+    if (className) b.className = className;
+    return b;
+  };
+  // A row's DOM, made once, then updated from its view model.
+  const rowNode = (id) => {
+    const li = document.createElement("li");
+    const open = document.createElement("button");
+    open.className = "open";
+    open.dataset.id = id;
     const title = document.createElement("span");
     title.className = "title";
-    title.textContent = n.title;
     const preview = document.createElement("span");
     preview.className = "preview";
-    preview.textContent = n.preview;
-    b.append(title, preview);
-    b.onclick = () => act(b, "open", n.id);
-    li.append(b);
-    return li;
+    open.append(title, preview);
+    open.onclick = () => sendRow(listID, id, "open");
+    const form = document.createElement("form");
+    form.className = "rename";
+    const draft = document.createElement("input");
+    draft.name = "draft";
+    draft.setAttribute("aria-label", "Title");
+    draft.oninput = () => sendRow(listID, id, "draftChanged", draft.value);
+    draft.onkeydown = (event) => { if (event.key === "Escape") sendRow(listID, id, "cancelRename"); };
+    form.onsubmit = (event) => { event.preventDefault(); sendRow(listID, id, "commitRename"); };
+    form.append(draft);
+    const problem = document.createElement("span");
+    problem.className = "row-error";
+    const tools = document.createElement("span");
+    tools.className = "tools";
+    const rename = button("rename", "Rename", "quiet");
+    rename.onclick = () => sendRow(listID, id, "startRename").then(() => draft.focus());
+    const remove = button("delete", "Delete", "quiet");
+    remove.onclick = () => sendRow(listID, id, "askDelete");
+    const yes = button("confirm", "Delete it", "danger");
+    yes.onclick = () => sendRow(listID, id, "confirmDelete");
+    const no = button("keep", "Keep", "quiet");
+    no.onclick = () => sendRow(listID, id, "cancelDelete");
+    tools.append(rename, remove, yes, no);
+    li.append(open, form, problem, tools);
+    const update = (r) => {
+      const renaming = r.draft !== null;
+      open.hidden = renaming;
+      form.hidden = !renaming;
+      if (renaming) setValue(draft, r.draft);
+      draft.disabled = r.isSaving;
+      setText(title, r.title);
+      setText(preview, r.preview);
+      setText(problem, r.error || (renaming ? r.titleError : null));
+      rename.hidden = renaming || r.confirming;
+      remove.hidden = renaming || r.confirming;
+      yes.hidden = no.hidden = !r.confirming;
+      yes.disabled = r.isDeleting;
+      li.classList.toggle("busy", r.isSaving || r.isDeleting);
+    };
+    return { li, row: null, update };
   };
   const draw = () => {
-    list.style.height = `${notes.length * ROW}px`;
+    list.style.height = `${shown.length * ROW}px`;
     const first = Math.max(0, Math.floor(viewport.scrollTop / ROW) - OVERSCAN);
-    const last = Math.min(notes.length, Math.ceil((viewport.scrollTop + viewport.clientHeight) / ROW) + OVERSCAN);
-    if (drawn && drawn[0] === first && drawn[1] === last && drawn[2] === notes) return;
-    drawn = [first, last, notes];
+    const last = Math.min(shown.length, Math.ceil((viewport.scrollTop + viewport.clientHeight) / ROW) + OVERSCAN);
+    if (drawn && drawn[0] === first && drawn[1] === last && drawn[2] === shown && drawn[3] === rows) return;
+    drawn = [first, last, shown, rows];
     const kept = new Map();
-    const nodes = [];
+    const order = [];
     for (let i = first; i < last; i++) {
-      const n = notes[i];
-      let r = rows.get(n.id);
-      // A patch leaves an unchanged row the same object; a whole view model makes it anew.
-      if (!r || kept.has(n.id) || !(r.note === n || (r.note.title === n.title && r.note.preview === n.preview))) r = { li: row(n), note: n };
-      r.note = n;
+      const id = shown[i];
+      const r = rows[byID.get(id)];
+      if (!r) continue;
+      let n = nodes.get(id);
+      if (!n || kept.has(id)) n = rowNode(id);
+      // A patch leaves an unchanged row the same object.
+      if (n.row !== r) { n.update(r); n.row = r; }
       const top = `${i * ROW}px`;
-      if (r.li.style.top !== top) r.li.style.top = top;
-      kept.set(n.id, r);
-      nodes.push(r.li);
+      if (n.li.style.top !== top) n.li.style.top = top;
+      kept.set(id, n);
+      order.push(n.li);
     }
-    rows = kept;
-    const shown = list.children;
-    if (nodes.length !== shown.length || nodes.some((li, k) => shown[k] !== li)) list.replaceChildren(...nodes);
+    nodes = kept;
+    const children = list.children;
+    if (order.length !== children.length || order.some((li, k) => children[k] !== li)) list.replaceChildren(...order);
   };
   let scrolling = false;
   viewport.onscroll = () => {
@@ -96,14 +155,21 @@ function listScreen(root) {
     scrolling = true;
     requestAnimationFrame(() => { scrolling = false; draw(); });
   };
-  // The scene searches: it keeps the query and shows the notes that match.
+  // The scene searches: it keeps the query and says which rows match.
   search.oninput = () => send("searchChanged", search.value).catch(() => {});
   add.onclick = () => act(add, "newNote");
   let query = null;
   return (vm, context) => {
+    listID = context.id;
     setValue(search, vm.query);
     if (vm.query !== query) { query = vm.query; viewport.scrollTop = 0; }
-    if (vm.notes !== notes) { notes = vm.notes; draw(); }
+    const rowsNow = vm.rows || [];
+    if (rowsNow !== rows) {
+      // The index is made again only when rows come or go, not when one changes.
+      if (rowsNow.length !== rows.length || rowsNow.some((r, i) => r.id !== rows[i].id)) byID = new Map(rowsNow.map((r, i) => [r.id, i]));
+      rows = rowsNow;
+    }
+    if (vm.shown !== shown || drawn === null || drawn[3] !== rows) { shown = vm.shown || []; draw(); }
     setText(root.querySelector(".placeholder"), vm.placeholder);
     setText(root.querySelector(".error"), vm.error || (context.error && context.error.message));
     add.disabled = !vm.canCreate || busy(add) || !context.connected;
@@ -169,3 +235,32 @@ document.getElementById("logout").onclick = () => send("logout").catch(() => {})
 // Patches: a keystroke in the search sends what changed in the list, not the list.
 const app = connect({ start: "notes/login", view: "patch", render });
 window.app = app; // for the console, and for tests
+
+// The client holds the flow's scenes. A row is a child of the list: its
+// update (a rename, its new args once the editor saved its note) is placed
+// here, in the list's view model at the row's path, where the runtime
+// expects the page to hold it (docs/composition.md, "View models that
+// nest"); the list's next patch starts from there.
+const update = app.update.bind(app);
+app.update = (u) => {
+  if (u.top === undefined || !Array.isArray(u.path)) { update(u); return; }
+  const held = app.scenes.get(u.top);
+  if (!held || !held.viewModel || u.path.length !== 2 || u.path[0] !== "rows") return;
+  const rows = held.viewModel.rows || [];
+  const i = rows.findIndex((r) => r.id === u.path[1]);
+  if (i < 0) return;
+  let row = u.viewModel;
+  if (row === undefined) {
+    if (!Array.isArray(u.viewPatch)) return;
+    try {
+      row = applyPatch(rows[i], u.viewPatch);
+    } catch (error) {
+      if (!(error instanceof PatchError)) throw error;
+      app.requestView(u.top);
+      return;
+    }
+  }
+  const copy = rows.slice();
+  copy[i] = row;
+  held.viewModel = { ...held.viewModel, rows: copy };
+};

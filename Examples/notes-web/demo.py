@@ -1,7 +1,7 @@
 """The notes app in a browser, headless: starts the web server on the notes
 scenes with the auth and store plugins, then drives Chromium through a
-session (a wrong password, the right one, two notes, a rename, a search,
-back, a reload, a delete) and leaves screenshots.
+session (a wrong password, the right one, two notes, a rename in a row, a
+search, back, a reload) and leaves screenshots.
 
     python3 demo.py SCENES PLUGIN_DIR SHOTS_DIR
 
@@ -83,6 +83,12 @@ def walk(page, url: str, shots: Path, name: str) -> None:  # type: ignore[no-unt
             shot("editor")
         page.click("button[name=save]")
         page.wait_for_selector(f".notes .title:text-is('{title}')")
+    # Rename in place: the row is a child scene of the list, sent to by its path.
+    page.click(".notes li:has-text('Groceries') button[name=rename]")
+    page.fill(".notes input[name=draft]:visible", "Groceries for Sunday")
+    shot("rename")
+    page.press(".notes input[name=draft]:visible", "Enter")
+    page.wait_for_selector(".notes .title:text-is('Groceries for Sunday')")
     page.click(".notes button:has-text('Groceries')")
     screen("notes/editor")
     page.go_back()  # the browser's back button pops the editor

@@ -18,7 +18,6 @@ import YaiaKit
             "bad_value /children/bad~1name",
             "missing_member /children/bad~1name",
             "unknown_field /children/bad~1name/from",
-            "unknown_action /children/bad~1name/argsAction",
             "unknown_member /children/footer/colour",
             "bad_value /children/footer/kind",
             "unknown_action /children/footer/outputs/open",

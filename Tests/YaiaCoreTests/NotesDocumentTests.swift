@@ -10,7 +10,7 @@ import YaiaKit
 // runtime and checks that they agree.
 
 enum NotesDocuments {
-    static let names = ["notes/login", "notes/list", "notes/editor"]
+    static let names = ["notes/login", "notes/list", "notes/row", "notes/editor"]
 
     /// Examples/notes-documents/NAME.json, read from the package root.
     static func json(_ file: String) throws -> JSON {
@@ -21,7 +21,7 @@ enum NotesDocuments {
         return try JSONParser.parse(Array(data))
     }
 
-    /// The scene type of a document, loaded with the catalog of the three names.
+    /// The scene type of a document, loaded with the catalog of the four names.
     static func scene(_ file: String) throws -> DocumentScene {
         try DocumentScene(json(file), catalog: Set(names))
     }
@@ -35,9 +35,9 @@ enum NotesDocuments {
 
 @Suite("Scene documents: the notes app (Examples/notes-documents)")
 struct NotesDocumentTests {
-    @Test("the three documents load without a problem, their routes naming scenes of the catalog")
+    @Test("the four documents load without a problem, their routes and children naming scenes of the catalog")
     func load() throws {
-        for (file, name) in zip(["login", "list", "editor"], NotesDocuments.names) {
+        for (file, name) in zip(["login", "list", "row", "editor"], NotesDocuments.names) {
             let document = try NotesDocuments.json(file)
             #expect(SceneDocument.check(document, catalog: Set(NotesDocuments.names)) == [], "\(file).json")
             #expect(try NotesDocuments.scene(file).name == name)
@@ -86,8 +86,12 @@ struct NotesDocumentTests {
     @Test("notes/list: load emits store.list, loaded takes the notes in id order and skips what is not a note")
     func listLoad() throws {
         var s = try NotesDocuments.scene("list").open(args: ["user": ["email": "ada@example.com"]])
-        #expect(s.viewModel == ["user": "ada@example.com", "notes": [], "isLoading": false, "canCreate": false,
+        // Its own part: the runtime adds its rows' view models as "rows".
+        #expect(s.viewModel == ["user": "ada@example.com", "shown": [], "isLoading": false, "canCreate": false,
                                 "placeholder": "Loading…", "error": .null, "query": ""])
+        #expect(s.childSlots == [ChildSlot("rows", scene: "notes/row", kind: .keyed,
+                                           outputs: ["open": "rowOpened", "renamed": "rowRenamed", "deleted": "rowDeleted"],
+                                           argsAction: "noteChanged")])
 
         let load = try NotesDocuments.send(&s, #"{"type": "load"}"#)
         #expect(load == [.effect(Effect(service: "store", op: "list", args: ["prefix": "note/", "limit": 10000],
@@ -108,11 +112,12 @@ struct NotesDocumentTests {
                                      ["id": 10, "title": "Ten", "body": "  first line\nsecond line"]],
                            "nextID": 11, "hasLoaded": true, "isTruncated": false, "isLoading": false, "unreadable": 2,
                            "error": .null, "query": ""])
-        #expect(s.viewModel == ["user": "ada@example.com",
-                                "notes": [["id": 2, "title": "Call the bank", "preview": ""],
-                                          ["id": 10, "title": "Ten", "preview": "first line"]],
+        #expect(s.viewModel == ["user": "ada@example.com", "shown": [2, 10],
                                 "isLoading": false, "canCreate": true, "placeholder": .null,
                                 "error": "2 stored notes could not be read", "query": ""])
+        // A row per note, keyed by its id, its args the note.
+        #expect(try s.children() == [Child.keyed("rows", key: 2, args: ["id": 2, "title": "Call the bank", "body": ""]),
+                                     Child.keyed("rows", key: 10, args: ["id": 10, "title": "Ten", "body": "  first line\nsecond line"])])
 
         let pushed = try NotesDocuments.send(&s, #"{"type": "newNote"}"#)
         #expect(pushed == [.route(.push("notes/editor", args: ["note": ["id": 11, "title": "", "body": ""], "isNew": true],
@@ -132,7 +137,7 @@ struct NotesDocumentTests {
         #expect(s.json["notes"] == [["id": 1, "title": "Shopping", "body": ""], ["id": 3, "title": "New", "body": ""]])
         #expect(s.json["nextID"] == 4)
         try NotesDocuments.send(&s, #"{"type": "editorClosed", "payload": {"deleted": 1}}"#)
-        #expect(s.viewModel["notes"] == [["id": 3, "title": "New", "preview": ""]])
+        #expect(s.viewModel["shown"] == [3])
     }
 
     @Test("notes/list: searchChanged keeps the query; the view shows the notes whose title or body holds it, ignoring case")
@@ -145,11 +150,13 @@ struct NotesDocumentTests {
         ])
         #expect(try NotesDocuments.send(&s, #"{"type": "searchChanged", "payload": "mILK"}"#) == [])
         #expect(s.json["query"] == "mILK")
-        #expect(s.viewModel["notes"] == [["id": 1, "title": "Groceries", "preview": "Milk"]])
+        #expect(s.viewModel["shown"] == [1])
         #expect(s.viewModel["query"] == "mILK")
         try NotesDocuments.send(&s, #"{"type": "searchChanged", "payload": "kiwi"}"#)
-        #expect(s.viewModel["notes"] == [])
+        #expect(s.viewModel["shown"] == [])
         #expect(s.viewModel["placeholder"] == "No notes match “kiwi”")
+        // The rows follow the notes, not the query.
+        #expect(try s.children().map(\.key) == [1, 2])
         #expect(s.json["notes"] == [["id": 1, "title": "Groceries", "body": "Milk\nEggs"], ["id": 2, "title": "Call the bank", "body": ""]])
     }
 

@@ -311,7 +311,7 @@ def test_new_scene_never_overwrites_and_checks_its_name(cli: str, tmp_path: Path
 def test_check_passes_the_notes_documents(cli: str) -> None:
     done = run(cli, "check", str(NOTES_DOCS))
     assert done.returncode == 0, done.stdout
-    assert done.stdout.splitlines()[-1] == "3 documents checked, 0 with problems"
+    assert done.stdout.splitlines()[-1] == "4 documents checked, 0 with problems"
     # Their routes name one another: checked one at a time, the routes would be unknown scenes.
     assert "notes/list" in (NOTES_DOCS / "login.json").read_text()
 
@@ -324,7 +324,7 @@ def test_check_prints_every_problem_with_its_pointer(cli: str, tmp_path: Path) -
     (tmp_path / "login.json").write_text(json.dumps(document))
     (tmp_path / "broken.json").write_text('{"yaia": 1, ')
     shutil.copy(NOTES_DOCS / "list.json", tmp_path / "list.json")
-    done = run(cli, "check", str(tmp_path), "--scenes", str(NOTES_DOCS / "editor.json"))
+    done = run(cli, "check", str(tmp_path), "--scenes", str(NOTES_DOCS / "editor.json"), "--scenes", str(NOTES_DOCS / "row.json"))
     assert done.returncode == 1
     out = done.stdout
     assert f"{tmp_path}/broken.json: 1 problem\n  invalid_json: " in out
@@ -373,7 +373,7 @@ def test_graph_of_the_notes_app_is_its_navigation(cli: str) -> None:
     dot = done.stdout
     assert dot.startswith("digraph yaia {") and dot.rstrip().endswith("}")
     assert '"notes/login" -> "notes/list" [penwidth=1.5, label="push (loginSucceeded)"];' in dot
-    assert '"notes/list" -> "notes/editor" [penwidth=1.5, label="push (newNote, open)\\nresult: editorClosed"];' in dot
+    assert '"notes/list" -> "notes/editor" [penwidth=1.5, label="push (newNote, open, rowOpened)\\nresult: editorClosed"];' in dot
     for effect in ("auth.login", "store.list", "store.put", "store.delete"):
         assert f'"effect:{effect}"' in dot
     assert '"notes/login" -> "effect:auth.login"' in dot and "then loginSucceeded, catch loginFailed" in dot
@@ -384,10 +384,10 @@ def test_graph_of_the_notes_app_is_its_navigation(cli: str) -> None:
 
 
 def test_graph_of_one_document_and_of_a_pack(cli: str, examples_pack: str) -> None:
-    # A document loads with the scenes its routes name.
+    # A document loads with the scenes its routes and children name.
     done = run(cli, "graph", str(NOTES_DOCS / "list.json"))
-    assert done.returncode == 2 and "no scene type is named" in done.stderr
-    done = run(cli, "graph", str(NOTES_DOCS / "list.json"), "--scenes", str(NOTES_DOCS / "editor.json"))
+    assert done.returncode == 2 and "no scene type" in done.stderr
+    done = run(cli, "graph", str(NOTES_DOCS / "list.json"), "--scenes", str(NOTES_DOCS / "editor.json"), "--scenes", str(NOTES_DOCS / "row.json"))
     assert done.returncode == 0, done.stderr
     assert '"notes/list" [shape=plain' in done.stdout and '"notes/login" [' not in done.stdout
     # The editor is a target not drawn here.
@@ -498,7 +498,7 @@ def test_run_takes_a_scene_name_and_a_pack(cli: str, examples_pack: str) -> None
 def test_run_asks_which_scene_of_several(cli: str, examples_pack: str) -> None:
     done = run(cli, "run", str(NOTES_DOCS))
     assert done.returncode == 2
-    assert "has 3 scenes (notes/editor, notes/list, notes/login): choose one with --scene NAME" in done.stderr
+    assert "has 4 scenes (notes/editor, notes/list, notes/login, notes/row): choose one with --scene NAME" in done.stderr
     done = run(cli, "run", "--scenes", examples_pack, "example/nope")
     assert done.returncode == 2 and "neither a file nor a scene type" in done.stderr
 
@@ -610,7 +610,7 @@ def write(path: Path, value: Any) -> Path:
 
 
 def scenario(email: str) -> Dict[str, Any]:
-    return {"yaia": 1, "scenes": [str(NOTES_DOCS / "login.json"), str(NOTES_DOCS / "list.json"), str(NOTES_DOCS / "editor.json")],
+    return {"yaia": 1, "scenes": [str(NOTES_DOCS / name) for name in ("login.json", "list.json", "row.json", "editor.json")],
             "scene": "notes/login",
             "steps": [{"send": "emailChanged", "payload": "a@b.c", "expect": {"state": {"email": email}}}]}
 
@@ -726,7 +726,7 @@ def test_replay_of_a_changed_scene_diverges(cli: str, journal: Path, tmp_path: P
     folder = tmp_path / "changed"
     folder.mkdir()
     write(folder / "login.json", changed)
-    for name in ("list.json", "editor.json"):
+    for name in ("list.json", "row.json", "editor.json"):
         shutil.copy(NOTES_DOCS / name, folder / name)
     done = run(cli, "replay", "--scenes", str(folder), str(journal))
     assert done.returncode == 1

@@ -17,6 +17,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 import pytest
 
 import yaia
+from yaia.scenes import ChildScene
 
 from conftest import PLUGIN_DIR, wait_event
 
@@ -76,17 +77,21 @@ def log_in(rt: yaia.Runtime) -> yaia.Flow:
     return flow
 
 
-def popped(rt: yaia.Runtime) -> Tuple[yaia.Update, yaia.Update]:
-    """The two events that end an editor's write: the list's (with the
-    result, "from" the editor) and the editor's (with the pop), in order."""
-    a, b = wait_event(rt), wait_event(rt)
-    result, pop = (a, b) if a.from_scene is not None else (b, a)
-    assert result.from_scene == pop.scene
+def popped(rt: yaia.Runtime, rows: int = 0) -> Tuple[yaia.Update, yaia.Update]:
+    """The events that end an editor's write: the list's (with the result,
+    "from" the editor) and the editor's (with the pop), and one for each
+    row whose note changed (its new args, "from" the list), in no fixed
+    order. Answers the list's and the editor's."""
+    events = [wait_event(rt) for _ in range(2 + rows)]
+    (pop,) = [e for e in events if e.stack is not None]
+    (result,) = [e for e in events if e.from_scene == pop.scene]
+    assert len([e for e in events if e.raw.get("path") is not None]) == rows
     return result, pop
 
 
-def write(rt: yaia.Runtime, flow: yaia.Flow, title: str, body: str = "", open_id: Optional[int] = None) -> yaia.Update:
-    """Opens the editor (a new note, or note open_id), types, saves; the list's update."""
+def write(rt: yaia.Runtime, flow: yaia.Flow, title: str, body: str = "", open_id: Optional[int] = None) -> Any:
+    """Opens the editor (a new note, or note open_id), types, saves; the
+    list's view model once its rows have heard of it."""
     if open_id is None:
         flow.send("newNote")
     else:
@@ -95,13 +100,22 @@ def write(rt: yaia.Runtime, flow: yaia.Flow, title: str, body: str = "", open_id
     flow.send("bodyChanged", body)
     (put,) = flow.send("save").effects
     assert (put.service, put.op, put.status) == ("store", "put", "running")
-    result, pop = popped(rt)
+    # A note saved again is its row's new args: the row hears them from the list.
+    result, pop = popped(rt, rows=0 if open_id is None else 1)
     assert [e.scene for e in pop.stack or []] == ["notes/login", "notes/list"]
-    return result
+    return flow.top.view_model
 
 
-def rows(update: yaia.Update) -> List[Tuple[int, str, str]]:
-    return [(n["id"], n["title"], n["preview"]) for n in update.view_model["notes"]]
+def rows(view_model: Any) -> List[Tuple[int, str, str]]:
+    """The rows the list shows: its children's view models, those the search shows."""
+    shown = set(view_model["shown"])
+    return [(n["id"], n["title"], n["preview"]) for n in view_model["rows"] if n["id"] in shown]
+
+
+def row(flow: yaia.Flow, note: int) -> ChildScene:
+    """The row of note `note`: a child scene of the list, sent to by its path."""
+    (listed,) = [e for e in flow.stack if e.scene == "notes/list"]
+    return ChildScene(flow.runtime, listed.id, []).child("rows", note)
 
 
 # -- the scenes
@@ -109,16 +123,16 @@ def rows(update: yaia.Update) -> List[Tuple[int, str, str]]:
 
 def test_the_pack_or_the_documents_bring_three_scenes(rt: yaia.Runtime, scenes: str) -> None:
     listing = rt.scenes()
-    assert {"notes/login", "notes/list", "notes/editor"} <= set(listing["types"])
+    assert {"notes/login", "notes/list", "notes/row", "notes/editor"} <= set(listing["types"])
     if scenes == str(NOTES_DOCS):
         # One document a file, named after its scene.
         described = {d["scene"]: Path(d["file"]).name for d in listing["documents"]}
-        assert described == {"notes/editor": "editor.json", "notes/list": "list.json", "notes/login": "login.json"}
+        assert described == {"notes/editor": "editor.json", "notes/list": "list.json", "notes/login": "login.json", "notes/row": "row.json"}
         assert [p for p in listing.get("packs", []) if p["name"] == "notes"] == []
     else:
         (pack,) = [p for p in listing["packs"] if p["name"] == "notes"]
         assert pack["version"] == "1.0.0"
-        assert sorted(pack["scenes"]) == ["notes/editor", "notes/list", "notes/login"]
+        assert sorted(pack["scenes"]) == ["notes/editor", "notes/list", "notes/login", "notes/row"]
         assert [d for d in listing.get("documents", []) if d["scene"].startswith("notes/")] == []
 
 
@@ -148,7 +162,7 @@ def test_login_refuses_a_wrong_password_then_pushes_the_list(rt: yaia.Runtime) -
 
 def test_create_edit_list_delete(rt: yaia.Runtime) -> None:
     flow = log_in(rt)
-    assert flow.top.view_model == {"canCreate": True, "error": None, "isLoading": False, "notes": [],
+    assert flow.top.view_model == {"canCreate": True, "error": None, "isLoading": False, "rows": [], "shown": [],
                                    "placeholder": "No notes yet", "query": "", "user": "ada@example.com"}
 
     # A new note: the title is required.
@@ -164,7 +178,7 @@ def test_create_edit_list_delete(rt: yaia.Runtime) -> None:
     assert put.args == {"key": "note/1", "value": {"id": 1, "title": "Groceries", "body": "Milk\nEggs"}}
     result, pop = popped(rt)
     assert pop.routes == [{"pop": True, "result": {"saved": {"id": 1, "title": "Groceries", "body": "Milk\nEggs"}}}]
-    assert rows(result) == [(1, "Groceries", "Milk")]
+    assert rows(result.view_model) == [(1, "Groceries", "Milk")]
 
     # A second one, then an edit of the first.
     assert rows(write(rt, flow, "Call the bank")) == [(1, "Groceries", "Milk"), (2, "Call the bank", "")]
@@ -173,7 +187,7 @@ def test_create_edit_list_delete(rt: yaia.Runtime) -> None:
 
     # The store holds what the list shows.
     flow.send("load")
-    assert rows(wait_event(rt)) == [(1, "Groceries for Sunday", "Milk"), (2, "Call the bank", "")]
+    assert rows(wait_event(rt).view_model) == [(1, "Groceries for Sunday", "Milk"), (2, "Call the bank", "")]
     stored = rt.perform("store", "get", {"key": "note/1"})
     assert stored["value"] == {"id": 1, "title": "Groceries for Sunday", "body": "Milk\nEggs\nBread"}
 
@@ -183,9 +197,9 @@ def test_create_edit_list_delete(rt: yaia.Runtime) -> None:
     assert (delete.op, delete.args) == ("delete", {"key": "note/1"})
     result, pop = popped(rt)
     assert pop.routes == [{"pop": True, "result": {"deleted": 1}}]
-    assert rows(result) == [(2, "Call the bank", "")]
+    assert rows(result.view_model) == [(2, "Call the bank", "")]
     flow.send("load")
-    assert rows(wait_event(rt)) == [(2, "Call the bank", "")]
+    assert rows(wait_event(rt).view_model) == [(2, "Call the bank", "")]
 
     # Cancel: nothing comes back, nothing is written.
     flow.send("open", 2)
@@ -195,7 +209,7 @@ def test_create_edit_list_delete(rt: yaia.Runtime) -> None:
     assert cancelled.effects == []  # no write in flight
     assert rt.receive() is None
     flow.send("load")
-    assert rows(wait_event(rt)) == [(2, "Call the bank", "")]
+    assert rows(wait_event(rt).view_model) == [(2, "Call the bank", "")]
 
     assert flow.send("logout").routes == [{"popToRoot": True}]
     assert [e.scene for e in flow.stack] == ["notes/login"]
@@ -208,9 +222,72 @@ def test_notes_outlive_the_runtime_and_ids_continue(scenes: str, auth_so: str, s
         write(first, flow, "Two")
     with runtime(scenes, auth_so, store_so, db) as second:
         flow = log_in(second)
-        assert [n["id"] for n in flow.top.view_model["notes"]] == [1, 2]
+        assert flow.top.view_model["shown"] == [1, 2]
         # The next id follows the loaded ones: no clock, no collision.
         assert flow.send("newNote").routes[0]["args"]["note"]["id"] == 3
+
+
+def test_a_row_renames_and_deletes_its_note_and_tells_the_list(rt: yaia.Runtime) -> None:
+    flow = log_in(rt)
+    write(rt, flow, "Groceries", "Milk")
+    write(rt, flow, "Call the bank")
+    listed = flow.top
+    first = row(flow, 1)
+    assert first.send("startRename").view_model["draft"] == "Groceries"
+    first.send("draftChanged", " ")
+    assert first.send("commitRename").view_model["error"] == "A title is required"
+    first.send("draftChanged", "Shopping ")
+    (put,) = first.send("commitRename").effects
+    assert (put.service, put.op, put.args) == ("store", "put", {"key": "note/1", "value": {"id": 1, "title": "Shopping", "body": "Milk"}})
+    # The outcome resolves into the row; its output then reaches the list as
+    # an action, and the note the list now holds is the row's new args.
+    saved, *told = [wait_event(rt) for _ in range(3)]
+    assert (saved.raw["top"], saved.raw["path"]) == (listed.id, ["rows", 1])
+    assert saved.view_model["title"] == "Shopping" and saved.view_model["draft"] is None
+    (heard,) = [e for e in told if e.scene == listed.id]
+    (args,) = [e for e in told if e.scene == saved.scene]
+    assert heard.from_scene == saved.scene and args.from_scene == listed.id
+    assert rt.execute({"op": "state", "scene": listed.id})["state"]["notes"][0]["title"] == "Shopping"
+    assert rt.perform("store", "get", {"key": "note/1"})["value"]["title"] == "Shopping"
+
+    # Open: the row's output makes the list push the editor.
+    row(flow, 2).send("open")
+    opened = wait_event(rt)
+    assert opened.routes == [{"push": "notes/editor", "args": {"note": {"id": 2, "title": "Call the bank", "body": ""}, "isNew": False},
+                              "onResult": "editorClosed"}]
+    flow.send("cancel")
+
+    # Delete after a confirmation: the row deletes, the list drops the note, the row closes.
+    assert row(flow, 2).send("confirmDelete").effects == []
+    assert row(flow, 2).send("askDelete").view_model["confirming"]
+    (delete,) = row(flow, 2).send("confirmDelete").effects
+    assert (delete.op, delete.args) == ("delete", {"key": "note/2"})
+    (heard,) = [e for e in (wait_event(rt), wait_event(rt)) if e.scene == listed.id]
+    assert rows(heard.view_model) == [(1, "Shopping", "Milk")]
+    with pytest.raises(yaia.YaiaError) as info:
+        row(flow, 2).send("open")
+    assert info.value.code == "no_such_child"
+    assert rt.receive() is None
+
+
+def test_the_search_picks_rows_and_opens_none(rt: yaia.Runtime) -> None:
+    flow = log_in(rt)
+    for title in ("Groceries", "Call the bank", "Bank holidays"):
+        write(rt, flow, title)
+    listed = flow.top
+
+    def children() -> Any:
+        """The list's rows as a snapshot holds them, and the id the next scene would take."""
+        snapshot = rt.snapshot()
+        (entry,) = [s for s in snapshot["scenes"] if s["id"] == listed.id]
+        return entry["children"]["rows"], snapshot["next"]["scene"]
+
+    before = children()
+    assert [(c["key"], c["args"]["title"]) for c in before[0]] == [(1, "Groceries"), (2, "Call the bank"), (3, "Bank holidays")]
+    searched = flow.send("searchChanged", "BANK")
+    assert searched.view_model["shown"] == [2, 3] and len(searched.view_model["rows"]) == 3
+    assert children() == before  # no row closed, none opened
+    assert rt.receive() is None
 
 
 # -- refusals and failures

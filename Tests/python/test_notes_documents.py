@@ -15,10 +15,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "docs" / "scene-document.schema.json").read_text())
 DOCS = REPO / "Examples" / "notes-documents"
-FILES = {"login.json": "notes/login", "list.json": "notes/list", "editor.json": "notes/editor"}
+FILES = {"login.json": "notes/login", "list.json": "notes/list", "row.json": "notes/row", "editor.json": "notes/editor"}
 
 
-def test_the_folder_holds_the_three_scenes() -> None:
+def test_the_folder_holds_the_four_scenes() -> None:
     assert sorted(p.name for p in DOCS.glob("*.json")) == sorted(FILES)
 
 

@@ -109,6 +109,12 @@ def editor_state(n: Mapping[str, Any], *, is_new: bool = False, **changes: Any) 
     return state
 
 
+def row_view(n: Mapping[str, Any], preview: str = "") -> Dict[str, Any]:
+    """The view model of note n's row (a notes/row child of the list), as it opens."""
+    return {"id": n["id"], "title": n["title"], "preview": preview, "draft": None, "titleError": None, "confirming": False,
+            "isSaving": False, "isDeleting": False, "error": None}
+
+
 def load(t: SceneTest, notes: List[Dict[str, Any]]) -> None:
     """A list's load, answered with ``notes``."""
     t.send("load", state={"isLoading": True})
@@ -286,7 +292,7 @@ def test_list_loads_the_notes_by_prefix_in_id_order() -> None:
     with notes_list() as t:
         assert t.state == {"user": ADA, "notes": [], "nextID": 1, "hasLoaded": False, "isTruncated": False,
                            "isLoading": False, "unreadable": 0, "error": None, "query": ""}
-        t.expect_view_model({"user": "ada@example.com", "notes": [], "isLoading": False, "canCreate": False,
+        t.expect_view_model({"user": "ada@example.com", "shown": [], "rows": [], "isLoading": False, "canCreate": False,
                              "placeholder": "Loading…", "error": None, "query": ""})
         t.send("load", state={"isLoading": True})
         request = t.receive_effect({"service": "store", "op": "list", "args": {"prefix": "note/", "limit": 10000},
@@ -298,9 +304,8 @@ def test_list_loads_the_notes_by_prefix_in_id_order() -> None:
         ten = note(10, "Ten", "  first line\nsecond line")
         t.resolve(request, result=listed([ten, BANK]),
                   state={"isLoading": False, "hasLoaded": True, "notes": [BANK, ten], "nextID": 11})
-        t.expect_view_model({"user": "ada@example.com",
-                             "notes": [{"id": 2, "title": "Call the bank", "preview": ""},
-                                       {"id": 10, "title": "Ten", "preview": "first line"}],
+        # One row per note, a child scene each; the list's view says which the search shows.
+        t.expect_view_model({"user": "ada@example.com", "shown": [2, 10], "rows": [row_view(BANK), row_view(ten, "first line")],
                              "isLoading": False, "canCreate": True, "placeholder": None, "error": None, "query": ""})
 
 
@@ -313,7 +318,7 @@ def test_list_skips_and_counts_what_is_not_a_note() -> None:
                            {"key": "note/9", "value": GROCERIES}]}  # under another note's key
         t.resolve(request, result=items,
                   state={"isLoading": False, "hasLoaded": True, "notes": [GROCERIES], "nextID": 2, "unreadable": 2})
-        t.expect_view_model({"error": "2 stored notes could not be read", "notes": [{"id": 1, "title": "Groceries", "preview": "Milk"}]},
+        t.expect_view_model({"error": "2 stored notes could not be read", "shown": [1], "rows": [row_view(GROCERIES, "Milk")]},
                             partial=True)
         t.send("load", state={"isLoading": True})
         request = t.receive_effect("store", "list")
@@ -337,7 +342,7 @@ def test_list_load_fails_and_is_retried() -> None:
         t.send("load", state={"isLoading": True, "error": None})
         request = t.receive_effect("store", "list")
         t.resolve(request, result={"items": []}, state={"isLoading": False, "hasLoaded": True})
-        t.expect_view_model({"user": "ada@example.com", "notes": [], "isLoading": False, "canCreate": True,
+        t.expect_view_model({"user": "ada@example.com", "shown": [], "rows": [], "isLoading": False, "canCreate": True,
                              "placeholder": "No notes yet", "error": None, "query": ""})
 
 
@@ -391,9 +396,8 @@ def test_list_takes_what_the_editor_saved_or_deleted() -> None:
         fresh = note(3, "New")
         t.send("editorClosed", {"saved": fresh}, state={"/notes/-": fresh, "nextID": 4})
         t.send("editorClosed", {"deleted": 1}, state={"notes": [renamed, fresh]})
-        t.expect_view_model({"user": "ada@example.com",
-                             "notes": [{"id": 2, "title": "Called the bank", "preview": "done"},
-                                       {"id": 3, "title": "New", "preview": ""}],
+        # The saved note is its row's new args: the row shows it.
+        t.expect_view_model({"user": "ada@example.com", "shown": [2, 3], "rows": [row_view(renamed, "done"), row_view(fresh)],
                              "isLoading": False, "canCreate": True, "placeholder": None, "error": None, "query": ""})
         # A saved note with an id beyond the list's goes in id order, and moves the next id past it.
         far = note(9, "Far")
@@ -407,27 +411,27 @@ def test_list_takes_what_the_editor_saved_or_deleted() -> None:
         t.send("newNote", state={"nextID": 11})
         t.expect_route({"push": "notes/editor", "args": {"note": note(10), "isNew": True}, "onResult": "editorClosed"})
         t.send("editorClosed", {"saved": note(10, "Ten")}, state={"/notes/-": note(10, "Ten")})
-        t.expect_view_model(lambda vm: [row["id"] for row in vm["notes"]] == [1, 2, 3, 10])
+        t.expect_view_model(lambda vm: vm["shown"] == [1, 2, 3, 10] and [row["id"] for row in vm["rows"]] == [1, 2, 3, 10])
 
 
 def test_list_search_shows_the_notes_that_hold_the_query() -> None:
     milk = note(3, "Dairy", "Oat MILK")
     with notes_list(state=list_state([GROCERIES, BANK, milk])) as t:
         t.send("searchChanged", "mIlK", state={"query": "mIlK"})
-        t.expect_view_model({"query": "mIlK", "placeholder": None,
-                             "notes": [{"id": 1, "title": "Groceries", "preview": "Milk"},
-                                       {"id": 3, "title": "Dairy", "preview": "Oat MILK"}]}, partial=True)
+        # The search picks rows; every note keeps its row.
+        t.expect_view_model({"query": "mIlK", "placeholder": None, "shown": [1, 3], "/rows/2/preview": "Oat MILK"}, partial=True)
+        t.expect_view_model(lambda vm: [row["id"] for row in vm["rows"]] == [1, 2, 3])
         t.send("searchChanged", "BANK", state={"query": "BANK"})
-        t.expect_view_model(lambda vm: [row["id"] for row in vm["notes"]] == [2])
+        t.expect_view_model(lambda vm: vm["shown"] == [2])
         # Lower case on both sides, then bytes: "É" finds "é"; "e" does not find "é".
         accents = note(4, "Café", "")
         t.send("editorClosed", {"saved": accents}, state={"/notes/-": accents, "nextID": 5})
         t.send("searchChanged", "CAFÉ", state={"query": "CAFÉ"})
-        t.expect_view_model(lambda vm: [row["id"] for row in vm["notes"]] == [4])
+        t.expect_view_model(lambda vm: vm["shown"] == [4])
         t.send("searchChanged", "cafe", state={"query": "cafe"})
-        t.expect_view_model({"notes": [], "placeholder": "No notes match “cafe”"}, partial=True)
+        t.expect_view_model({"shown": [], "placeholder": "No notes match “cafe”"}, partial=True)
         t.send("searchChanged", "", state={"query": ""})
-        t.expect_view_model(lambda vm: [row["id"] for row in vm["notes"]] == [1, 2, 3, 4] and vm["placeholder"] is None)
+        t.expect_view_model(lambda vm: vm["shown"] == [1, 2, 3, 4] and vm["placeholder"] is None)
         t.send_fails("searchChanged", 1, code="bad_payload", at="/payload")
 
 
@@ -445,9 +449,9 @@ def test_list_that_filled_the_limit_hands_out_no_id() -> None:
         # The document too, within its default step budget (the share of its data).
         t.resolve(request, result=listed(notes),
                   state={"isLoading": False, "hasLoaded": True, "isTruncated": True, "notes": notes, "nextID": 10001})
-        t.expect_view_model(lambda vm: not vm["canCreate"] and len(vm["notes"]) == 10000)
+        t.expect_view_model(lambda vm: not vm["canCreate"] and len(vm["shown"]) == 10000 and len(vm["rows"]) == 10000)
         t.send("searchChanged", "N1234", state={"query": "N1234"})
-        t.expect_view_model(lambda vm: [row["id"] for row in vm["notes"]] == [1234])
+        t.expect_view_model(lambda vm: vm["shown"] == [1234] and len(vm["rows"]) == 10000)
         t.send("newNote", state={"error": "There are too many notes to add another"})
 
 
@@ -455,7 +459,7 @@ def test_list_previews_the_first_line_in_at_most_80_characters() -> None:
     bodies = ["one\r\ntwo", "é" * 80, "é" * 81, "\n\n  spaced\nnext", "👍🏽" * 81]
     state = list_state([note(i + 1, f"n{i + 1}", body) for i, body in enumerate(bodies)])
     with notes_list(state=state) as t:
-        previews = [row["preview"] for row in t.view_model["notes"]]
+        previews = [row["preview"] for row in t.view_model["rows"]]
         # Characters, not code points: "👍🏽" is one (two code points in Python).
         # A document counts code points (Unicode scalars), as Python does.
         emoji = ("👍🏽" * 81)[:79] + "…" if documents() else "👍🏽" * 79 + "…"
@@ -489,8 +493,8 @@ def test_list_wrong_expectations_fail_with_the_diff() -> None:
         with fails("resolve #0 store.list with result", "the state is not the expected one:", "/nextID: expected 3, got 11"):
             t.resolve(request, result=listed([note(10, "Ten"), BANK]),
                       state={"isLoading": False, "hasLoaded": True, "notes": [BANK, note(10, "Ten")], "nextID": 3})
-        with fails("expect_view_model: the view model is not the expected one:", '/notes/0/title: expected "Call the Bank", got "Call the bank"'):
-            t.expect_view_model({"/notes/0/title": "Call the Bank"}, partial=True)
+        with fails("expect_view_model: the view model is not the expected one:", '/rows/0/title: expected "Call the Bank", got "Call the bank"'):
+            t.expect_view_model({"/rows/0/title": "Call the Bank"}, partial=True)
         t.send("open", 2)
         with fails("expect_route", "/onResult: expected \"editorSaved\", got \"editorClosed\""):
             t.expect_route({"push": "notes/editor", "args": {"note": BANK, "isNew": False}, "onResult": "editorSaved"})
@@ -695,7 +699,6 @@ def test_the_walk_login_list_editor_as_values() -> None:
             (popped,) = ed.unasserted_routes
             ed.expect_route({"pop": True, "result": {"saved": BANK}})
         lst.send(opened["onResult"], popped["result"], state={"/notes/-": BANK})
-        lst.expect_view_model({"notes": [{"id": 1, "title": "Groceries", "preview": "Milk"},
-                                         {"id": 2, "title": "Call the bank", "preview": ""}]}, partial=True)
+        lst.expect_view_model({"shown": [1, 2], "rows": [row_view(GROCERIES, "Milk"), row_view(BANK)]}, partial=True)
         lst.send("logout")
         lst.expect_route({"popToRoot": True})

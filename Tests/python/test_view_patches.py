@@ -64,6 +64,7 @@ ARGS: Dict[str, Dict[str, Any]] = {
                                {"id": 3, "title": "three", "done": False}]},
     "notes/list": {"user": {"email": "a@b.c"}},
     "notes/editor": {"note": {"id": 1, "title": "t", "body": "b"}},
+    "notes/row": {"id": 1, "title": "t", "body": "b"},
 }
 
 RUNS = 8
@@ -165,14 +166,23 @@ class Pair:
         assert {k: v for k, v in whole.items() if k != "viewModel"} == \
             {k: v for k, v in patch.items() if k not in ("viewPatch", "viewBase")}
         scene = patch["scene"]
-        before, seq = self.held[scene]
-        assert patch["viewBase"] == seq
+        if "top" in patch:
+            # A child scene: the host holds its view model inside the top
+            # scene's, at its path, and its patch applies there.
+            top, top_seq = self.held[patch["top"]]
+            before = child_view(top, patch["path"])
+        else:
+            before, seq = self.held[scene]
+            assert patch["viewBase"] == seq
         after = jsonpatch.apply_patch(before, patch["viewPatch"])
         assert after == whole["viewModel"], f"{patch['viewPatch']} on {before}"
         one_element_changes_stay_inside(before, after, patch["viewPatch"])
         if after == before:
             assert patch["viewPatch"] == []
-        self.held[scene] = (after, patch["seq"])
+        if "top" in patch:
+            self.held[patch["top"]] = (child_view(top, patch["path"], after), top_seq)
+        else:
+            self.held[scene] = (after, patch["seq"])
         self.updates += 1
 
     def drain(self) -> None:
@@ -183,6 +193,20 @@ class Pair:
                 return
             assert isinstance(whole, yaia.Update) and isinstance(patch, yaia.Update)
             self.check(whole.raw, patch.raw)
+
+
+def child_view(view: Any, path: List[Any], new: Any = None) -> Any:
+    """The view model of the child at `path` inside its top scene's `view`
+    (a keyed slot's child by its view model's "id", as the notes rows say
+    it); with `new`, a copy of `view` with that child's replaced."""
+    slot, rest = path[0], path[1:]
+    children = view[slot]
+    index = next(i for i, c in enumerate(children) if c.get("id") == rest[0]) if rest else None
+    if new is None:
+        return children if index is None else children[index]
+    copy = dict(view)
+    copy[slot] = new if index is None else children[:index] + [new] + children[index + 1:]
+    return copy
 
 
 def one_element_changes_stay_inside(before: Any, after: Any, ops: List[Dict[str, Any]], at: str = "") -> None:

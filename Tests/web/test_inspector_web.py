@@ -103,7 +103,7 @@ def test_the_inspector_beside_the_notes_app(notes, page, browser, tmp_path) -> N
     # The scene graph, the scene on top now highlighted.
     inspector.click("#tabs [data-tab=graph]")
     inspector.wait_for_selector("#graph g.current[data-scene='notes/list']")
-    assert inspector.locator("#graph g.node").count() == 3
+    assert inspector.locator("#graph g.node").count() == 4  # login, list, row, editor
     inspector.screenshot(path=str(IMAGES / "inspector-graph.png"))
     assert_real_png(IMAGES / "inspector-graph.png")
 

@@ -97,10 +97,24 @@ def test_the_notes_app_in_a_browser(notes_server, page) -> None:  # type: ignore
     screen(page, "notes/list")
     page.wait_for_selector(".notes .title:text-is('Groceries for Sunday')")
 
+    # Rename in place: the row, a child scene of the list, checks the title,
+    # writes it with its own store.put and tells the list.
+    page.click(".notes li:has-text('Trip') button[name=rename]")
+    page.fill(".notes input[name=draft]:visible", "  ")
+    page.press(".notes input[name=draft]:visible", "Enter")
+    page.wait_for_selector(".notes .row-error:text('A title is required')")
+    page.fill(".notes input[name=draft]:visible", "Trip to Lyon")
+    page.press(".notes input[name=draft]:visible", "Enter")
+    page.wait_for_selector(".notes .title:text-is('Trip to Lyon')")
+    page.wait_for_function("() => [...document.querySelectorAll('.notes form.rename')].every(f => f.hidden)")
+    assert titles(page) == ["Groceries for Sunday", "Trip to Lyon"]
+    # The list heard it: its state holds the new title.
+    assert page.evaluate("() => window.app.top().viewModel.rows.map(r => r.title)") == ["Groceries for Sunday", "Trip to Lyon"]
+
     # Search: the scene keeps the query and narrows its view model's rows (a body matches too).
     page.fill("input[name=search]", "TRAIN")
     page.wait_for_function("() => document.querySelectorAll('.notes li').length === 1")
-    assert titles(page) == ["Trip"]
+    assert titles(page) == ["Trip to Lyon"]
     assert page.evaluate("() => window.app.top().viewModel.query") == "TRAIN"
     page.fill("input[name=search]", "kiwi")
     page.wait_for_selector(".placeholder:text('No notes match “kiwi”')")
@@ -118,11 +132,18 @@ def test_the_notes_app_in_a_browser(notes_server, page) -> None:  # type: ignore
     # Reload: the session resumes on the list, its notes there.
     page.reload()
     screen(page, "notes/list")
-    page.wait_for_selector(".notes .title:text-is('Trip')")
+    page.wait_for_selector(".notes .title:text-is('Trip to Lyon')")
     assert page.evaluate("() => window.app.resumed") is True
 
-    # Delete one.
-    page.click(".notes button:has-text('Trip')")
+    # Delete one from its row, after a confirmation.
+    page.click(".notes li:has-text('Trip') button[name=delete]")
+    page.wait_for_selector(".notes li:has-text('Trip') button[name=confirm]:visible")
+    page.click(".notes li:has-text('Trip') button[name=confirm]")
+    page.wait_for_function("() => document.querySelectorAll('.notes li').length === 1")
+    assert titles(page) == ["Groceries for Sunday"]
+    # And one from the editor.
+    add_note(page, "Spare", "")
+    page.click(".notes button:has-text('Spare')")
     screen(page, "notes/editor")
     page.click("button[name=delete]")
     screen(page, "notes/list")

@@ -1,6 +1,6 @@
 /*
-** notes.c -- the notes app driven from C: log in, create a note, edit it,
-** list, delete, log out. Auth and store are served by the example plugins,
+** notes.c -- the notes app driven from C: log in, create a note, rename it
+** in its row, edit it, list, delete it from its row, log out. Auth and store are served by the example plugins,
 ** the store on a SQLite file in a temporary folder.
 **
 **   usage: notes SCENES PATH_TO_auth.so PATH_TO_store.so
@@ -29,6 +29,7 @@
 
 static yaia_runtime *rt;
 static long long flow_id;
+static long long list_id; /* the notes/list scene: its rows are sent to by path */
 static char tmpdir[] = "/tmp/yaia-notes-XXXXXX";
 static char db[64];
 
@@ -123,16 +124,27 @@ static void render(const char *entry)
         line(vm, "canSubmit", "canSubmit");
     } else if (scene && strcmp(scene, "\"notes/list\"") == 0) {
         line(vm, "user", "user");
-        char *notes = member(vm, "notes");
-        const char *cursor = notes ? notes : "[]";
+        /* The rows are the children's view models; "shown" lists the ids the search shows. */
+        char *rows = member(vm, "rows"), *shown = member(vm, "shown");
+        const char *cursor = rows ? rows : "[]";
         for (char *row; (row = next_element(&cursor)) != NULL; free(row)) {
             char *id = member(row, "id"), *title = member(row, "title"), *preview = member(row, "preview");
-            printf("        #%-9s %s  %s\n", id ? id : "?", title ? title : "?", preview ? preview : "");
+            char *draft = member(row, "draft"), *confirming = member(row, "confirming");
+            char *needle = fmt(",%s,", id ? id : "?"), *ids = fmt(",%.*s,", shown ? (int)strlen(shown) - 2 : 0, shown ? shown + 1 : "");
+            if (strstr(ids, needle))
+                printf("        #%-9s %s  %s%s%s\n", id ? id : "?", draft && strcmp(draft, "null") != 0 ? draft : title ? title : "?",
+                       preview ? preview : "", draft && strcmp(draft, "null") != 0 ? "  (renaming)" : "",
+                       confirming && strcmp(confirming, "true") == 0 ? "  delete?" : "");
+            free(needle);
+            free(ids);
             free(id);
             free(title);
             free(preview);
+            free(draft);
+            free(confirming);
         }
-        free(notes);
+        free(rows);
+        free(shown);
         line(vm, "placeholder", "");
     } else {
         line(vm, "heading", "heading");
@@ -184,6 +196,18 @@ static char *send(const char *type, const char *payload)
     return r;
 }
 
+/* An action to the row of note `note`, a child scene of the list, by its
+** path from the list: ["rows", ID]. */
+static char *send_row(long long note, const char *type, const char *payload)
+{
+    char *request = payload ? fmt("{\"op\":\"send\",\"scene\":%lld,\"path\":[\"rows\",%lld],\"action\":{\"type\":\"%s\",\"payload\":%s}}",
+                                  list_id, note, type, payload)
+                            : fmt("{\"op\":\"send\",\"scene\":%lld,\"path\":[\"rows\",%lld],\"action\":{\"type\":\"%s\"}}", list_id, note, type);
+    char *r = execute(request);
+    free(request);
+    return r;
+}
+
 /* The next event: an effect's outcome, reduced. */
 static char *await_update(const char *why)
 {
@@ -206,6 +230,30 @@ static char *await_pop(const char *why)
     expect_has(popped, "\"stack\":", "the editor should pop");
     yaia_free(popped);
     return result;
+}
+
+/* The next `count` events, whose order is not fixed, as one text: a row's
+** update and the list's, which heard the row's output ("from" the row), or
+** a row's new args ("from" the list). The checks look for what they need in it. */
+static char *await_all(int count, const char *why)
+{
+    char *all = fmt("%s", "");
+    for (int i = 0; i < count; i++) {
+        char *event = await_update(why), *next = fmt("%s%s\n", all, event);
+        yaia_free(event);
+        free(all);
+        all = next;
+    }
+    return all;
+}
+
+/* The list's view model now, as the runtime composes it with its rows'. */
+static char *list_view(void)
+{
+    char *request = fmt("{\"op\":\"state\",\"scene\":%lld}", list_id);
+    char *r = execute(request);
+    free(request);
+    return r;
 }
 
 /* ------------------------------------------------------------ the walk */
@@ -257,6 +305,14 @@ int main(int argc, char **argv)
     yaia_free(send("submit", NULL));
     r = await_update("no answer from the auth plugin");
     expect_has(r, "\"push\":\"notes/list\"", "a login should push the list");
+    char *stack = member(r, "stack");
+    const char *cursor = stack ? stack : "[]";
+    for (char *entry; (entry = next_element(&cursor)) != NULL; free(entry))
+        if (strstr(entry, "\"scene\":\"notes/list\""))
+            list_id = int_member(entry, "id");
+    free(stack);
+    if (list_id <= 0)
+        die("the stack should hold the list", r);
     yaia_free(r);
 
     /* list: the UI asks for the notes when the list appears */
@@ -282,36 +338,72 @@ int main(int argc, char **argv)
     expect_has(r, "\"op\":\"put\"", "save should call store.put");
     yaia_free(r);
     r = await_pop("no answer from the store plugin");
-    expect_has(r, "{\"id\":1,\"preview\":\"Milk\",\"title\":\"Groceries\"}", "the list should show the new note");
+    expect_has(r, "\"shown\":[1]", "the list should show the new note");
+    expect_has(r, "\"id\":1,\"isDeleting\":false,\"isSaving\":false,\"preview\":\"Milk\",\"title\":\"Groceries\",", "its row should show it");
     yaia_free(r);
     show("editor: save (store.put) -> pop", "list got {\"saved\": note 1}");
 
-    /* edit it */
-    yaia_free(send("open", "1"));
-    yaia_free(send("titleChanged", "\"Groceries for Sunday\""));
-    show("list: open 1; editor: edit the title", NULL);
-    yaia_free(send("save", NULL));
-    r = await_pop("no answer from the store plugin");
+    /* rename it in its row: the row writes it, then tells the list */
+    yaia_free(send_row(1, "startRename", NULL));
+    yaia_free(send_row(1, "draftChanged", "\"  \""));
+    r = send_row(1, "commitRename", NULL);
+    expect_has(r, "\"error\":\"A title is required\"", "an empty title should not be saved");
+    yaia_free(r);
+    yaia_free(send_row(1, "draftChanged", "\"Groceries for Sunday\""));
+    show("row 1: rename, type a title", NULL);
+    r = send_row(1, "commitRename", NULL);
+    expect_has(r, "\"op\":\"put\"", "commitRename should call store.put");
+    yaia_free(r);
+    /* The row's update (store.put's answer), the list's (it heard the row's
+    ** renamed) and the row's again (its args, the note as the list now holds it). */
+    char *events = await_all(3, "no answer from the store plugin");
+    expect_has(events, "\"path\":[\"rows\",1]", "the row should get store.put's answer");
+    expect_has(events, "\"from\":", "the list should hear the row");
+    free(events);
+    r = list_view();
     expect_has(r, "\"title\":\"Groceries for Sunday\"", "the list should show the new title");
     yaia_free(r);
-    show("editor: save (store.put) -> pop", "list got {\"saved\": note 1}");
+    show("row 1: commitRename (store.put)", "list got the row's renamed");
+
+    /* open it from its row and edit the body */
+    yaia_free(send_row(1, "open", NULL));
+    r = await_update("the list should hear the row");
+    expect_has(r, "\"push\":\"notes/editor\"", "the row's open should push the editor");
+    yaia_free(r);
+    yaia_free(send("bodyChanged", "\"Milk, eggs and bread\""));
+    show("row 1: open -> editor; edit the body", NULL);
+    yaia_free(send("save", NULL));
+    /* The editor's pop, the list's update with its result, and the row's new
+    ** args: the saved note, "from" the list. */
+    events = await_all(3, "no answer from the store plugin");
+    expect_has(events, "\"stack\":", "the editor should pop");
+    expect_has(events, "\"path\":[\"rows\",1]", "the row should get its new args");
+    expect_has(events, "\"preview\":\"Milk, eggs and bread\"", "the row should show the new body");
+    free(events);
+    show("editor: save (store.put) -> pop", "list got {\"saved\": note 1}; row 1 its note");
 
     /* what the store holds now */
     yaia_free(send("load", NULL));
     r = await_update("no answer from the store plugin");
-    expect_has(r, "\"title\":\"Groceries for Sunday\"", "the store should hold the edited note");
+    expect_has(r, "\"title\":\"Groceries for Sunday\"", "the store should hold the renamed note");
     yaia_free(r);
     show("list: load (store.list)", NULL);
 
-    /* delete it */
-    yaia_free(send("open", "1"));
-    r = send("delete", NULL);
-    expect_has(r, "\"op\":\"delete\"", "delete should call store.delete");
+    /* delete it from its row, after a confirmation */
+    r = send_row(1, "confirmDelete", NULL);
+    expect_has(r, "\"effects\":[]", "no delete before the row asks");
     yaia_free(r);
-    r = await_pop("no answer from the store plugin");
-    expect_has(r, "\"notes\":[]", "the list should be empty again");
+    r = send_row(1, "askDelete", NULL);
+    expect_has(r, "\"confirming\":true", "the row should ask first");
     yaia_free(r);
-    show("list: open 1; editor: delete -> pop", "list got {\"deleted\": 1}");
+    show("row 1: askDelete", NULL);
+    r = send_row(1, "confirmDelete", NULL);
+    expect_has(r, "\"op\":\"delete\"", "confirmDelete should call store.delete");
+    yaia_free(r);
+    events = await_all(2, "no answer from the store plugin");
+    expect_has(events, "\"rows\":[]", "the list should be empty again");
+    free(events);
+    show("row 1: confirmDelete (store.delete)", "list got the row's deleted");
     yaia_free(send("load", NULL));
     r = await_update("no answer from the store plugin");
     expect_has(r, "\"placeholder\":\"No notes yet\"", "the store should have no notes left");

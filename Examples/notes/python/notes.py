@@ -1,5 +1,5 @@
-"""The notes app driven from Python: log in, create a note, edit it, list,
-delete, log out. Auth and store are served by the example plugins, the
+"""The notes app driven from Python: log in, create a note, rename it in its
+row, edit it, list, delete it from its row, log out. Auth and store are served by the example plugins, the
 store on a SQLite file in a temporary folder.
 
     python3 notes.py [SCENES [PATH_TO_auth.so PATH_TO_store.so]]
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, List, Tuple
 
 import yaia
+from yaia.scenes import ChildScene
 
 NOTES = Path(__file__).resolve().parents[1]
 REPO = NOTES.parents[1]
@@ -67,13 +68,32 @@ class UI:
         assert update is not None
         return update
 
-    def popped(self) -> yaia.Update:
+    def row(self, note: int) -> ChildScene:
+        """A note's row in the list, a child scene: sends to it go by its
+        path from the list, ["rows", ID]."""
+        (listed,) = [entry for entry in self.flow.stack if entry.scene == "notes/list"]
+        return ChildScene(self.rt, listed.id, []).child("rows", note)
+
+    def told(self, count: int) -> List[yaia.Update]:
+        """The next `count` events, in the order they came: a row's, say,
+        and the list's, which received the row's output as an action
+        ("from" the row)."""
+        return [self.event() for _ in range(count)]
+
+    def heard(self, events: List[yaia.Update]) -> yaia.Update:
+        """The list's update among `events`: it heard a row's output."""
+        (listed,) = [e for e in events if e.raw.get("path") is None and e.from_scene is not None]
+        return listed
+
+    def popped(self, rows: int = 0) -> yaia.Update:
         """An editor's write ends in two events: the editor's own, whose pop
         changes the flow, and the list's, which received the result ("from"
-        the editor), in either order. Returns the list's."""
-        a, b = self.event(), self.event()
-        result, pop = (a, b) if a.from_scene is not None else (b, a)
-        expect(result.from_scene == pop.scene and pop.stack is not None, f"the editor should pop: {a.raw} {b.raw}")
+        the editor); and one more for each row whose note changed (its new
+        args, "from" the list). Their order is not fixed. Returns the list's."""
+        events = self.told(2 + rows)
+        (pop,) = [e for e in events if e.stack is not None]
+        (result,) = [e for e in events if e.from_scene == pop.scene]
+        expect(len([e for e in events if e.raw.get("path") is not None]) == rows, f"the editor should pop: {[e.raw for e in events]}")
         return result
 
     def show(self, what: str, note: str = "") -> None:
@@ -91,7 +111,13 @@ class UI:
             keys = [("heading", "heading"), ("title", "title"), ("!", "titleError"), ("body", "body"), ("canSave", "canSave")]
         rows = [(label, json.dumps(vm[key])) for label, key in keys if vm[key] is not None]
         if top.scene == "notes/list":
-            rows += [(f"#{n['id']}", f"{json.dumps(n['title'])}  {json.dumps(n['preview'])}") for n in vm["notes"]]
+            # The rows are the children's view models; the list says which the search shows.
+            shown = set(vm["shown"])
+            for n in vm["rows"]:
+                if n["id"] in shown:
+                    title = json.dumps(n["title"] if n["draft"] is None else n["draft"])
+                    rows.append((f"#{n['id']}", f"{title}  {json.dumps(n['preview'])}" + ("  (renaming)" if n["draft"] is not None else "")
+                                 + ("  delete?" if n["confirming"] else "")))
             rows += [("", json.dumps(vm["placeholder"]))] if vm["placeholder"] is not None else []
         rows += [("error", json.dumps(vm["error"]))] if vm["error"] is not None else []
         for label, text in rows:
@@ -130,29 +156,55 @@ def walk(ui: UI) -> None:
     ui.show("editor: type a title and a body")
     (put,) = ui.send("save").effects
     expect((put.service, put.op, put.args["key"]) == ("store", "put", "note/1"), f"save: {put}")
-    listed = ui.popped().view_model["notes"]
-    expect(listed == [{"id": 1, "title": "Groceries", "preview": "Milk"}], f"the list should show the new note: {listed}")
+    listed = ui.popped().view_model["rows"]
+    expect([(n["id"], n["title"], n["preview"]) for n in listed] == [(1, "Groceries", "Milk")], f"the list should show the new note: {listed}")
     ui.show("editor: save (store.put) -> pop", 'list got {"saved": note 1}')
 
-    # edit it
-    ui.send("open", 1)
-    ui.send("titleChanged", "Groceries for Sunday")
-    ui.show("list: open 1; editor: edit the title")
+    # rename it in its row: the row writes it, then tells the list
+    row = ui.row(1)
+    row.send("startRename")
+    row.send("draftChanged", "  ")
+    expect(row.send("commitRename").view_model["error"] == "A title is required", "an empty title should not be saved")
+    row.send("draftChanged", "Groceries for Sunday")
+    ui.show("row 1: rename, type a title")
+    (put,) = row.send("commitRename").effects
+    expect((put.service, put.op, put.args["key"]) == ("store", "put", "note/1"), f"commitRename: {put}")
+    # The row's update (store.put's answer), the list's (it heard the row's
+    # renamed) and the row's again (its args, the note as the list now holds it).
+    events = ui.told(3)
+    saved = events[0]
+    expect(saved.raw.get("path") == ["rows", 1] and saved.view_model["title"] == "Groceries for Sunday", f"the row: {saved.raw}")
+    heard = ui.heard(events)
+    expect(heard.from_scene == saved.scene, f"the list should hear the row: {heard.raw}")
+    expect(ui.flow.top.view_model["rows"][0]["title"] == "Groceries for Sunday", "the list should show the new title")
+    ui.show("row 1: commitRename (store.put)", "list got the row's renamed")
+
+    # open it from its row and edit the body
+    row.send("open")
+    (pushed,) = ui.told(1)
+    expect(pushed.routes[0]["push"] == "notes/editor", f"the row's open should push the editor: {pushed.raw}")
+    ui.send("bodyChanged", "Milk, eggs and bread")
+    ui.show("row 1: open -> editor; edit the body")
     ui.send("save")
-    expect(ui.popped().view_model["notes"][0]["title"] == "Groceries for Sunday", "the list should show the new title")
-    ui.show("editor: save (store.put) -> pop", 'list got {"saved": note 1}')
+    # The saved note is its row's new args: the row hears them from the list.
+    ui.popped(rows=1)
+    expect(ui.flow.top.view_model["rows"][0]["preview"] == "Milk, eggs and bread", "the row should show the new body")
+    ui.show("editor: save (store.put) -> pop", 'list got {"saved": note 1}; row 1 its note')
 
     # what the store holds now
     ui.send("load")
-    expect(ui.event().view_model["notes"][0]["title"] == "Groceries for Sunday", "the store should hold the edit")
+    expect(ui.event().view_model["rows"][0]["title"] == "Groceries for Sunday", "the store should hold the rename")
     ui.show("list: load (store.list)")
 
-    # delete it
-    ui.send("open", 1)
-    (delete,) = ui.send("delete").effects
-    expect((delete.service, delete.op) == ("store", "delete"), f"delete: {delete}")
-    expect(ui.popped().view_model["notes"] == [], "the list should be empty again")
-    ui.show("list: open 1; editor: delete -> pop", 'list got {"deleted": 1}')
+    # delete it from its row, after a confirmation
+    expect(not row.send("confirmDelete").effects, "no delete before the row asks")
+    expect(row.send("askDelete").view_model["confirming"], "the row should ask first")
+    ui.show("row 1: askDelete")
+    (delete,) = row.send("confirmDelete").effects
+    expect((delete.service, delete.op) == ("store", "delete"), f"confirmDelete: {delete}")
+    heard = ui.heard(ui.told(2))
+    expect(heard.view_model["rows"] == [] and heard.view_model["placeholder"] == "No notes yet", f"the list should be empty again: {heard.raw}")
+    ui.show("row 1: confirmDelete (store.delete)", "list got the row's deleted")
     ui.send("load")
     expect(ui.event().view_model["placeholder"] == "No notes yet", "the store should have no notes left")
     ui.show("list: load (store.list)")

@@ -74,7 +74,8 @@ extension DocumentReader {
                     problem(.unknownAction, "a slot that intercepts needs the action \"\(child.slot.willSend)\"", at: JSONPointer.appending(at, "intercept"))
                 }
             }
-            if let a = d["argsAction"] { child.slot.argsAction = declaredAction(a, at: JSONPointer.appending(at, "argsAction")) }
+            // The child's action, not this document's: the child may be any scene type, so only its name is checked here.
+            if let a = d["argsAction"] { child.slot.argsAction = self.name(a, "\"argsAction\" (an action of the child)", at: JSONPointer.appending(at, "argsAction")) }
             list.append(child)
         }
         return list

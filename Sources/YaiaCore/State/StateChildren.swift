@@ -34,7 +34,8 @@ extension RuntimeState {
         var argsChanged: [(Int64, Action)] = []
         if !scene.slots.isEmpty { update.childErrors = reconcile(id, argsChanged: &argsChanged, in: &context) }
         if scene.link != nil { update.place = place(of: id) }
-        update.view = familyView(of: id, seq: update.seq, scene.value)
+        // A lone scene here only for an output with nowhere to go keeps the view its update made.
+        if !scene.slots.isEmpty || scene.link != nil { update.view = familyView(of: id, seq: update.seq, scene.value) }
         for (child, action) in argsChanged { deliver(action, to: child, from: id, in: &context) }
         for command in said {
             switch command {

@@ -1,8 +1,9 @@
 import YaiaKit
 
-/// The user's notes, loaded from the `store` service. Opening one, or
-/// starting a new one, pushes notes/editor; what the editor saved or deleted
-/// comes back as `editorClosed`.
+/// The user's notes, loaded from the `store` service, each shown by a row,
+/// a child scene (notes/row) that renames and deletes its note itself and
+/// tells the list. Opening one, or starting a new one, pushes notes/editor;
+/// what the editor saved or deleted comes back as `editorClosed`.
 public struct ListState: SceneState, Codable {
     public static let name = "notes/list"
     /// `store.list` answers at most this many: the store's maximum (its
@@ -32,6 +33,21 @@ public struct ListState: SceneState, Codable {
     public var query = ""
 
     public init(user: User) { self.user = user }
+
+    /// One row per note, keyed by its id, its args the note. The rows follow
+    /// the notes, not the search: a keystroke opens and closes no scene.
+    public static var childSlots: [ChildSlot] {
+        [ChildSlot("rows", scene: RowState.name, kind: .keyed,
+                   outputs: ["open": "rowOpened", "renamed": "rowRenamed", "deleted": "rowDeleted"], argsAction: "noteChanged")]
+    }
+
+    public var children: [Child] {
+        // for-in walks the list once; map would look each element up by its index.
+        var rows: [Child] = []
+        rows.reserveCapacity(notes.count)
+        for entry in notes { rows.append(Child(slot: "rows", key: .int(Int64(entry.id)), args: entry.args)) }
+        return rows
+    }
 
     /// Open arguments: `{"user": {"email": ...}}`, as the login pushes them.
     public struct Args: Codable, Sendable, JSONRepresentable {
@@ -67,29 +83,20 @@ public struct ListState: SceneState, Codable {
         case editorClosed(saved: Note?, deleted: Int?)
         /// The search field's text, as typed.
         case searchChanged(String)
+        /// A row's outputs: `{"key": ID, "output": ...}`.
+        case rowOpened(key: Int, output: Int?)
+        case rowRenamed(key: Int, output: Note)
+        case rowDeleted(key: Int, output: Int?)
         case logout
     }
 
+    /// Its own part; the runtime adds the rows' view models as "rows", one
+    /// per note in id order.
     public struct ViewModel: JSONRepresentable, Encodable, Equatable, Sendable {
-        /// Made from its note alone: kept from one view model to the next
-        /// until the note changes.
-        public struct Row: KeyedListRow, Encodable, Equatable, Sendable {
-            public var id: Int
-            public var title: String
-            /// The body's first line, shortened.
-            public var preview: String
-
-            public init(_ entry: Entry) {
-                id = entry.id
-                title = entry.note.title
-                preview = ListState.preview(entry.note.body)
-            }
-        }
-
         public var user: String
-        /// The notes the search matches, all of them when it is empty: an
-        /// array of `Row`s.
-        public var notes: ViewRows
+        /// The ids of the notes the search matches (all of them when it is
+        /// empty), in id order: the rows to show.
+        public var shown: [Int]
         public var isLoading: Bool
         public var canCreate: Bool
         /// What to show instead of an empty list, or nil.
@@ -123,12 +130,14 @@ public struct ListState: SceneState, Codable {
 
     public var viewModel: ViewModel {
         let needle = query.lowercased()
-        // Every row is kept with the list; a keystroke only picks them.
-        let shown = needle.isEmpty ? notes.rows(ViewModel.Row.self) : notes.rows(ViewModel.Row.self) { $0.matches(needle) }
+        // The rows are the children's; a keystroke only picks their ids.
+        var shown: [Int] = []
+        shown.reserveCapacity(notes.count)
+        for entry in notes where entry.matches(needle) { shown.append(entry.id) }
         var placeholder: String?
         if notes.isEmpty {
             placeholder = hasLoaded ? "No notes yet" : "Loading…"
-        } else if case .array(let rows) = shown.json, rows.count == 0 {
+        } else if shown.isEmpty {
             placeholder = "No notes match “\(query)”"
         }
         var error = self.error
@@ -136,7 +145,7 @@ public struct ListState: SceneState, Codable {
             error = unreadable == 1 ? "1 stored note could not be read" : "\(unreadable) stored notes could not be read"
         }
         return ViewModel(user: user.email,
-                         notes: shown,
+                         shown: shown,
                          isLoading: isLoading, canCreate: hasLoaded && !isTruncated, placeholder: placeholder, error: error,
                          query: query)
     }
@@ -188,7 +197,7 @@ public struct ListState: SceneState, Codable {
             isLoading = false
             error = failureText("Could not load your notes", code: code, message: message)
             return []
-        case .open(let id):
+        case .open(let id), .rowOpened(let id, _):
             guard let note = notes[id: id]?.note else {
                 error = "There is no note \(id)"
                 return []
@@ -219,6 +228,12 @@ public struct ListState: SceneState, Codable {
             return []
         case .searchChanged(let text):
             query = text
+            return []
+        case .rowRenamed(_, let note):
+            _ = notes.update(Entry(note))
+            return []
+        case .rowDeleted(let id, _):
+            notes.remove(id: id)
             return []
         case .logout:
             return [.route(.popToRoot)]

@@ -15,11 +15,15 @@ extension ListState {
             /// The title and the body in lower case, as the search compares them.
             let title: String
             let body: String
+            /// The note's row's args, made once: the runtime compares them
+            /// with the last ones after every reduction of the list.
+            let args: JSON
 
             init(_ note: Note) {
                 self.note = note
                 title = note.title.lowercased()
                 body = note.body.lowercased()
+                args = note.json
             }
         }
 
@@ -29,6 +33,7 @@ extension ListState {
 
         public var note: Note { storage.note }
         public var id: Int { storage.note.id }
+        var args: JSON { storage.args }
 
         public init(from decoder: any Decoder) throws {
             self.init(try Note(from: decoder))

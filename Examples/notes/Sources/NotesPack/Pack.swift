@@ -5,5 +5,5 @@ import YaiaKit
 
 @_cdecl("yaia_scene_pack_init")
 public func yaiaScenePackInit(_ host: UnsafeRawPointer?) -> UnsafeRawPointer? {
-    ScenePack.export(name: "notes", version: "1.0.0", [LoginState.self, ListState.self, EditorState.self], host: host)
+    ScenePack.export(name: "notes", version: "1.0.0", [LoginState.self, ListState.self, RowState.self, EditorState.self], host: host)
 }

@@ -13,15 +13,12 @@ func entries(_ notes: [Note]) -> KeyedList<ListState.Entry> {
     KeyedList(notes.map(ListState.Entry.init))
 }
 
-/// The rows a list's view model shows.
-func rows(_ view: ListState.ViewModel) -> [JSON] {
-    guard case .array(let rows) = view.notes.json else { return [] }
-    return Array(rows)
-}
-
 /// The ids of the rows a list's view model shows.
-func shown(_ view: ListState.ViewModel) -> [Int64] {
-    rows(view).compactMap { $0["id"]?.int64Value }
+func shown(_ view: ListState.ViewModel) -> [Int] { view.shown }
+
+/// The rows a list wants: one per note, its args the note.
+func rowChildren(_ notes: [Note]) -> [Child] {
+    notes.map { Child.keyed("rows", key: Int64($0.id), args: $0.json) }
 }
 
 let groceries = Note(id: 1, title: "Groceries", body: "Milk\nEggs")
@@ -46,7 +43,7 @@ struct ListTests {
     @Test("load lists the notes from the store by prefix, in id order")
     func load() throws {
         var test = try SceneTest(ListState.self, args: ["user": ["email": "ada@example.com"]])
-        test.expectViewModel { $0.json == ["user": "ada@example.com", "notes": [], "isLoading": false, "canCreate": false,
+        test.expectViewModel { $0.json == ["user": "ada@example.com", "shown": [], "isLoading": false, "canCreate": false,
                                            "placeholder": "Loading…", "error": .null, "query": ""] }
         test.send(.load) { $0.isLoading = true }
         let list = test.receiveEffect(Effect(service: "store", op: "list", args: ["prefix": "note/", "limit": 10000],
@@ -59,9 +56,9 @@ struct ListTests {
             $0.notes = entries([bank, ten])
             $0.nextID = 11
         }
+        #expect(test.state.children == rowChildren([bank, ten]))
         test.expectViewModel { $0.json == ["user": "ada@example.com",
-                                           "notes": [["id": 2, "title": "Call the bank", "preview": ""],
-                                                     ["id": 10, "title": "Ten", "preview": "first line"]],
+                                           "shown": [2, 10],
                                            "isLoading": false, "canCreate": true, "placeholder": .null, "error": .null, "query": ""] }
         test.finish()
     }
@@ -144,7 +141,9 @@ struct ListTests {
             $0.nextID = 4
         }
         test.send("editorClosed", payload: ["deleted": 1]) { $0.notes = entries([renamed, fresh]) }
-        test.expectViewModel { shown($0) == [2, 3] && rows($0).first?["preview"] == "done" }
+        test.expectViewModel { shown($0) == [2, 3] }
+        // The saved note is its row's args: the runtime sends them to the row as noteChanged.
+        #expect(test.state.children == rowChildren([renamed, fresh]))
         test.finish()
     }
 
@@ -237,6 +236,31 @@ struct ListTests {
         }
         test.expectViewModel { !$0.canCreate }
         test.send(.newNote) { $0.error = "There are too many notes to add another" }
+        test.finish()
+    }
+
+    @Test("a row's outputs: open pushes the editor, renamed takes the note, deleted drops it and its row")
+    func rowOutputs() {
+        var test = loadedList()
+        #expect(ListState.childSlots == [ChildSlot("rows", scene: "notes/row", kind: .keyed,
+                                                   outputs: ["open": "rowOpened", "renamed": "rowRenamed", "deleted": "rowDeleted"],
+                                                   argsAction: "noteChanged")])
+        test.send("rowOpened", payload: ["key": 2, "output": 2])
+        test.expectRoute(.push("notes/editor", args: ["note": bank.json, "isNew": false], onResult: "editorClosed"))
+        test.send("rowOpened", payload: ["key": 9, "output": 9]) { $0.error = "There is no note 9" }
+        let renamed = Note(id: 1, title: "Shopping", body: groceries.body)
+        test.send("rowRenamed", payload: ["key": 1, "output": renamed.json]) { $0.notes = entries([renamed, bank]) }
+        test.send("rowDeleted", payload: ["key": 2, "output": 2]) { $0.notes = entries([renamed]) }
+        #expect(test.state.children == rowChildren([renamed]))
+        test.finish()
+    }
+
+    @Test("the rows follow the notes, not the search")
+    func rowsFollowNotes() {
+        var test = loadedList()
+        test.send(.searchChanged("bank")) { $0.query = "bank" }
+        test.expectViewModel { shown($0) == [2] }
+        #expect(test.state.children == rowChildren([groceries, bank]))
         test.finish()
     }
 
