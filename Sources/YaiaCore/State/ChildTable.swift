@@ -134,3 +134,22 @@ extension RuntimeState {
         }
     }
 }
+
+extension RuntimeState {
+    /// The args child scene `id` was opened with or last given; nil for a
+    /// scene without a parent. What its invariants read as `args`.
+    package func childArgs(of id: Int64) -> JSON? {
+        guard let link = scenes[id]?.link else { return nil }
+        return children[link.parent]?[link.slot]?.entry(link.key)?.args
+    }
+
+    /// Every scene below scene `top`, parents before their children, each
+    /// with its scene type and its path from `top` (the path a send takes).
+    package func descendants(of top: Int64) -> [(id: Int64, type: String, path: [JSON])] {
+        guard !children.isEmpty else { return [] }
+        return withDescendants([top]).dropFirst().compactMap { id in
+            guard let scene = scenes[id], let place = place(of: id), place.top == top, case .array(let path) = place.path else { return nil }
+            return (id, scene.value.name, path.elements)
+        }
+    }
+}
