@@ -45,6 +45,21 @@ import YaiaRuntime
         #expect(replayed["snapshot"]?.description == snapshot.description)
     }
 
+    @Test func aRestoredChildKeepsItsPlaceEightLevelsDown() throws {
+        let rt = Runtime(catalog: catalog)
+        defer { rt.shutDown() }
+        _ = try rt.register(document: ChildDocuments.nest)
+        _ = rt.run(#"{"op":"open","scene":"test/nest"}"#)
+        let other = Runtime(catalog: catalog)
+        defer { other.shutDown() }
+        _ = try other.restore(try rt.snapshot())
+        // Scene 9 is the deepest: each level's place is made from its parent's.
+        let deepest = other.run(#"{"op":"send","scene":9,"action":{"type":"noop"}}"#)
+        #expect(deepest["top"] == 1)
+        #expect(deepest["path"] == .array(Array(repeating: "inner", count: 8)))
+        #expect(rt.run(#"{"op":"send","scene":9,"action":{"type":"noop"}}"#)["path"] == deepest["path"])
+    }
+
     @Test func aChildTheSlotsDoNotAllowIsLeftOutAsBadChild() throws {
         let rt = Runtime(catalog: catalog)
         defer { rt.shutDown() }

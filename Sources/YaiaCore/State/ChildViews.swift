@@ -46,12 +46,12 @@ extension RuntimeState {
     private mutating func propagate(_ view: JSON, from id: Int64) {
         var steps: [PathStep] = []
         var current = id
-        while let link = scenes[current]?.link, let slot = slot(of: link), steps.count <= 2 * (childDepthLimit + 1) {
-            if slot.kind == .keyed {
-                guard let index = children[link.parent]?[slot.name]?.position(of: link.key) else { return }
+        while let link = scenes[current]?.link, steps.count <= 2 * (childDepthLimit + 1) {
+            if link.keyed {
+                guard let index = children[link.parent]?[link.slot]?.position(of: link.key) else { return }
                 steps.append(.index(index))
             }
-            steps.append(.member(slot.name))
+            steps.append(.member(link.slot))
             current = link.parent
             if views.sent[current] != nil {
                 let path = Array(steps.reversed())
