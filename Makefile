@@ -159,6 +159,10 @@ $(CBIN)/bench_lists: Benchmarks/bench_lists.c Benchmarks/bench.h Include/yaia.h 
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
 
+$(CBIN)/bench_children: Benchmarks/bench_children.c Benchmarks/bench.h Include/yaia.h $(LIB)
+	@mkdir -p $(CBIN)
+	$(CC) $(CWARN) -O2 $(CINC) -o $@ $< $(CLINK)
+
 $(CBIN)/stress: Tests/c/stress.c Tests/c/harness.h Include/yaia.h $(LIB)
 	@mkdir -p $(CBIN)
 	$(CC) $(CWARN) $(CFLAGS) $(CINC) -o $@ $< $(CLINK)
@@ -436,7 +440,7 @@ $(BUILD)/.valgrind: Makefile
 # ---------------------------------------------------------------- benchmarks
 
 bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_send $(CBIN)/bench_effects $(CBIN)/bench_packs \
-       $(CBIN)/bench_lists $(CBIN)/bench_before $(BEFORE_LIB) $(BUILD)/.valgrind
+       $(CBIN)/bench_lists $(CBIN)/bench_children $(CBIN)/bench_before $(BEFORE_LIB) $(BUILD)/.valgrind
 	$(CBIN)/bench_send $(EXAMPLES_PACK) $(NOTES_PACK) $(NOTES_DOCS)
 	$(CBIN)/bench_before $(BEFORE)/.build/release $(REL)
 	$(PYTHON) Benchmarks/bench_before.py $(CBIN)/bench_before $(BEFORE)/.build/release $(REL)
@@ -446,6 +450,7 @@ bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_python_send.py
 	$(CBIN)/bench_lists Examples/todo-documents $(EXAMPLES_PACK)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_lists.py Examples/todo-documents
+	$(CBIN)/bench_children Benchmarks/children
 	$(CBIN)/bench_ffi $(EXAMPLES_PACK)
 	YAIA_BENCH_BASELINES=$(abspath $(BENCH_BASELINES)) PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_ffi.py
 	@mkdir -p $(dir $(BENCH_JOURNAL))

@@ -54,7 +54,7 @@ extension ScenarioRun {
         add(rules.stepRoutes(expected: expect.routes ?? [], actual: outcomes.routes, input: isInput))
 
         if let view = expect.view {
-            let actual = readState(currentScene())?.viewModel ?? .null
+            let actual = readState(applied.child ?? currentScene())?.viewModel ?? .null
             let differences = expect.viewExact || view.objectValue == nil
                 ? ScenarioDiff.differences(expected: view, actual: actual, at: "/view")
                 : ScenarioDiff.partial(expected: view.objectValue ?? [:], actual: actual, at: "/view")

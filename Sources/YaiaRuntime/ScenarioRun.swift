@@ -192,6 +192,8 @@ struct ScenarioRun {
         var subject: Int64
         var outcomes = Outcomes()
         var refusal: YaiaError?
+        /// The child a step's `path` names, whose view it states.
+        var child: Int64?
     }
 
     /// Runs a step's input and collects what it made happen.
@@ -200,10 +202,16 @@ struct ScenarioRun {
         var subject = currentScene()
         var response: JSON?
         var refusal: YaiaError?
+        var child: Int64?
         switch step.input {
         case .send(let action):
             do throws(YaiaError) {
-                if let flow { response = try scratch.send(flow: flow, action: action) } else { response = try scratch.send(scene: scene, action: action) }
+                if let path = step.path {
+                    // A fault in the path is the input's: a step may expect `no_such_child`.
+                    let target = try scratch.childTarget(of: subject, path: .array(path))
+                    child = target
+                    response = try scratch.send(scene: target, action: action)
+                } else if let flow { response = try scratch.send(flow: flow, action: action) } else { response = try scratch.send(scene: scene, action: action) }
             } catch {
                 refusal = error
             }
@@ -248,14 +256,20 @@ struct ScenarioRun {
                 return .failure(StepProblem("the clock could not advance: \(error.message)"))
             }
         case .none:
-            break
+            guard let path = step.path else { break }
+            do throws(YaiaError) {
+                subject = try scratch.childTarget(of: subject, path: .array(path))
+                child = subject
+            } catch {
+                return .failure(StepProblem("no child at \(JSON.array(path).serialized()): \(error.message)"))
+            }
         }
         if let response {
             collect(response, into: &outcomes)
             if let id = response["scene"]?.int64Value { subject = id }
         }
         drainEvents(into: &outcomes)
-        return .success(Applied(subject: subject, outcomes: outcomes, refusal: refusal))
+        return .success(Applied(subject: subject, outcomes: outcomes, refusal: refusal, child: child))
     }
 
     /// Runs one step; the parts of its failure, or an empty list when it passed.
@@ -275,8 +289,9 @@ struct ScenarioRun {
         let ids = scratch.lock.withLock { scratch.state.scenes.values.map(\.id) }
         var parts: [Part] = []
         for id in ids {
-            // Only the scene under test has known args, and not when it was given a state.
-            let args: JSON? = id == scene && scenario.state == nil ? scenario.args : nil
+            // The scene under test has known args, but not when it was given a state; a child, those its parent gave.
+            let args: JSON? = id == scene ? (scenario.state == nil ? scenario.args : nil)
+                : scratch.lock.withLock { scratch.state.childArgs(of: id) }
             do throws(YaiaError) {
                 for failure in try scratch.failingInvariants(scene: id, args: args) { parts.append((failure.message, [], [])) }
             } catch {

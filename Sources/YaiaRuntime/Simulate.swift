@@ -50,7 +50,8 @@ extension Runtime {
 
 /// One step of a simulated run.
 enum SimulatedStep: Equatable {
-    case send(Action)
+    /// An action to the scene, or to its child at `path`.
+    case send(Action, path: [JSON]?)
     /// Resolve the `pick`-th pending effect (in emission order, modulo their count).
     case resolve(pick: Int, Outcome)
     /// Move the manual clock (deadlines fire).
@@ -59,9 +60,9 @@ enum SimulatedStep: Equatable {
     /// Simpler forms of the step, for shrinking.
     var simpler: [SimulatedStep] {
         switch self {
-        case .send(let action):
+        case .send(let action, let path):
             guard let payload = action.payload else { return [] }
-            return ValueGenerator.simpler(payload).map { .send(Action(action.type, payload: $0)) }
+            return ValueGenerator.simpler(payload).map { .send(Action(action.type, payload: $0), path: path) }
         case .resolve(let pick, let outcome):
             var out: [SimulatedStep] = pick > 0 ? [.resolve(pick: 0, outcome)] : []
             switch outcome {
@@ -153,14 +154,20 @@ final class SimulatedSession {
         return (all.filter { $0.status == .pending }, all)
     }
 
+    /// The scenes below the scene, with their types and paths.
+    func children() -> [(id: Int64, type: String, path: [JSON])] {
+        runtime.lock.withLock { runtime.state.descendants(of: id) }
+    }
+
     /// Applies a step; answers the scenario step that does the same, or
     /// throws when the runtime refuses it.
     func apply(_ step: SimulatedStep) throws(YaiaError) -> JSON {
         switch step {
-        case .send(let action):
-            _ = try runtime.send(scene: id, action: action)
+        case .send(let action, let path):
+            _ = try runtime.send(scene: try runtime.childTarget(of: id, path: path.map { JSON.array($0) }), action: action)
             var o: JSONObject = ["send": .string(action.type)]
             if let payload = action.payload { o["payload"] = payload }
+            if let path { o["path"] = .array(path) }
             return .object(o)
         case .resolve(let pick, let outcome):
             let (pending, inFlight) = effects()
@@ -182,9 +189,16 @@ final class SimulatedSession {
         }
     }
 
-    /// Invariants that cannot be checked (a pack's unreadable answer) are an error, never "all hold".
+    /// The invariants the scene and the scenes below it break. Invariants
+    /// that cannot be checked (a pack's unreadable answer) are an error,
+    /// never "all hold".
     func failures() throws(YaiaError) -> [InvariantFailure] {
-        try runtime.failingInvariants(scene: id, args: args)
+        var failures = try runtime.failingInvariants(scene: id, args: args)
+        for child in children() {
+            let args = runtime.lock.withLock { runtime.state.childArgs(of: child.id) }
+            failures += try runtime.failingInvariants(scene: child.id, args: args)
+        }
+        return failures
     }
 }
 
@@ -195,6 +209,9 @@ struct SimulationRequest {
     /// The invariants checked, when the scene can name them all (a document).
     let invariantNames: [String]?
     let interface: SimulatedInterface
+    /// The interfaces of the documents a child may be: children of other
+    /// scene types are not sent to (their invariants are checked).
+    let childInterfaces: [String: SimulatedInterface]
     let runs: Int
     let seed: UInt64
     /// The seed as the request gave it, for the answer.
@@ -216,6 +233,7 @@ struct SimulationRequest {
     static let resolveChance = 0.4
     static let errorChance = 0.25
     static let advanceChance = 0.1
+    static let childChance = 0.5
 
     init(_ o: JSONObject, catalog: Catalog, limits: Limits) throws(YaiaError) {
         scene = try o.string("scene", code: .badRequest)
@@ -231,6 +249,11 @@ struct SimulationRequest {
                             + "give them as \"actions\": {TYPE: PAYLOAD_SCHEMA|null, ...}", at: "/scene")
         }
         invariantNames = entry.document?.document.invariantNames
+        var childInterfaces: [String: SimulatedInterface] = [:]
+        for name in catalog.documents {
+            if let document = catalog[name]?.document { childInterfaces[name] = SimulatedInterface(schema: document.document.schema) }
+        }
+        self.childInterfaces = childInterfaces
         func count(_ key: String, _ fallback: Int, _ max: Int) throws(YaiaError) -> Int {
             guard o[key] != nil else { return fallback }
             let n = try o.integer(key, code: .badRequest)
@@ -328,12 +351,21 @@ struct SimulationRequest {
         if let timeout = inFlight.compactMap(\.effect.timeout).max(), rng.chance(Self.advanceChance) {
             return .advance(timeout)
         }
-        guard let shape = rng.pick(interface.sendable) else { return .advance(0) }
-        guard let schema = shape.payload else {
-            return .send(Action(shape.name))
+        // Half the sends go to a child, when the scene has children of a known interface.
+        let children = session.children().filter { childInterfaces[$0.type] != nil }
+        if !children.isEmpty && rng.chance(Self.childChance), let child = rng.pick(children),
+           let shape = rng.pick(childInterfaces[child.type]?.sendable ?? []) {
+            return .send(action(shape, &rng), path: child.path)
         }
-        if !shape.payloadRequired && rng.chance(0.2) { return .send(Action(shape.name)) }
-        return .send(Action(shape.name, payload: generator.value(schema, &rng)))
+        guard let shape = rng.pick(interface.sendable) else { return .advance(0) }
+        return .send(action(shape, &rng), path: nil)
+    }
+
+    /// An action of `shape`, its payload drawn from its schema.
+    func action(_ shape: SimulatedInterface.ActionShape, _ rng: inout SplitMix64) -> Action {
+        guard let schema = shape.payload else { return Action(shape.name) }
+        if !shape.payloadRequired && rng.chance(0.2) { return Action(shape.name) }
+        return Action(shape.name, payload: generator.value(schema, &rng))
     }
 
     /// Replays `steps` in a new session: the prefix that ends where

@@ -87,6 +87,8 @@ public struct Scenario: Sendable {
         /// Overrides the scenario's `exhaustive` for this step.
         public var exhaustive: Bool?
         public var label: String
+        /// The child scene the step is about (ScenarioChildren.swift).
+        public var path: [JSON]?
     }
 
     public var name: String?
@@ -102,7 +104,7 @@ public struct Scenario: Sendable {
 
     static let topMembers = ["yaia", "name", "scenes", "scene", "flow", "args", "state", "env", "exhaustive", "steps", "description"]
     static let stepMembers = ["send", "payload", "error", "meta", "resolve", "result", "perform", "advance", "expect", "expectError",
-                              "expectNoEffects", "exhaustive", "label"]
+                              "expectNoEffects", "exhaustive", "label", "path"]
     static let expectMembers = ["state", "effects", "routes", "view", "viewExact", "stack"]
     static let effectMembers = ["service", "op", "args", "then", "catch", "id", "timeout", "policy", "restore"]
 
@@ -313,6 +315,10 @@ struct ScenarioReader: ProblemReader {
             stray(["payload", "meta", "result", "error"], "\"payload\", \"meta\", \"result\" and \"error\" go with an input (send or resolve)", &self)
         }
         var step = Scenario.Step(input: input, label: Scenario.label(input))
+        if let p = o["path"] {
+            step.path = readPath(p, input: input, at: pointer + "/path")
+            step.label = Scenario.label(input, path: step.path)
+        }
         if let label = string(o["label"], "\"label\"", at: pointer + "/label") { step.label = label }
         step.exhaustive = bool(o["exhaustive"], "\"exhaustive\"", at: pointer + "/exhaustive")
         step.expectNoEffects = bool(o["expectNoEffects"], "\"expectNoEffects\"", at: pointer + "/expectNoEffects") ?? false
@@ -447,7 +453,8 @@ extension Scenario.Step {
         }
         if expectNoEffects { o["expectNoEffects"] = true }
         if let exhaustive { o["exhaustive"] = .bool(exhaustive) }
-        if label != Scenario.label(input) { o["label"] = .string(label) }
+        if let path { o["path"] = .array(path) }
+        if label != Scenario.label(input, path: path) { o["label"] = .string(label) }
         return .object(o)
     }
 }

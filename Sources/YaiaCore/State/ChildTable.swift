@@ -6,11 +6,22 @@ public final class ChildLink: Sendable {
     public let parent: Int64
     public let slot: String
     public let key: JSON
+    /// Its place below the scene without a parent, made once: a child keeps
+    /// its parent, and so its path, for its life; an update carries it.
+    let place: Update.Place
 
-    init(parent: Int64, slot: String, key: JSON) {
+    /// Whether its slot is keyed: only a keyed slot's children have a key.
+    var keyed: Bool { key != .null }
+
+    /// `above`: the parent's own link, nil when the parent has no parent.
+    init(parent: Int64, slot: String, key: JSON, above: ChildLink?) {
         self.parent = parent
         self.slot = slot
         self.key = key
+        var path = above?.place.path.arrayValue?.elements ?? []
+        path.append(.string(slot))
+        if key != .null { path.append(key) }
+        place = Update.Place(top: above?.place.top ?? parent, path: .array(path))
     }
 }
 
@@ -117,10 +128,12 @@ extension RuntimeState {
                     guard scenes[entry.id]?.link == nil else {
                         throw YaiaError(.badSnapshot, "scene \(entry.id) is the child of more than one place")
                     }
-                    scenes[entry.id]?.link = ChildLink(parent: parent, slot: name, key: entry.key)
+                    // Placed below once every link is known (and checked), below.
+                    scenes[entry.id]?.link = ChildLink(parent: parent, slot: name, key: entry.key, above: nil)
                 }
             }
         }
+        var depths: [(id: Int64, depth: Int)] = []
         for id in scenes.keys {
             var depth = 0
             var link = scenes[id]?.link
@@ -131,6 +144,32 @@ extension RuntimeState {
                 }
                 link = scenes[l.parent]?.link
             }
+            if depth > 0 { depths.append((id, depth)) }
+        }
+        // Parents first, so that each child is placed below its parent's place.
+        for (id, _) in depths.sorted(by: { ($0.depth, $0.id) < ($1.depth, $1.id) }) {
+            guard let l = scenes[id]?.link else { continue }
+            let above = scenes[l.parent]?.link
+            scenes[id]?.link = ChildLink(parent: l.parent, slot: l.slot, key: l.key, above: above)
+        }
+    }
+}
+
+extension RuntimeState {
+    /// The args child scene `id` was opened with or last given; nil for a
+    /// scene without a parent. What its invariants read as `args`.
+    package func childArgs(of id: Int64) -> JSON? {
+        guard let link = scenes[id]?.link else { return nil }
+        return children[link.parent]?[link.slot]?.entry(link.key)?.args
+    }
+
+    /// Every scene below scene `top`, parents before their children, each
+    /// with its scene type and its path from `top` (the path a send takes).
+    package func descendants(of top: Int64) -> [(id: Int64, type: String, path: [JSON])] {
+        guard !children.isEmpty else { return [] }
+        return withDescendants([top]).dropFirst().compactMap { id in
+            guard let scene = scenes[id], let place = place(of: id), place.top == top, case .array(let path) = place.path else { return nil }
+            return (id, scene.value.name, path.elements)
         }
     }
 }

@@ -46,12 +46,12 @@ extension RuntimeState {
     private mutating func propagate(_ view: JSON, from id: Int64) {
         var steps: [PathStep] = []
         var current = id
-        while let link = scenes[current]?.link, let slot = slot(of: link), steps.count <= 2 * (childDepthLimit + 1) {
-            if slot.kind == .keyed {
-                guard let index = children[link.parent]?[slot.name]?.position(of: link.key) else { return }
+        while let link = scenes[current]?.link, steps.count <= 2 * (childDepthLimit + 1) {
+            if link.keyed {
+                guard let index = children[link.parent]?[link.slot]?.position(of: link.key) else { return }
                 steps.append(.index(index))
             }
-            steps.append(.member(slot.name))
+            steps.append(.member(link.slot))
             current = link.parent
             if views.sent[current] != nil {
                 let path = Array(steps.reversed())
@@ -71,24 +71,26 @@ extension RuntimeState {
     }
 
     /// Sets `value` at `path` in `target` in place; a path that does not
-    /// lead anywhere changes nothing.
+    /// lead anywhere changes nothing. Each level's container is taken out
+    /// of `target` (left null) before it changes, so that it is held once
+    /// and changes without a copy: a row's view put in a list of 10,000
+    /// costs the row's path, not the list.
     static func put(_ value: JSON, at path: ArraySlice<PathStep>, in target: inout JSON) {
         guard let step = path.first else {
             target = value
             return
         }
-        switch (step, target) {
-        case (.member(let name), .object(var o)):
-            guard o[name] != nil else { return }
-            target = .null  // so that `o` is the only reference and changes in place
+        switch step {
+        case .member(let name):
+            guard case .object(var o) = target, o[name] != nil else { return }
+            target = .null
             o.update(name, absent: .null) { (child) in put(value, at: path.dropFirst(), in: &child) }
             target = .object(o)
-        case (.index(let i), .array(var a)) where a.indices.contains(i):
+        case .index(let i):
+            guard case .array(var a) = target, a.indices.contains(i) else { return }
             target = .null
             put(value, at: path.dropFirst(), in: &a[i])
             target = .array(a)
-        default:
-            return
         }
     }
 }

@@ -182,7 +182,7 @@ extension RuntimeState {
         let value = try context.env.openScene(slot.scene, args: child.args)
         let id = try takeID(&nextSceneID, "scene")
         var scene = OpenScene(id: id, value: value)
-        scene.link = ChildLink(parent: parent, slot: slot.name, key: key)
+        scene.link = ChildLink(parent: parent, slot: slot.name, key: key, above: scenes[parent]?.link)
         scenes[id] = scene
         return id
     }
@@ -226,15 +226,7 @@ extension RuntimeState {
     /// Where scene `id` sits: the scene without a parent above it, and the
     /// path from there, `[SLOT, KEY?, ...]` (a key only in keyed slots).
     func place(of id: Int64) -> Update.Place? {
-        var path: [JSON] = []
-        var current = id
-        while let link = scenes[current]?.link, path.count <= 2 * (childDepthLimit + 1) {
-            if slot(of: link)?.kind == .keyed { path.append(link.key) }
-            path.append(.string(link.slot))
-            current = link.parent
-        }
-        guard current != id else { return nil }
-        return Update.Place(top: current, path: .array(path.reversed()))
+        scenes[id]?.link?.place
     }
 
     /// The scene at `path` (`[SLOT, KEY?, ...]`) below scene `top`, or `no_such_child`.

@@ -1,0 +1,249 @@
+/*
+** bench_children.c -- what child scenes cost, from C (docs/composition.md).
+**
+** A list screen whose rows are child scenes, one per item (the documents
+** bench/list and bench/row in Benchmarks/children), against a row opened
+** alone with the same args. In view patch mode and in whole-view mode:
+**   (a) send   `togglePin` to one row of a list of 10,000 rows, by the
+**              row's own id with yaia_send, vs the same send to a lone row
+**   (b) open   the list with 10,000 rows (yaia_execute_n of an `open`),
+**              per row, vs opening a lone row; each closed again, untimed
+** Medians of batches, all in one run, the lone and the list batches in
+** turn; the ratios of the medians printed with the goals:
+** (a) at most 2x, (b) at most 3x.
+**
+**   usage: bench_children DOCUMENTS [PACK LIST_SCENE ROW_SCENE]
+**
+** DOCUMENTS is the folder of the two documents; a pack and the names of its
+** pair of scenes (a list taking {"items": [{"id", "title"}]} whose slot
+** "rows" holds rows taking {"id", "title"} with a `togglePin` action, as
+** example/rows and example/row do) are measured the same way when given.
+*/
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "yaia.h"
+#include "bench.h"
+
+#define ROWS 10000
+#define LONE_OPENS 200
+#define BATCHES 15
+#define SENDS 2000
+
+static yaia_runtime *rt;
+static int64_t target;
+static const char *row_scene;
+static const char *view_mode;
+static char *list_request;
+static size_t list_request_len;
+
+static char *must(char *r, const char *what)
+{
+    if (!r || !strstr(r, "\"ok\":true")) {
+        fprintf(stderr, "bench_children: %s failed: %.300s\n", what, r ? r : "NULL");
+        exit(1);
+    }
+    return r;
+}
+
+static int64_t scene_of(const char *r)
+{
+    const char *id = strstr(r, "\"scene\":");
+    return id ? strtoll(id + 8, NULL, 10) : 0;
+}
+
+static void close_scene(int64_t id)
+{
+    char request[80];
+    snprintf(request, sizeof request, "{\"op\":\"close\",\"scene\":%lld}", (long long)id);
+    yaia_free(must(yaia_execute(rt, request), "close"));
+}
+
+static void new_runtime(const char *scenes)
+{
+    char config[4200];
+    snprintf(config, sizeof config, "{\"scenes\":[\"%s\"]}", scenes);
+    char *error = NULL;
+    rt = yaia_runtime_new(config, &error);
+    if (!rt) {
+        fprintf(stderr, "bench_children: no runtime with %s: %s\n", scenes, error ? error : "?");
+        exit(1);
+    }
+}
+
+/* Opens a lone row (id 1); its scene id. */
+static int64_t open_row(void)
+{
+    char request[300];
+    snprintf(request, sizeof request, "{\"op\":\"open\",\"scene\":\"%s\",\"view\":\"%s\",\"args\":{\"id\":1,\"title\":\"Item 1\"}}",
+             row_scene, view_mode);
+    char *r = must(yaia_execute(rt, request), "open a lone row");
+    int64_t id = scene_of(r);
+    yaia_free(r);
+    return id;
+}
+
+/* Opens the list of ROWS rows; its scene id. */
+static int64_t open_list(void)
+{
+    char *r = must(yaia_execute_n(rt, list_request, list_request_len), "open the list");
+    int64_t id = scene_of(r);
+    yaia_free(r);
+    return id;
+}
+
+static void build_list_request(const char *list_scene)
+{
+    size_t cap = 300 + (size_t)ROWS * 48, len = 0;
+    list_request = malloc(cap);
+    if (!list_request) exit(1);
+    len += (size_t)snprintf(list_request, cap, "{\"op\":\"open\",\"scene\":\"%s\",\"view\":\"%s\",\"args\":{\"items\":[",
+                            list_scene, view_mode);
+    for (int i = 1; i <= ROWS; i++)
+        len += (size_t)snprintf(list_request + len, cap - len, "%s{\"id\":%d,\"title\":\"Item %d\"}", i > 1 ? "," : "", i, i);
+    len += (size_t)snprintf(list_request + len, cap - len, "]}}");
+    list_request_len = len;
+}
+
+static void run_send(int n)
+{
+    for (int i = 0; i < n; i++) {
+        char *r = yaia_send(rt, target, "{\"type\":\"togglePin\"}");
+        bench_sink += r[0];
+        yaia_free(r);
+    }
+}
+
+/* One send's response length, untimed: it must work. */
+static size_t send_bytes(void)
+{
+    char *r = must(yaia_send(rt, target, "{\"type\":\"togglePin\"}"), "togglePin");
+    size_t n = strlen(r);
+    yaia_free(r);
+    return n;
+}
+
+/* The ns per call of one batch of `calls` sends to `scene` in `runtime`. */
+static double send_batch(yaia_runtime *runtime, int64_t scene, int calls)
+{
+    rt = runtime;
+    target = scene;
+    double t0 = now_ns();
+    run_send(calls);
+    return (now_ns() - t0) / calls;
+}
+
+/* The ns per open of a batch of LONE_OPENS lone rows in `runtime`, each closed after, untimed. */
+static double lone_open_batch(yaia_runtime *runtime)
+{
+    static int64_t ids[LONE_OPENS];
+    rt = runtime;
+    double t0 = now_ns();
+    for (int i = 0; i < LONE_OPENS; i++) ids[i] = open_row();
+    double ns = (now_ns() - t0) / LONE_OPENS;
+    for (int i = 0; i < LONE_OPENS; i++) close_scene(ids[i]);
+    return ns;
+}
+
+/* The ns per row of opening the list of ROWS rows in `runtime`, closed after, untimed. */
+static double list_open_batch(yaia_runtime *runtime)
+{
+    rt = runtime;
+    double t0 = now_ns();
+    int64_t id = open_list();
+    double ns = (now_ns() - t0) / ROWS;
+    close_scene(id);
+    return ns;
+}
+
+static const char *goal(double ratio, double most) { return ratio <= most ? "met" : "NOT met"; }
+
+/*
+** Each figure is the median of BATCHES batches; the lone and the list
+** batches alternate, each in a runtime of its own, so that both see the
+** same load of the machine; a ratio is of the two medians.
+*/
+static void measure(const char *scenes, const char *list_scene, const char *row, const char *form)
+{
+    static const char *views[2] = {"patch", "whole"};
+    double lone[BATCHES], child[BATCHES];
+    for (int v = 0; v < 2; v++) {
+        view_mode = views[v];
+        row_scene = row;
+        build_list_request(list_scene);
+        new_runtime(scenes);
+        yaia_runtime *lone_rt = rt;
+        new_runtime(scenes);
+        yaia_runtime *list_rt = rt;
+
+        /* (a) a lone row, and the middle row of the list, by its id. */
+        rt = lone_rt;
+        int64_t lone_row = target = open_row();
+        size_t lone_bytes = send_bytes();
+        rt = list_rt;
+        int64_t list = open_list();
+        char request[200];
+        snprintf(request, sizeof request, "{\"op\":\"send\",\"scene\":%lld,\"path\":[\"rows\",%d],\"action\":{\"type\":\"togglePin\"}}",
+                 (long long)list, ROWS / 2);
+        char *r = must(yaia_execute(rt, request), "a send by path");
+        int64_t child_row = target = scene_of(r);
+        yaia_free(r);
+        size_t child_bytes = send_bytes();
+        send_batch(lone_rt, lone_row, SENDS);  /* warm-up */
+        send_batch(list_rt, child_row, SENDS);
+        for (int b = 0; b < BATCHES; b++) {
+            lone[b] = send_batch(lone_rt, lone_row, SENDS);
+            child[b] = send_batch(list_rt, child_row, SENDS);
+        }
+        double lone_send = median(lone, BATCHES), child_send = median(child, BATCHES), send_ratio = child_send / lone_send;
+        rt = lone_rt;
+        close_scene(lone_row);
+        rt = list_rt;
+        close_scene(list);
+
+        /* (b) opening. */
+        lone_open_batch(lone_rt);
+        list_open_batch(list_rt);
+        for (int b = 0; b < BATCHES; b++) {
+            lone[b] = lone_open_batch(lone_rt);
+            child[b] = list_open_batch(list_rt);
+        }
+        double lone_open = median(lone, BATCHES), list_open = median(child, BATCHES), open_ratio = list_open / lone_open;
+        yaia_runtime_free(lone_rt);
+        yaia_runtime_free(list_rt);
+        free(list_request);
+
+        printf("\n  %s, view %s\n", form, view_mode);
+        printf("    (a) send togglePin to a lone row          %10.0f ns  %5zu bytes\n", lone_send, lone_bytes);
+        printf("        send togglePin to row %d of %d   %10.0f ns  %5zu bytes\n", ROWS / 2, ROWS, child_send, child_bytes);
+        printf("    (b) open a lone row                       %10.0f ns\n", lone_open);
+        printf("        open a list of %d rows, per row      %10.0f ns  (%.1f ms the list)\n", ROWS, list_open, list_open * ROWS / 1e6);
+        printf("    goal (a) a row of %d at most 2x a lone row: %s (%.2fx)\n", ROWS, goal(send_ratio, 2), send_ratio);
+        printf("    goal (b) opening %d rows, per row, at most 3x a lone row: %s (%.2fx)\n", ROWS, goal(open_ratio, 3), open_ratio);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2 && argc != 5) {
+        fprintf(stderr, "usage: %s DOCUMENTS [PACK LIST_SCENE ROW_SCENE]\n", argv[0]);
+        return 2;
+    }
+    for (int i = 1; i < argc; i++)
+        if (strpbrk(argv[i], "\"\\")) {
+            fprintf(stderr, "bench_children: no quotes or backslashes in arguments: %s\n", argv[i]);
+            return 2;
+        }
+    printf("yaia %s, C ABI: child scenes, medians of batches\n", yaia_version());
+    measure(argv[1], "bench/list", "bench/row", "documents bench/list of bench/row");
+    if (argc == 5) {
+        char form[300];
+        snprintf(form, sizeof form, "pack scenes %s of %s", argv[3], argv[4]);
+        measure(argv[2], argv[3], argv[4], form);
+    }
+    return 0;
+}
