@@ -122,9 +122,10 @@ extension JSONArrayNode {
 
 /// A count a node keeps: the test's owner and slot name the test.
 struct JSONNodeCount: @unchecked Sendable {
-    // A reference, not an identifier: an owner freed and another made at
-    // its address must not read its counts.
-    let owner: AnyObject
+    // Weak, not an identifier: an owner freed and another made at its
+    // address must not read its counts; and not strong, or a rule that
+    // counts a list it holds would keep both alive for good.
+    weak var owner: AnyObject?
     let slot: Int
     let count: Int
 }
@@ -153,7 +154,10 @@ extension JSONArrayNode {
     static let countsKept = 4
 
     func count<E: Error>(owner: AnyObject, slot: Int, _ count: (UnsafeBufferPointer<JSON>) throws(E) -> Int) throws(E) -> Int {
-        let known = counts.withLock { kept in kept.first { $0.owner === owner && $0.slot == slot }?.count }
+        let known = counts.withLock { kept -> Int? in
+            kept.removeAll { $0.owner == nil }
+            return kept.first { $0.owner === owner && $0.slot == slot }?.count
+        }
         if let known { return known }
         var n = 0
         if isLeaf {

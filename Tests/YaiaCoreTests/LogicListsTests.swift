@@ -113,6 +113,21 @@ struct LogicListsTests {
         #expect(try byRoot.evaluate(["list": list, "want": true]) == d)
     }
 
+    @Test("a count kept by a node keeps neither its rule nor the list alive")
+    func countsHoldNoRule() throws {
+        final class Owner { var list: JSON = .null }
+        weak var gone: Owner?
+        do {
+            var g = SplitMix64(seed: 11)
+            let owner = Owner()
+            guard case .array(let items) = JSON.array(JSONArray(todos(2000, &g))) else { return }
+            owner.list = .array(items)
+            #expect(items.count(owner: owner, slot: 0) { $0.count } == 2000)
+            gone = owner
+        }
+        #expect(gone == nil)
+    }
+
     @Test("view members kept for unchanged inputs equal a view computed afresh")
     func documentView() throws {
         let scene = try TodoDocument.scene()
