@@ -184,6 +184,10 @@ export class Client {
   // the client holds, that of seq viewBase. Any other base is a gap: the
   // client asks for the view model whole (docs/abi.md, "Patch mode").
   update(u) {
+    if (u.top !== undefined && typeof u.viewAt === "string") {
+      this.place(u);
+      return;
+    }
     const known = this.scenes.get(u.scene);
     if (u.viewModel !== undefined) {
       if (!known || known.seq === undefined || u.seq === undefined || u.seq >= known.seq)
@@ -205,6 +209,25 @@ export class Client {
       return; // older than what the client holds
     }
     this.requestView(u.scene);
+  }
+
+  // A child scene's update: its view model sits in its top scene's at
+  // viewAt, where the runtime holds it too (the top's next patch starts
+  // there); its patch, or its whole view model, goes in there
+  // (docs/composition.md, "View models that nest").
+  place(u) {
+    const top = this.scenes.get(u.top);
+    if (!top || top.viewModel === undefined) return;
+    let ops;
+    if (u.viewModel !== undefined) ops = [{ op: "replace", path: u.viewAt, value: u.viewModel }];
+    else if (Array.isArray(u.viewPatch)) ops = u.viewPatch.map((op) => under(u.viewAt, op));
+    else return;
+    try {
+      top.viewModel = applyPatch(top.viewModel, ops);
+    } catch (error) {
+      if (!(error instanceof PatchError)) throw error;
+      this.requestView(u.top);
+    }
   }
 
   requestView(id) {
@@ -246,6 +269,21 @@ export class Client {
       }
       const request = scene === undefined && this.flow ? { op: "send", flow: this.flow.flow, action } : { op: "send", scene: target ? target.id : scene, action };
       const answer = await this.request(request);
+      this.error = null;
+      return answer;
+    } catch (error) {
+      this.fail(error);
+      throw error;
+    }
+  }
+
+  /** Sends an action to a child scene by its path from `scene` (the flow's
+   * top scene when omitted): `path` is [SLOT, KEY?, ...] (docs/composition.md). */
+  async sendChild(path, type, payload, scene) {
+    const top = scene !== undefined ? scene : (this.top() || {}).id;
+    const action = payload === undefined ? { type } : { type, payload };
+    try {
+      const answer = await this.request({ op: "send", scene: top, path, action });
       this.error = null;
       return answer;
     } catch (error) {
@@ -301,6 +339,15 @@ export class Client {
 }
 
 /** Connects a page to its session; see Client. */
+// A child's patch operation moved under its place `at` in its top scene's view model.
+function under(at, op) {
+  if (op === null || typeof op !== "object") return op; // applyPatch reports it
+  const moved = { ...op };
+  if (typeof op.path === "string") moved.path = at + op.path;
+  if (typeof op.from === "string") moved.from = at + op.from;
+  return moved;
+}
+
 export function connect(options) {
   return new Client(options);
 }

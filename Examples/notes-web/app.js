@@ -2,7 +2,7 @@
 // once when its scene comes on top, then only updated from the view model,
 // so typing keeps its focus and caret. The scenes decide; the page shows.
 
-import { applyPatch, connect, PatchError } from "/yaia/yaia.js";
+import { connect } from "/yaia/yaia.js";
 
 const main = document.getElementById("app");
 let screen = null; // {id, scene, root, update(viewModel, context)}
@@ -49,8 +49,7 @@ const OVERSCAN = 6;
 // `shown` says which the search shows. An action for a row goes by its path
 // from the list, ["rows", ID].
 function sendRow(listID, id, type, payload) {
-  const action = payload === undefined ? { type } : { type, payload };
-  return app.request({ op: "send", scene: listID, path: ["rows", id], action }).catch(() => {}).finally(() => app.renderNow());
+  return app.sendChild(["rows", id], type, payload, listID).catch(() => {}).finally(() => app.renderNow());
 }
 
 function listScreen(root) {
@@ -236,31 +235,3 @@ document.getElementById("logout").onclick = () => send("logout").catch(() => {})
 const app = connect({ start: "notes/login", view: "patch", render });
 window.app = app; // for the console, and for tests
 
-// The client holds the flow's scenes. A row is a child of the list: its
-// update (a rename, its new args once the editor saved its note) is placed
-// here, in the list's view model at the row's path, where the runtime
-// expects the page to hold it (docs/composition.md, "View models that
-// nest"); the list's next patch starts from there.
-const update = app.update.bind(app);
-app.update = (u) => {
-  if (u.top === undefined || !Array.isArray(u.path)) { update(u); return; }
-  const held = app.scenes.get(u.top);
-  if (!held || !held.viewModel || u.path.length !== 2 || u.path[0] !== "rows") return;
-  const rows = held.viewModel.rows || [];
-  const i = rows.findIndex((r) => r.id === u.path[1]);
-  if (i < 0) return;
-  let row = u.viewModel;
-  if (row === undefined) {
-    if (!Array.isArray(u.viewPatch)) return;
-    try {
-      row = applyPatch(rows[i], u.viewPatch);
-    } catch (error) {
-      if (!(error instanceof PatchError)) throw error;
-      app.requestView(u.top);
-      return;
-    }
-  }
-  const copy = rows.slice();
-  copy[i] = row;
-  held.viewModel = { ...held.viewModel, rows: copy };
-};

@@ -112,6 +112,7 @@ extension JSON {
         #expect(saving["scene"] == 2)
         #expect(saving["top"] == 1)
         #expect(saving["path"] == ["rows", 1])
+        #expect(saving["viewAt"] == "/rows/0")
         #expect(saving["effects"]?[0]?["id"] == 1)
 
         // The list drops item 1: its row closes, and its save with it.
@@ -124,7 +125,11 @@ extension JSON {
         // A new item opens a new row, at the end.
         let added = rt.run(#"{"op":"send","scene":1,"action":{"type":"add","payload":{"id":9,"title":"Tea"}}}"#)
         #expect(titles(added["viewModel"]) == ["Eggs", "Bread", "Tea"])
-        #expect(send(rt, 1, ["rows", 9], ["type": "togglePin"])["scene"] == 5)
+        let pinned = send(rt, 1, ["rows", 9], ["type": "togglePin"])
+        #expect(pinned["scene"] == 5)
+        // Item 1 gone, item 9 is third: its view model is the list's third row.
+        #expect(pinned["viewAt"] == "/rows/2")
+        #expect(send(rt, 1, ["rows", 3], ["type": "togglePin"])["viewAt"] == "/rows/1")
         // A child is closed by its parent's state, not directly.
         #expect(envelopeError(rt.run(#"{"op":"close","scene":5}"#))?["code"] == "scene_is_child")
         // Closing the parent closes its children.

@@ -36,3 +36,18 @@ def test_a_child_is_sent_to_by_its_path_and_its_output_reaches_the_parent() -> N
             assert error.code == "no_such_child"
         else:
             raise AssertionError("a send to no child was not refused")
+
+
+def test_in_patch_mode_a_childs_updates_are_placed_in_its_top_scenes_view_model() -> None:
+    with yaia.Runtime(view="patch", **HOST) as rt:
+        for document in (CELL, LIST):
+            rt.execute({"op": "register", "document": document})
+        scene = rt.open("py/list")
+        update = scene.child("cells", 2).send("bump")
+        assert update.raw["viewAt"] == "/cells/1"
+        assert update.view_model == {"n": 6}
+        # The list's held view model has the row's change, where the runtime holds it:
+        # the list's next patch applies to it and gives what the runtime says whole.
+        after = scene.send("cellBumped", {"key": 1, "output": 1})
+        assert after.view_model == rt.view(scene.id)
+        assert [c["n"] for c in after.view_model["cells"]] == [0, 6]

@@ -51,6 +51,12 @@ ACTIONS: Dict[str, Dict[str, Any]] = {
                              "properties": {"service": {"enum": ["jobs", "store"]}, "op": {"enum": ["a", "b"]},
                                             "timeout": {"type": "integer", "minimum": 1, "maximum": 5}}},
                      "cancel": STRING, "done": {"type": "integer"}, "failed": FAILURE},
+    "example/rows": {"add": {"type": "object", "required": ["id", "title"],
+                             "properties": {"id": {"type": "integer", "minimum": 1, "maximum": 6}, "title": STRING}},
+                     "remove": {"type": "integer", "minimum": 1, "maximum": 6},
+                     "retitle": {"type": "object", "required": ["id", "title"],
+                                 "properties": {"id": {"type": "integer", "minimum": 1, "maximum": 6}, "title": STRING}}},
+    "example/row": {"rename": STRING, "save": None, "saved": None, "saveFailed": STRING, "togglePin": None, "open": None},
     "example/todo": {"add": STRING, "toggle": {"type": "integer", "minimum": 1, "maximum": 6},
                      "remove": {"type": "integer", "minimum": 1, "maximum": 6}, "clearDone": None,
                      "show": {"enum": ["all", "active", "done"]}, "draft": STRING},
@@ -65,6 +71,7 @@ ARGS: Dict[str, Dict[str, Any]] = {
     "notes/list": {"user": {"email": "a@b.c"}},
     "notes/editor": {"note": {"id": 1, "title": "t", "body": "b"}},
     "notes/row": {"id": 1, "title": "t", "body": "b"},
+    "example/row": {"id": 1, "title": "t"},
 }
 
 RUNS = 8
@@ -168,9 +175,9 @@ class Pair:
         scene = patch["scene"]
         if "top" in patch:
             # A child scene: the host holds its view model inside the top
-            # scene's, at its path, and its patch applies there.
+            # scene's, at its viewAt, and its patch applies there.
             top, top_seq = self.held[patch["top"]]
-            before = child_view(top, patch["path"])
+            before = jsonpatch.JsonPointer(patch["viewAt"]).resolve(top)
         else:
             before, seq = self.held[scene]
             assert patch["viewBase"] == seq
@@ -180,7 +187,8 @@ class Pair:
         if after == before:
             assert patch["viewPatch"] == []
         if "top" in patch:
-            self.held[patch["top"]] = (child_view(top, patch["path"], after), top_seq)
+            placed = jsonpatch.apply_patch(top, [{"op": "replace", "path": patch["viewAt"], "value": after}])
+            self.held[patch["top"]] = (placed, top_seq)
         else:
             self.held[scene] = (after, patch["seq"])
         self.updates += 1
@@ -193,20 +201,6 @@ class Pair:
                 return
             assert isinstance(whole, yaia.Update) and isinstance(patch, yaia.Update)
             self.check(whole.raw, patch.raw)
-
-
-def child_view(view: Any, path: List[Any], new: Any = None) -> Any:
-    """The view model of the child at `path` inside its top scene's `view`
-    (a keyed slot's child by its view model's "id", as the notes rows say
-    it); with `new`, a copy of `view` with that child's replaced."""
-    slot, rest = path[0], path[1:]
-    children = view[slot]
-    index = next(i for i, c in enumerate(children) if c.get("id") == rest[0]) if rest else None
-    if new is None:
-        return children if index is None else children[index]
-    copy = dict(view)
-    copy[slot] = new if index is None else children[:index] + [new] + children[index + 1:]
-    return copy
 
 
 def one_element_changes_stay_inside(before: Any, after: Any, ops: List[Dict[str, Any]], at: str = "") -> None:

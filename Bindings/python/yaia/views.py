@@ -7,7 +7,7 @@ from typing import Any, Dict, Mapping, Optional
 
 from .errors import YaiaError
 from .handle import _Requests
-from .patch import apply_patch
+from .patch import apply_patch, pointer_tokens
 from .values import Update
 
 #: The view modes a runtime, a scene or a flow takes.
@@ -45,9 +45,32 @@ class _Views(_Requests):
     def _update(self, raw: Dict[str, Any]) -> Update:
         """The Update of ``raw``, its view model kept or brought up to date."""
         update = Update.from_raw(raw)
-        if "viewPatch" in raw:
+        if "viewAt" in raw and raw.get("top") in self._held:
+            self._place(update, raw)
+        elif "viewPatch" in raw:
             self._follow(update, raw)
         return update
+
+    def _place(self, update: Update, raw: Mapping[str, Any]) -> None:
+        """A child scene's update: its view model sits in its top scene's
+        at ``viewAt``, where the runtime holds it too (the top's next patch
+        starts from there); its patch or whole view model goes in there."""
+        top, at = raw["top"], raw["viewAt"]
+        held = self._held[top]
+        if "viewPatch" in raw:
+            ops = [_under(at, op) for op in raw["viewPatch"]]
+        else:
+            ops = [{"op": "replace", "path": at, "value": raw.get("viewModel")}]
+        try:
+            held.view_model = apply_patch(held.view_model, ops)
+        except YaiaError:
+            # Not where the runtime says: the top's view whole, afresh.
+            fetched = self._fetch_view(top)
+            if fetched is None:
+                return
+            held = fetched
+        update.__dict__.update(view_model=_at(held.view_model, at), view_patch=raw.get("viewPatch"),
+                               view_base=raw.get("viewBase"))
 
     def _hold(self, update: Update, view: Optional[str]) -> None:
         """An opened or started scene: holds its view model when it is in patch mode."""
@@ -103,3 +126,26 @@ class _Views(_Requests):
         if held is None:
             raise YaiaError("no_such_scene", f"no open scene with id {scene}")
         return held.view_model
+
+
+def _under(at: str, op: Any) -> Any:
+    """A child's patch operation moved under its place ``at``."""
+    if not isinstance(op, dict):
+        return op  # apply_patch reports it
+    moved = dict(op)
+    for key in ("path", "from"):
+        if isinstance(op.get(key), str):
+            moved[key] = at + op[key]
+    return moved
+
+
+def _at(view: Any, at: str) -> Any:
+    """The value at pointer ``at`` in ``view``; None when there is none."""
+    for token in pointer_tokens(at) or ():
+        if isinstance(view, dict):
+            view = view.get(token)
+        elif isinstance(view, list) and token.isdigit() and int(token) < len(view):
+            view = view[int(token)]
+        else:
+            return None
+    return view

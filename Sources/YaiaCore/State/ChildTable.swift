@@ -21,7 +21,7 @@ public final class ChildLink: Sendable {
         var path = above?.place.path.arrayValue?.elements ?? []
         path.append(.string(slot))
         if key != .null { path.append(key) }
-        place = Update.Place(top: above?.place.top ?? parent, path: .array(path))
+        place = Update.Place(top: above?.place.top ?? parent, path: .array(path), viewAt: nil)
     }
 }
 

@@ -223,10 +223,13 @@ extension RuntimeState {
         scenes[link.parent]?.slots.first { $0.name == link.slot }
     }
 
-    /// Where scene `id` sits: the scene without a parent above it, and the
-    /// path from there, `[SLOT, KEY?, ...]` (a key only in keyed slots).
+    /// Where scene `id` sits: the scene without a parent above it, the
+    /// path from there, `[SLOT, KEY?, ...]` (a key only in keyed slots), and
+    /// where its view model is in the top scene's (`viewPointer`).
     func place(of id: Int64) -> Update.Place? {
-        scenes[id]?.link?.place
+        guard var place = scenes[id]?.link?.place else { return nil }
+        place.viewAt = viewPointer(of: id)
+        return place
     }
 
     /// The scene at `path` (`[SLOT, KEY?, ...]`) below scene `top`, or `no_such_child`.

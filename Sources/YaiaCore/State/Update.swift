@@ -3,7 +3,7 @@ import YaiaKit
 /// What one reduction of a scene did, as the runtime answers it (a request's
 /// update) or queues it (an event): `{"childErrors"?, "effect"?, "effects",
 /// "event"?, "flow"?, "from"?, "navigationErrors"?, "ok", "path"?, "routes",
-/// "scene", "seq", "stack"?, "top"?, "version"?, "viewModel"}`. Described once (`members`): its text
+/// "scene", "seq", "stack"?, "top"?, "version"?, "viewAt"?, "viewModel"}`. Described once (`members`): its text
 /// and its tree follow from it.
 public struct Update: JSONMembers {
     public let scene: Int64
@@ -34,10 +34,14 @@ public struct Update: JSONMembers {
     }
 
     /// Where a child scene sits: `top`, the scene without a parent above it,
-    /// and `path`, `[SLOT, KEY?, ...]` from there (docs/composition.md).
+    /// and `path`, `[SLOT, KEY?, ...]` from there (docs/composition.md);
+    /// `viewAt`, where its view model sits in the top scene's, as a JSON
+    /// Pointer with positions for keys (`/rows/4`): where a host that holds
+    /// the top scene's view model applies the child's view.
     public struct Place: Sendable {
         public let top: Int64
         public let path: JSON
+        public var viewAt: String?
     }
 
     public final class Family: Sendable {
@@ -114,6 +118,7 @@ public struct Update: JSONMembers {
         stack(into: &sink)
         if let place = family?.place { sink.member("top", int: place.top) }
         if let flow { sink.member("version", int: flow.version) }
+        if let at = family?.place?.viewAt { sink.member("viewAt", string: at) }
         view(into: &sink)
     }
 
