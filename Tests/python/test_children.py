@@ -51,3 +51,18 @@ def test_in_patch_mode_a_childs_updates_are_placed_in_its_top_scenes_view_model(
         after = scene.send("cellBumped", {"key": 1, "output": 1})
         assert after.view_model == rt.view(scene.id)
         assert [c["n"] for c in after.view_model["cells"]] == [0, 6]
+
+
+def test_an_inspection_event_of_a_childs_action_says_where_the_child_sits() -> None:
+    with yaia.Runtime(**HOST) as rt:
+        for document in (CELL, LIST):
+            rt.execute({"op": "register", "document": document})
+        scene = rt.open("py/list")
+        rt.inspect()
+        scene.child("cells", 2).send("bump")
+        actions = []
+        while (event := rt.receive_event(0)) is not None:
+            if isinstance(event, yaia.Inspection) and event.kind == "action":
+                actions.append(event.raw)
+        assert [(a["action"]["type"], a.get("top"), a.get("path")) for a in actions] == \
+            [("bump", scene.id, ["cells", 2]), ("cellBumped", None, None)]

@@ -74,7 +74,12 @@ extension RuntimeState {
             throw RuntimeState.noSuchScene(id)
         }
         if inspecting {
-            context.steps.append(.event(["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": action.json]))
+            var event: JSONObject = ["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": action.json]
+            if inFamily, let place = place(of: id) {
+                event["top"] = .int(place.top)
+                event["path"] = place.path
+            }
+            context.steps.append(.event(.object(event)))
         }
         // A scene in patch mode answers the patch from the view model it last sent.
         if !inFamily, !views.sent.isEmpty, case .scene(let reduced) = update.view {
