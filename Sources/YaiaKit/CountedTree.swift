@@ -5,16 +5,18 @@
 // rest. KeyedList keeps its order and its id index in two of them.
 
 /// One node: a leaf holds entries, an inner node children. Immutable.
+@usableFromInline
 final class CountedTreeNode<Value: Sendable>: Sendable {
     /// A leaf's entry keys; an inner node's largest key of each child.
-    let keys: [Int64]
+    @usableFromInline let keys: [Int64]
     /// A leaf's values, one per key; empty in an inner node.
-    let values: [Value]
+    @usableFromInline let values: [Value]
     /// An inner node's children; empty in a leaf.
-    let children: [CountedTreeNode<Value>]
+    @usableFromInline let children: [CountedTreeNode<Value>]
     /// Entries beneath.
-    let count: Int
+    @usableFromInline let count: Int
 
+    @inlinable
     init(keys: [Int64], values: [Value]) {
         self.keys = keys
         self.values = values
@@ -22,6 +24,7 @@ final class CountedTreeNode<Value: Sendable>: Sendable {
         count = keys.count
     }
 
+    @inlinable
     init(children: [CountedTreeNode<Value>]) {
         self.children = children
         keys = children.map { $0.keys.last ?? Int64.min }
@@ -29,19 +32,24 @@ final class CountedTreeNode<Value: Sendable>: Sendable {
         count = children.reduce(0) { $0 + $1.count }
     }
 
+    @inlinable
     var isLeaf: Bool { children.isEmpty }
 }
 
+@usableFromInline
 struct CountedTree<Value: Sendable>: Sendable {
     /// Entries per leaf and children per inner node, at most.
+    @inlinable
     static var width: Int { 32 }
 
-    private(set) var root: CountedTreeNode<Value>?
+    @usableFromInline var root: CountedTreeNode<Value>?
 
+    @inlinable
     init() {}
 
     /// Entries already in key order, as keys and their values (as many),
     /// built bottom up in one pass: leaves are slices of the two arrays.
+    @inlinable
     init(keys: [Int64], values: [Value]) {
         let count = Swift.min(keys.count, values.count)
         guard count > 0 else { return }
@@ -66,12 +74,15 @@ struct CountedTree<Value: Sendable>: Sendable {
         root = level.first
     }
 
+    @inlinable
     var count: Int { root?.count ?? 0 }
 
     /// Whether both are the very same tree: equal without a look inside.
+    @inlinable
     func isIdentical(to other: CountedTree) -> Bool { root === other.root }
 
     /// The entry at `position` (0 ..< count).
+    @inlinable
     func entry(at position: Int) -> (key: Int64, value: Value) {
         var node = root
         var i = position
@@ -89,6 +100,7 @@ struct CountedTree<Value: Sendable>: Sendable {
 
     /// How many entries have a key below `key`: the position of the first
     /// entry with `key`, if there is one.
+    @inlinable
     func rank(of key: Int64) -> Int {
         var node = root
         var below = 0
@@ -105,6 +117,7 @@ struct CountedTree<Value: Sendable>: Sendable {
     }
 
     /// Inserts an entry at `position`; the caller keeps keys in order.
+    @inlinable
     mutating func insert(key: Int64, value: Value, at position: Int) {
         guard let root else {
             self.root = CountedTreeNode(keys: [key], values: [value])
@@ -115,6 +128,7 @@ struct CountedTree<Value: Sendable>: Sendable {
     }
 
     /// Removes the entry at `position`.
+    @inlinable
     mutating func remove(at position: Int) {
         guard let root else { return }
         var node = Self.removing(at: position, from: root)
@@ -124,18 +138,21 @@ struct CountedTree<Value: Sendable>: Sendable {
     }
 
     /// Replaces the value of the entry at `position`, its key kept.
+    @inlinable
     mutating func setValue(_ value: Value, at position: Int) {
         guard let root else { return }
         self.root = Self.setting(value, at: position, in: root)
     }
 
     /// Calls `body` with every entry, in order; stops when it returns false.
+    @inlinable
     func forEach(_ body: (Int64, Value) -> Bool) {
         guard let root else { return }
         _ = Self.walk(root, body)
     }
 
-    private static func walk(_ node: CountedTreeNode<Value>, _ body: (Int64, Value) -> Bool) -> Bool {
+    @inlinable
+    static func walk(_ node: CountedTreeNode<Value>, _ body: (Int64, Value) -> Bool) -> Bool {
         if node.isLeaf {
             for i in node.keys.indices where !body(node.keys[i], node.values[i]) { return false }
             return true
@@ -145,7 +162,8 @@ struct CountedTree<Value: Sendable>: Sendable {
     }
 
     /// The child of inner node `n` that holds `position`, and the position within it.
-    private static func child(of n: CountedTreeNode<Value>, at position: Int, inserting: Bool) -> (Int, Int) {
+    @inlinable
+    static func child(of n: CountedTreeNode<Value>, at position: Int, inserting: Bool) -> (Int, Int) {
         var i = position
         var c = 0
         while c < n.children.count - 1 && (inserting ? i > n.children[c].count : i >= n.children[c].count) {
@@ -155,7 +173,8 @@ struct CountedTree<Value: Sendable>: Sendable {
         return (c, i)
     }
 
-    private static func inserting(_ key: Int64, _ value: Value, at position: Int, into n: CountedTreeNode<Value>) -> [CountedTreeNode<Value>] {
+    @inlinable
+    static func inserting(_ key: Int64, _ value: Value, at position: Int, into n: CountedTreeNode<Value>) -> [CountedTreeNode<Value>] {
         if n.isLeaf {
             var keys = n.keys
             var values = n.values
@@ -175,7 +194,8 @@ struct CountedTree<Value: Sendable>: Sendable {
     }
 
     /// The node without the entry, or nil when nothing is left of it.
-    private static func removing(at position: Int, from n: CountedTreeNode<Value>) -> CountedTreeNode<Value>? {
+    @inlinable
+    static func removing(at position: Int, from n: CountedTreeNode<Value>) -> CountedTreeNode<Value>? {
         if n.isLeaf {
             guard n.keys.count > 1 else { return nil }
             var keys = n.keys
@@ -203,7 +223,8 @@ struct CountedTree<Value: Sendable>: Sendable {
         return children.isEmpty ? nil : CountedTreeNode(children: children)
     }
 
-    private static func setting(_ value: Value, at position: Int, in n: CountedTreeNode<Value>) -> CountedTreeNode<Value> {
+    @inlinable
+    static func setting(_ value: Value, at position: Int, in n: CountedTreeNode<Value>) -> CountedTreeNode<Value> {
         if n.isLeaf {
             var values = n.values
             values[position] = value

@@ -11,28 +11,46 @@
 ///
 /// An element whose id is already in the list replaces that one, where it
 /// is: a KeyedList never holds two elements with one id.
+//
+// Its code is @inlinable down to CountedTree, as the standard library's
+// collections are, so that a scene pack compiles it specialized for its own
+// elements: run generic across the module boundary, each operation asked the
+// Swift runtime for the metadata of the nodes and arrays it touched, most of
+// the cost of a send. Those bodies are part of what a pack is compiled with:
+// a pack built against another version of YaiaKit keeps its copy of them,
+// so what the internals store, and how, changes only with a rebuild of the packs.
 public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Element.ID: Sendable {
     /// Where an id's element is in `order`, kept in `index` under the id's hash.
+    @usableFromInline
     struct Slot: Sendable {
-        let id: Element.ID
-        var orderKey: Int64
+        @usableFromInline let id: Element.ID
+        @usableFromInline var orderKey: Int64
+
+        @inlinable
+        init(id: Element.ID, orderKey: Int64) {
+            self.id = id
+            self.orderKey = orderKey
+        }
     }
 
     /// The elements, under keys that ascend with their position.
-    var order = CountedTree<Element>()
+    @usableFromInline var order = CountedTree<Element>()
     /// The ids, under their hash values (several ids may share one).
-    var index = CountedTree<Slot>()
+    @usableFromInline var index = CountedTree<Slot>()
     /// The last changes, for the parts derived from the list.
-    var history = KeyedListHistory<Element>()
+    @usableFromInline var history = KeyedListHistory<Element>()
 
     /// Order keys are spaced this far apart, so that an insertion between
     /// two neighbours finds a key between theirs (32 times in one place
     /// before the keys are spread again).
+    @inlinable
     static var spacing: Int64 { 1 << 32 }
 
+    @inlinable
     public init() {}
 
     /// The elements in order; a later element with the id of an earlier one replaces it.
+    @inlinable
     public init<S: Sequence>(_ elements: S) where S.Element == Element {
         var seen: [Element.ID: Int] = [:]
         var list: [Element] = []
@@ -46,16 +64,17 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
     }
 
     /// Builds both trees from `elements`, ids distinct, keys spread evenly.
+    @inlinable
     mutating func rebuild(_ elements: [Element]) {
         _ = rebuild(elements, checking: false)
     }
 
     /// Builds both trees; with `checking`, answers the position of the
     /// first element whose id an earlier one has (nothing is built then).
-    /// A pack's copy of this code is not specialized for its elements: the
-    /// ids are sorted by hash as concrete (hash, position) pairs, so that the
-    /// sort costs what an `[Int64]`'s does, and the repeated ids are found
-    /// in that sort (they share a hash) rather than with a Set of ids.
+    /// The ids are sorted by hash as concrete (hash, position) pairs, so
+    /// that the sort costs what an `[Int64]`'s does, and the repeated ids
+    /// are found in that sort (they share a hash) rather than with a Set of ids.
+    @inlinable
     mutating func rebuild(_ elements: [Element], checking: Bool) -> Int? {
         var byHash: [(hash: Int64, at: Int)] = []
         byHash.reserveCapacity(elements.count)
@@ -80,7 +99,8 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
 
     /// The least position whose id an earlier position has, or nil; `byHash`
     /// sorted, so equal ids are neighbours among those of one hash.
-    private static func firstRepeated(_ elements: [Element], _ byHash: [(hash: Int64, at: Int)]) -> Int? {
+    @inlinable
+    static func firstRepeated(_ elements: [Element], _ byHash: [(hash: Int64, at: Int)]) -> Int? {
         var first: Int?
         var start = 0
         while start < byHash.count {
@@ -99,15 +119,19 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
         return first
     }
 
+    @inlinable
     static func hash(_ id: Element.ID) -> Int64 { Int64(id.hashValue) }
 
     // MARK: reading
 
+    @inlinable
     public var count: Int { order.count }
+    @inlinable
     public var isEmpty: Bool { order.count == 0 }
 
     /// The element with `id`, or nil. Setting an element replaces the one
     /// with its id where it is, or appends it; setting nil removes it.
+    @inlinable
     public subscript(id id: Element.ID) -> Element? {
         get { position(of: id).map { order.entry(at: $0).value } }
         set {
@@ -115,15 +139,18 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
         }
     }
 
+    @inlinable
     public func contains(id: Element.ID) -> Bool { slot(of: id) != nil }
 
     /// Where the element with `id` is, or nil.
+    @inlinable
     public func position(of id: Element.ID) -> Int? {
         guard let (_, slot) = slot(of: id) else { return nil }
         return order.rank(of: slot.orderKey)
     }
 
     /// The slot of `id` and its position in `index`.
+    @inlinable
     func slot(of id: Element.ID) -> (Int, Slot)? {
         let hash = Self.hash(id)
         var i = index.rank(of: hash)
@@ -137,17 +164,20 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
     }
 
     /// The elements, as an array.
+    @inlinable
     public var elements: [Element] { Array(self) }
 
     // MARK: changing
 
     /// Appends `element`, or replaces the element with its id where it is.
+    @inlinable
     public mutating func append(_ element: Element) {
         insert(element, at: count)
     }
 
     /// Inserts `element` at `position` (0...count), or replaces the element
     /// with its id where it is.
+    @inlinable
     public mutating func insert(_ element: Element, at position: Int) {
         if let at = self.position(of: element.id) { return replace(at: at, with: element) }
         precondition(position >= 0 && position <= count, "position \(position) out of 0...\(count)")
@@ -159,6 +189,7 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
     }
 
     /// Replaces the element with `element`'s id; false when there is none.
+    @inlinable
     @discardableResult
     public mutating func update(_ element: Element) -> Bool {
         guard let at = position(of: element.id) else { return false }
@@ -168,6 +199,7 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
 
     /// Changes the element with `id` in place; nil when there is none. A
     /// change of its id moves the id (replacing any element that had the new one).
+    @inlinable
     @discardableResult
     public mutating func modify<R>(id: Element.ID, _ body: (inout Element) throws -> R) rethrows -> R? {
         guard let at = position(of: id) else { return nil }
@@ -184,6 +216,7 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
     }
 
     /// Removes the element with `id`, and returns it; nil when there is none.
+    @inlinable
     @discardableResult
     public mutating func remove(id: Element.ID) -> Element? {
         guard let at = position(of: id) else { return nil }
@@ -191,6 +224,7 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
     }
 
     /// Removes the element at `position`, and returns it.
+    @inlinable
     @discardableResult
     public mutating func remove(at position: Int) -> Element {
         precondition(position >= 0 && position < count, "position \(position) out of 0..<\(count)")
@@ -203,6 +237,7 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
 
     /// Removes every element that matches: a walk over the list, then
     /// O(log n) per element removed.
+    @inlinable
     public mutating func removeAll(where shouldRemove: (Element) throws -> Bool) rethrows {
         var positions: [Int] = []
         for (i, element) in enumerated() where try shouldRemove(element) { positions.append(i) }
@@ -210,6 +245,7 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
     }
 
     /// Replaces the element at `position` (its id kept or not).
+    @inlinable
     public mutating func replace(at position: Int, with element: Element) {
         let (key, old) = order.entry(at: position)
         if old.id != element.id {
@@ -226,14 +262,16 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
         history.record(.replace(at: position, old: old, new: element))
     }
 
-    private mutating func upsert(_ element: Element, replacing id: Element.ID) {
+    @inlinable
+    mutating func upsert(_ element: Element, replacing id: Element.ID) {
         if element.id != id, let at = position(of: id) { return replace(at: at, with: element) }
         append(element)
     }
 
     /// A key between the neighbours of `position`, spreading the keys
     /// again (the same elements, no change recorded) when there is none.
-    private mutating func orderKey(forInsertingAt position: Int) -> Int64 {
+    @inlinable
+    mutating func orderKey(forInsertingAt position: Int) -> Int64 {
         if count == 0 { return 0 }
         let below = position > 0 ? order.entry(at: position - 1).key : nil
         let above = position < count ? order.entry(at: position).key : nil
@@ -251,10 +289,14 @@ public struct KeyedList<Element: Identifiable & Sendable>: Sendable where Elemen
 }
 
 extension KeyedList: RandomAccessCollection {
+    @inlinable
     public var startIndex: Int { 0 }
+    @inlinable
     public var endIndex: Int { order.count }
+    @inlinable
     public subscript(position: Int) -> Element { order.entry(at: position).value }
 
+    @inlinable
     public func makeIterator() -> IndexingIterator<[Element]> {
         var all: [Element] = []
         all.reserveCapacity(count)
@@ -267,10 +309,12 @@ extension KeyedList: RandomAccessCollection {
 }
 
 extension KeyedList: ExpressibleByArrayLiteral {
+    @inlinable
     public init(arrayLiteral elements: Element...) { self.init(elements) }
 }
 
 extension KeyedList: Equatable where Element: Equatable {
+    @inlinable
     public static func == (a: KeyedList, b: KeyedList) -> Bool {
         if a.order.isIdentical(to: b.order) { return true }
         guard a.count == b.count else { return false }
@@ -280,6 +324,7 @@ extension KeyedList: Equatable where Element: Equatable {
 
 extension KeyedList: Encodable where Element: Encodable {
     /// A plain array of the elements, as `[Element]` encodes.
+    @inlinable
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
         for element in self { try container.encode(element) }
@@ -288,6 +333,7 @@ extension KeyedList: Encodable where Element: Encodable {
 
 extension KeyedList: Decodable where Element: Decodable {
     /// A plain array of elements, ids distinct: a repeated id is an error.
+    @inlinable
     public init(from decoder: any Decoder) throws {
         let elements = try [Element](from: decoder)
         self.init()
@@ -299,9 +345,11 @@ extension KeyedList: Decodable where Element: Decodable {
 }
 
 /// An array index as a coding key, for an error's location.
+@usableFromInline
 struct IndexKey: CodingKey {
-    var intValue: Int?
-    var stringValue: String { intValue.map(String.init) ?? "" }
+    @usableFromInline var intValue: Int?
+    @usableFromInline var stringValue: String { intValue.map(String.init) ?? "" }
+    @usableFromInline
     init(intValue: Int) { self.intValue = intValue }
-    init?(stringValue: String) { nil }
+    @usableFromInline init?(stringValue: String) { nil }
 }

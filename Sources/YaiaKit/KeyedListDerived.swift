@@ -17,6 +17,7 @@ public protocol KeyedListRow: JSONRepresentable {
 public struct ViewRows: JSONRepresentable, Encodable, Equatable, Sendable {
     public let json: JSON
 
+    @usableFromInline
     init(_ json: JSON) { self.json = json }
 
     public func encode(to encoder: any Encoder) throws {
@@ -34,6 +35,7 @@ extension KeyedList {
     /// JSON array. Made once for the whole list, then kept with the list:
     /// a later version of it makes the rows of the elements changed since,
     /// and changes the array where they are (a set, an insert, a remove).
+    @inlinable
     public func rows<Row: KeyedListRow>(_ row: Row.Type) -> ViewRows where Row.Source == Element {
         ViewRows(derived(AnyHashable(ObjectIdentifier(Row.self)), build: { () -> JSON in
             var rows: [JSON] = []
@@ -58,13 +60,12 @@ extension KeyedList {
 
     /// The rows of the elements `isIncluded` accepts, in order: each row as
     /// `rows(_:)` keeps it, the filter a walk over the list.
+    @inlinable
     public func rows<Row: KeyedListRow>(_ row: Row.Type, where isIncluded: (Element) -> Bool) -> ViewRows where Row.Source == Element {
         guard case .array(let all) = rows(row).json else { return ViewRows(.array([])) }
         var rows: [JSON] = []
         // One walk of the tree beside the rows, with no array of the
-        // elements and no iterator of pairs: run unspecialized (a pack calls
-        // this generic code across modules), those cost a search over 10,000
-        // notes most of its time.
+        // elements and no iterator of pairs.
         var each = all.makeIterator()
         order.forEach { _, element in
             guard let json = each.next() else { return false }
@@ -76,6 +77,7 @@ extension KeyedList {
 
     /// How many elements have `property` true: counted once, then kept up
     /// to date by the changes of the list.
+    @inlinable
     public func count(matching property: KeyPath<Element, Bool>) -> Int {
         derived(AnyHashable(property), build: { () -> Int in
             var n = 0

@@ -12,30 +12,35 @@ import Synchronization
 // is remembered changes only the cost.
 
 /// One change to a list, by position.
+@usableFromInline
 enum KeyedListChange<Element: Sendable>: Sendable {
     case insert(at: Int, Element)
     case remove(at: Int, Element)
     case replace(at: Int, old: Element, new: Element)
 }
 
+@usableFromInline
 struct KeyedListHistory<Element: Sendable>: Sendable {
     /// Changes kept, at most; the oldest half goes when there are more.
+    @inlinable
     static var limit: Int { 64 }
 
     /// The list's current stamp.
-    private(set) var stamp: UInt64
+    @usableFromInline var stamp: UInt64
     /// `stamps[i]`: the stamp before `changes[i]`; the last one is `stamp`.
-    private var stamps: [UInt64]
-    private var changes: [KeyedListChange<Element>] = []
+    @usableFromInline var stamps: [UInt64]
+    @usableFromInline var changes: [KeyedListChange<Element>] = []
     /// The derived parts, shared by every version of the list.
-    let memo: KeyedListMemo
+    @usableFromInline let memo: KeyedListMemo
 
+    @inlinable
     init() {
         stamp = nextListStamp()
         stamps = [stamp]
         memo = KeyedListMemo()
     }
 
+    @inlinable
     mutating func record(_ change: KeyedListChange<Element>) {
         stamp = nextListStamp()
         changes.append(change)
@@ -48,6 +53,7 @@ struct KeyedListHistory<Element: Sendable>: Sendable {
 
     /// The changes from the version stamped `earlier` to this one; nil when
     /// this list is not a known later version of it.
+    @inlinable
     func changes(since earlier: UInt64) -> ArraySlice<KeyedListChange<Element>>? {
         guard let i = stamps.lastIndex(of: earlier) else { return nil }
         return changes[i...]
@@ -56,7 +62,8 @@ struct KeyedListHistory<Element: Sendable>: Sendable {
 
 private let listStamps = Atomic<UInt64>(0)
 
-private func nextListStamp() -> UInt64 {
+@usableFromInline
+func nextListStamp() -> UInt64 {
     listStamps.wrappingAdd(1, ordering: .relaxed).newValue
 }
 
@@ -64,17 +71,30 @@ private func nextListStamp() -> UInt64 {
 /// of the version it was computed for. A part is taken out while it is
 /// brought up to date (so that, held nowhere else, it is changed in place)
 /// and put back after; two threads at once at worst compute it twice.
+@usableFromInline
 final class KeyedListMemo: Sendable {
+    @usableFromInline
     struct Part: @unchecked Sendable {
         // Unchecked: the key is a Row type's identity or a key path, both
         // immutable; the value is a JSON array or a count.
-        let key: AnyHashable
-        let stamp: UInt64
-        let value: any Sendable
+        @usableFromInline let key: AnyHashable
+        @usableFromInline let stamp: UInt64
+        @usableFromInline let value: any Sendable
+
+        @usableFromInline
+        init(key: AnyHashable, stamp: UInt64, value: any Sendable) {
+            self.key = key
+            self.stamp = stamp
+            self.value = value
+        }
     }
 
     private let parts = Mutex<[Part]>([])
 
+    @usableFromInline
+    init() {}
+
+    @usableFromInline
     func take(_ key: AnyHashable) -> Part? {
         parts.withLock { parts -> Part? in
             guard let i = parts.firstIndex(where: { $0.key == key }) else { return nil }
@@ -82,6 +102,7 @@ final class KeyedListMemo: Sendable {
         }
     }
 
+    @usableFromInline
     func put(_ part: Part) {
         parts.withLock { parts in
             if let i = parts.firstIndex(where: { $0.key == part.key }) { parts[i] = part } else { parts.append(part) }
@@ -93,6 +114,7 @@ extension KeyedList {
     /// A part derived from the list: `build` computes it from the whole
     /// list, `apply` brings it up to date by one change. Kept under `key`
     /// for the next version of the list.
+    @inlinable
     func derived<Value: Sendable>(_ key: AnyHashable, build: () -> Value,
                                   apply: (inout Value, KeyedListChange<Element>) -> Void) -> Value {
         var earlier: Value?
