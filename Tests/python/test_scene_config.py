@@ -22,6 +22,8 @@ EXAMPLE_TYPES = [
     "example/home",
     "example/jobs",
     "example/login",
+    "example/row",
+    "example/rows",
     "example/search",
     "example/todo",
 ]
