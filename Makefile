@@ -194,8 +194,9 @@ $(TESTPACK)/%.so: Tests/packs/counter.c Include/yaia_scene.h
 	$(CC) $(PLUGIN_CFLAGS) -DFAULT=$(lastword $(subst :, ,$(filter $*:%,$(PACK_FAULTS)))) -o $@ $<
 
 # Tests/packs/board.c: a C pack whose scene has child scenes, and its
-# broken variants.
-BOARD_FAULTS := board_bad_slots:1 board_slots_garbage:2 board_no_children:3 board_children_garbage:4 board_children_object:5
+# variants, broken or answering children() otherwise.
+BOARD_FAULTS := board_bad_slots:1 board_slots_garbage:2 board_no_children:3 board_children_garbage:4 board_children_object:5 \
+                board_same_stale:6 board_same_first:7 board_always_writes:8
 TEST_PACKS  += $(TESTPACK)/board.so $(foreach f,$(BOARD_FAULTS),$(TESTPACK)/$(firstword $(subst :, ,$(f))).so)
 
 $(TESTPACK)/board.so: Tests/packs/board.c Include/yaia_scene.h

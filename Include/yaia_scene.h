@@ -253,7 +253,14 @@ typedef struct yaia_scene_type {
     ** an integer, in a keyed slot only; "args": the child's open arguments,
     ** an object, "{}" when absent) and returns 0; or returns non-zero with
     ** an error in `out`. A `one` slot the array leaves out still has its
-    ** child, opened with "{}".
+    ** child, opened with "{}". Or, when the state wants the very children
+    ** of this function's last answer for it, returns
+    ** YAIA_SCENE_SAME_CHILDREN and writes nothing: the host keeps the list
+    ** it read last, so an unchanged list of many children costs neither
+    ** side a text. The first call for a state, and the call after an answer
+    ** the host could not read or an error, always writes (the host has no
+    ** list to keep: "same" there is "scene_pack_error"). A pack that always
+    ** writes is as right, only slower.
     **
     ** The host calls it after each reduction of a scene with slots, and when
     ** one opens, is restored or is pushed in a flow; never concurrently for
@@ -275,6 +282,13 @@ typedef struct yaia_scene_type {
 } yaia_scene_type;
 
 #define YAIA_SCENE_CANONICAL 1u
+
+/*
+** What children() returns, with nothing written, for "the same children as
+** my last answer for this state". Returned with text written, it is an
+** error as any other non-zero value.
+*/
+#define YAIA_SCENE_SAME_CHILDREN 1
 
 /* What a pack's entry point answers. */
 typedef struct yaia_scene_pack {

@@ -121,6 +121,10 @@ private final class PackedState {
     /// operations start from. Sharing its storage with the next one where
     /// nothing changed, it makes the diff cost what changed.
     @exclusivity(unchecked) var lastView: JSON?
+    /// The children last written for this state: a list equal to it is
+    /// answered as "the same", without a text (Array's == is O(1) on one
+    /// buffer, and cheap element by element on shared storage).
+    @exclusivity(unchecked) var lastChildren: [Child]?
 
     init(_ value: SceneValue, write: @escaping HostWrite) {
         self.value = value
@@ -290,10 +294,14 @@ private let packInvariants: @convention(c) (UnsafePointer<yaia_scene_type>?, Uns
 private let packChildren: @convention(c) (OpaquePointer?, OpaquePointer?) -> Int32 = { state, out in
     guard let s = packed(state) else { return 1 }
     do throws(YaiaError) {
-        s.writer.write(.array(try s.value.children().map(\.json)))
+        let children = try s.value.children()
+        if let last = s.lastChildren, last == children { return YAIA_SCENE_SAME_CHILDREN }
+        s.writer.write(.array(children.map(\.json)))
         s.flush(to: out)
+        s.lastChildren = children
         return 0
     } catch {
+        s.lastChildren = nil
         return s.fail(error, into: out)
     }
 }

@@ -44,11 +44,23 @@ extension LivePackScene {
     var childSlots: [ChildSlot] { type.family.slots }
 
     /// What the pack's children() writes, read as yaia_scene.h says:
-    /// anything else is `scene_pack_error`, and no child changes.
+    /// anything else is `scene_pack_error`, and no child changes. "The
+    /// same as my last answer" gives the very array read then, which the
+    /// reconciliation knows at once as the list it already has.
     func children() throws(YaiaError) -> [Child] {
         guard let children = type.family.children else { return [] }
         let buffer = SceneBuffer()
-        guard children(state, buffer.handle) == 0 else { throw buffer.error(.scenePackError, scene: name) }
+        let answer = children(state, buffer.handle)
+        let written = buffer.writer.withBytes { $0.count } > 0
+        if answer == YAIA_SCENE_SAME_CHILDREN && !written {
+            guard let lastChildren else {
+                throw YaiaError(.scenePackError, "scene \(name) answered the same children as its last answer, and has none the runtime read")
+            }
+            return lastChildren
+        }
+        // Until the pack writes a list that reads, it has none to repeat.
+        lastChildren = nil
+        guard answer == 0 else { throw buffer.error(.scenePackError, scene: name) }
         guard case .array(let list) = try buffer.parse(scene: name, what: "children") else {
             throw YaiaError(.scenePackError, "scene \(name) answered with children that are not an array")
         }
@@ -61,6 +73,7 @@ extension LivePackScene {
                 throw YaiaError(.scenePackError, "scene \(name) answered with a child the runtime cannot read: \(error.message)", at: error.at)
             }
         }
+        lastChildren = wanted
         return wanted
     }
 }

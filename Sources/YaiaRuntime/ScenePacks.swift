@@ -287,6 +287,8 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     var owed: JSON?
     var viewIsCurrent = true
     var packMatchesHost = true
+    /// The children the pack last wrote and the runtime read: its "the same" (PackChildren.swift).
+    var lastChildren: [Child]?
 
     /// Takes `state`, freed here if its view model cannot be read.
     init(type: PackSceneType, state: OpaquePointer) throws(YaiaError) {

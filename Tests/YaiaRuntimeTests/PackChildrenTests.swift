@@ -77,4 +77,68 @@ import YaiaExamples
         let lone = try row.open(args: ["id": 1, "title": "a"])
         #expect(row.childSlots.isEmpty && lone.childSlots.isEmpty)
     }
+
+    /// The glue answers "the same" (YAIA_SCENE_SAME_CHILDREN, nothing
+    /// written) while the state wants the children of its last answer.
+    @Test func theGlueAnswersTheSameForAnUnchangedList() throws {
+        let descriptor = ScenePack.makeDescriptor(name: "rows", version: nil, types: Examples.childSceneTypes, documents: [],
+                                                  write: try #require(hostTable.pointee.write))
+        let type = try #require(descriptor.pointee.scenes?[0]).pointee
+        #expect(String(cString: try #require(type.name)) == "example/rows")
+        let children = try #require(type.children)
+        let opened = SceneBuffer()
+        let args = #"{"items":[]}"#
+        let state = try #require(args.withCString { type.open?(descriptor.pointee.scenes?[0], $0, args.utf8.count, opened.handle) })
+        defer { type.free_state?(state) }
+        func answer() -> (Int32, String) {
+            let out = SceneBuffer()
+            let code = children(state, out.handle)
+            return (code, out.writer.withBytes { String(decoding: $0, as: UTF8.self) })
+        }
+        func reduce(_ action: String) {
+            let out = SceneBuffer(), view = SceneBuffer()
+            #expect(action.withCString { type.reduce?(state, $0, action.utf8.count, out.handle, view.handle) } == 0)
+        }
+        #expect(answer() == (0, "[]"))
+        #expect(answer() == (YAIA_SCENE_SAME_CHILDREN, ""))
+        reduce(#"{"type":"add","payload":{"id":7,"title":"Milk"}}"#)
+        let (code, text) = answer()
+        #expect(code == 0 && text.contains("Milk"))
+        #expect(answer() == (YAIA_SCENE_SAME_CHILDREN, ""))
+        reduce(#"{"type":"rowOpened","payload":{"key":7}}"#)
+        #expect(answer() == (YAIA_SCENE_SAME_CHILDREN, ""), "a reduction that changes no child")
+        reduce(#"{"type":"retitle","payload":{"id":7,"title":"Oat milk"}}"#)
+        #expect(answer().1.contains("Oat milk"), "changed args are written")
+    }
+
+    /// On "the same" the runtime's scene gives the very array it read last,
+    /// which the reconciliation knows as the list it has.
+    @Test func aPackScenesSameChildrenAreTheArrayReadLast() throws {
+        let rt = try runtime(Examples.childSceneTypes)
+        defer { rt.shutDown() }
+        let rows = try #require(rt.catalog["example/rows"])
+        let list = try #require(try rows.open(args: ["items": []]) as? LivePackScene)
+        _ = try list.reduce(Action("add", payload: ["id": 7, "title": "Milk"]))
+        let first = try list.children()
+        #expect(first == [Child.keyed("rows", key: 7, args: ["id": 7, "title": "Milk"])])
+        let again = try list.children()
+        #expect(again.withUnsafeBufferPointer(\.baseAddress) == first.withUnsafeBufferPointer(\.baseAddress))
+        _ = try list.reduce(Action("retitle", payload: ["id": 7, "title": "Oat milk"]))
+        #expect(try list.children() == [Child.keyed("rows", key: 7, args: ["id": 7, "title": "Oat milk"])])
+    }
+
+    /// Kept children keep their args across sends that change no child,
+    /// and a changed list still reaches them (the slot's argsAction).
+    @Test func argsStillReachKeptRowsBetweenUnchangedLists() throws {
+        let rt = try runtime(Examples.childSceneTypes)
+        defer { rt.shutDown() }
+        let id = try #require(try rt.open("example/rows", args: ["items": []])["scene"]?.int64Value)
+        _ = try rt.send(scene: id, action: Action("add", payload: ["id": 7, "title": "Milk"]))
+        let sent = rt.execute(["op": "send", "scene": .int(id), "path": ["rows", 7], "action": ["type": "open"]])
+        let row = try #require(sent["scene"]?.int64Value)
+        _ = try rt.send(scene: id, action: Action("rowOpened", payload: ["key": 7]))
+        #expect(try rt.state(scene: row)["state"]?["title"] == "Milk")
+        _ = try rt.send(scene: id, action: Action("retitle", payload: ["id": 7, "title": "Oat milk"]))
+        #expect(try rt.state(scene: row)["state"]?["title"] == "Oat milk", "the same row, its args delivered")
+    }
 }

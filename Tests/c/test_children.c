@@ -3,8 +3,9 @@
 ** a C host would (docs/composition.md): a C pack's scene whose slots and
 ** children cross yaia_scene.h (Tests/packs/board.c), and example/rows of the
 ** examples pack, a Swift pack. Opening, sending by path, outputs, a parent's
-** child commands and intercept, closing, a snapshot restored, and the
-** broken packs refused with their codes.
+** child commands and intercept, closing, a snapshot restored, children()
+** answering "the same" (and a pack that always writes), and the broken
+** packs refused with their codes.
 **
 ** Prints one line per failed check and ends with "N passed, N failed".
 ** Exit status 1 when anything failed.
@@ -49,12 +50,16 @@ static long long scene_of(yaia_runtime *rt, const char *request, const char *nam
     return id;
 }
 
-static void test_a_c_pack_scene_with_children(void)
+/* `pack`: board, which answers "the same" while its keys stay, or
+** board_always_writes, which writes them every time. */
+static void test_a_c_pack_scene_with_children(const char *pack)
 {
-    section("a C pack's scene with children");
+    char *title = fmt("a C pack's scene with children (%s)", pack);
+    section(title);
+    free(title);
     char *error = NULL;
-    yaia_runtime *rt = pack_runtime("board", &error);
-    if (!check(rt != NULL, "a runtime with board.so -- %s", error ? error : "")) {
+    yaia_runtime *rt = pack_runtime(pack, &error);
+    if (!check(rt != NULL, "a runtime with %s.so -- %s", pack, error ? error : "")) {
         yaia_free(error);
         return;
     }
@@ -121,7 +126,7 @@ static void test_a_c_pack_scene_with_children(void)
     char *snap = raw_of(snapshot, "snapshot");
     if (check(snap != NULL, "a snapshot -- %s", snapshot ? snapshot : "(NULL)")) {
         char *error2 = NULL;
-        yaia_runtime *other = pack_runtime("board", &error2);
+        yaia_runtime *other = pack_runtime(pack, &error2);
         check(other != NULL, "a second runtime -- %s", error2 ? error2 : "");
         yaia_free(error2);
         if (other) {
@@ -185,6 +190,41 @@ static void test_rows_of_the_examples_pack(void)
     yaia_runtime_free(rt);
 }
 
+/* "The same" is the list of the pack's last answer, which the runtime keeps:
+** a pack that says so wrongly keeps its old children, and one that says so
+** before any answer is refused. */
+static void test_same_children(void)
+{
+    section("children() answering \"the same\"");
+    char *error = NULL;
+    yaia_runtime *rt = pack_runtime("board_same_stale", &error);
+    if (check(rt != NULL, "board_same_stale loads -- %s", error ? error : "")) {
+        EXPECT(rt, "{\"op\":\"open\",\"scene\":\"test/board\"}", "its first answer is written", "\"header\":{\"hits\":0,\"id\":0}");
+        char *r = run(rt, "{\"op\":\"send\",\"scene\":1,\"action\":{\"type\":\"add\",\"payload\":7}}");
+        check_has(r, "\"the same\" keeps the children of the last answer", "\"ok\":true", "\"cells\":[]", "\"header\":{\"hits\":0,\"id\":0}",
+                  (const char *)NULL);
+        check_lacks(r, "childErrors", "\"the same\" after an answer is no error");
+        yaia_free(r);
+        EXPECT(rt, "{\"op\":\"send\",\"scene\":1,\"path\":[\"header\"],\"action\":{\"type\":\"hit\"}}", "the kept header is there",
+               "\"intercepted\":1");
+        expect_error(rt, "{\"op\":\"send\",\"scene\":1,\"path\":[\"cells\",7],\"action\":{\"type\":\"hit\"}}", "no_such_child",
+                     "no cell opened on \"the same\"");
+    }
+    yaia_free(error);
+    yaia_runtime_free(rt);
+
+    error = NULL;
+    rt = pack_runtime("board_same_first", &error);
+    if (check(rt != NULL, "board_same_first loads -- %s", error ? error : "")) {
+        char *r = run(rt, "{\"op\":\"open\",\"scene\":\"test/board\"}");
+        check_has(r, "\"the same\" before any answer is reported, and the scene opens", "\"ok\":true", "\"childErrors\":[",
+                  "\"code\":\"scene_pack_error\"", (const char *)NULL);
+        yaia_free(r);
+    }
+    yaia_free(error);
+    yaia_runtime_free(rt);
+}
+
 static void test_broken_packs(void)
 {
     section("packs with broken children");
@@ -228,7 +268,9 @@ static void test_broken_packs(void)
 int main(void)
 {
     harness_start();
-    test_a_c_pack_scene_with_children();
+    test_a_c_pack_scene_with_children("board");
+    test_a_c_pack_scene_with_children("board_always_writes");
+    test_same_children();
     test_rows_of_the_examples_pack();
     test_broken_packs();
     return harness_finish();

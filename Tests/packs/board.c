@@ -22,8 +22,11 @@
 ** Action "hit": hits += 1; the third says the output {"type": "full",
 ** "payload": {"hits": 3, "id": K}}. View model {"hits": H, "id": K}.
 **
-** The FAULT macro builds the variants the runtime must refuse (see the
-** Makefile).
+** children() answers YAIA_SCENE_SAME_CHILDREN, writing nothing, while the
+** board's keys are those of its last answer.
+**
+** The FAULT macro builds the variants the runtime must refuse, or that
+** answer children() otherwise (see the Makefile).
 */
 #include <stddef.h>
 #include <stdio.h>
@@ -42,6 +45,9 @@
 #define FAULT_NO_CHILDREN 3      /* slots, and no children() */
 #define FAULT_CHILDREN_GARBAGE 4 /* children() answers text that is no JSON */
 #define FAULT_CHILDREN_OBJECT 5  /* children() answers an object, no list */
+#define FAULT_SAME_STALE 6       /* children() answers "the same" after its first answer, whatever the keys */
+#define FAULT_SAME_FIRST 7       /* children() answers "the same" before any answer */
+#define FAULT_ALWAYS_WRITES 8    /* children() writes every time, as a pack built before "the same" */
 
 #define MAX_KEYS 16
 
@@ -54,6 +60,8 @@ typedef struct yaia_scene_state {
     int count;
     long long full, intercepted, last;
     int has_last;
+    /* children() has answered for the keys as they are */
+    int answered;
     /* the cell's */
     long long id, hits;
 } state;
@@ -228,10 +236,14 @@ static int board_act(state *s, const char *action, size_t n, yaia_scene_buffer *
             return 1;
         }
         if (!apply) return 0;
-        if (is_type(action, n, "add") && at < 0) s->keys[s->count++] = key;
+        if (is_type(action, n, "add") && at < 0) {
+            s->keys[s->count++] = key;
+            s->answered = FAULT == FAULT_SAME_STALE && s->answered;
+        }
         if (is_type(action, n, "remove") && at >= 0) {
             memmove(s->keys + at, s->keys + at + 1, sizeof *s->keys * (size_t)(s->count - at - 1));
             s->count--;
+            s->answered = FAULT == FAULT_SAME_STALE && s->answered;
         }
         if (is_type(action, n, "poke")) {
             snprintf(t, sizeof t, "[{\"child\":{\"action\":{\"type\":\"hit\"},\"key\":%lld,\"slot\":\"cells\"}}]", key);
@@ -301,6 +313,7 @@ __attribute__((unused)) static int board_children(yaia_scene_state *s, yaia_scen
         put(out, "{\"slot\":\"header\"}");
         return 0;
     }
+    if (FAULT == FAULT_SAME_FIRST || (s->answered && FAULT != FAULT_ALWAYS_WRITES)) return YAIA_SCENE_SAME_CHILDREN;
     char t[96];
     put(out, "[{\"args\":{\"id\":0},\"slot\":\"header\"}");
     for (int i = 0; i < s->count; i++) {
@@ -308,6 +321,7 @@ __attribute__((unused)) static int board_children(yaia_scene_state *s, yaia_scen
         put(out, t);
     }
     put(out, "]");
+    s->answered = 1;
     return 0;
 }
 

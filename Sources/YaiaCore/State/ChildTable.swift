@@ -52,12 +52,26 @@ struct SlotChildren: Sendable, Equatable {
 struct ChildTable: Sendable {
     typealias Slots = [String: SlotChildren]
     private(set) var parents = IDMap<Slots>()
+    /// The list each parent's state wanted when its children were last
+    /// reconciled without a problem: the same list again changes nothing,
+    /// so reconciling it is skipped. Set by `reconciled`, dropped by any
+    /// other change to the parent's children.
+    private(set) var lastWanted = IDMap<[Child]>()
 
     var isEmpty: Bool { parents.isEmpty }
 
     subscript(parent: Int64) -> Slots? {
         get { parents[parent] }
-        set { parents[parent] = newValue.flatMap { $0.isEmpty ? nil : $0 } }
+        set {
+            parents[parent] = newValue.flatMap { $0.isEmpty ? nil : $0 }
+            lastWanted[parent] = nil
+        }
+    }
+
+    /// Sets `parent`'s children as a reconciliation of `wanted` left them.
+    mutating func reconciled(_ parent: Int64, _ slots: Slots, wanted: [Child]?) {
+        self[parent] = slots
+        lastWanted[parent] = wanted
     }
 
     /// The child of `parent` at `slot` and `key`, if any.
@@ -65,7 +79,10 @@ struct ChildTable: Sendable {
         parents[parent]?[slot]?.entry(key)?.id
     }
 
-    mutating func removeAll() { parents.removeAll() }
+    mutating func removeAll() {
+        parents.removeAll()
+        lastWanted.removeAll()
+    }
 
     // MARK: in a snapshot
 

@@ -102,6 +102,9 @@ extension RuntimeState {
         } catch {
             return [RuntimeState.childProblem(nil, .null, error)]
         }
+        // The list reconciled last time, unchanged since, leaves every child as
+        // it is: O(1) when it is the same array (a pack's "the same").
+        if let last = children.lastWanted[id], last == wanted { return [] }
         var problems: [JSON] = []
         for child in wanted where !scene.slots.contains(where: { $0.name == child.slot }) {
             problems.append(RuntimeState.childProblem(child.slot, child.key, YaiaError(.badChild, "\(scene.value.name) has no child slot \"\(child.slot)\"")))
@@ -150,7 +153,8 @@ extension RuntimeState {
             for entry in old.entries where list.position(of: entry.key) == nil { gone.append(entry.id) }
             if !list.entries.isEmpty { after[slot.name] = list }
         }
-        children[id] = after
+        // A list with problems is reconciled again, to report them again.
+        children.reconciled(id, after, wanted: problems.isEmpty ? wanted : nil)
         if !gone.isEmpty { remove(scenes: gone, steps: &context.steps) }
         let mode = self.mode(of: id, flow: scene.flow)
         for child in opened {
