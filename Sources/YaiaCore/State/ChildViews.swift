@@ -23,14 +23,46 @@ extension RuntimeState {
         return .object(o)
     }
 
+    /// `viewModel(of:)` made from the children's view models kept since
+    /// their last reduction (`ViewCache.kept`): only a child whose seq
+    /// moved is asked again (for a pack's, a call and a parse), and the
+    /// others keep their storage, which the diff from the view last sent
+    /// steps over in one comparison. The same value as `viewModel(of:)`.
+    mutating func composedView(of id: Int64) -> JSON {
+        guard let scene = scenes[id] else { return .null }
+        let own = scene.link == nil ? scene.value.viewModel : keptView(of: scene)
+        guard !scene.slots.isEmpty, case .object(var o) = own else { return own }
+        let slots = children[id]
+        for slot in scene.slots {
+            let entries = slots?[slot.name]?.entries ?? []
+            switch slot.kind {
+            case .keyed:
+                var list: [JSON] = []
+                list.reserveCapacity(entries.count)
+                for entry in entries { list.append(composedView(of: entry.id)) }
+                o[slot.name] = .array(list)
+            case .one, .optional: o[slot.name] = entries.first.map { composedView(of: $0.id) } ?? .null
+            }
+        }
+        return .object(o)
+    }
+
+    /// A child's own view model, kept while its seq stays.
+    private mutating func keptView(of scene: OpenScene) -> JSON {
+        if let kept = views.kept[scene.id], kept.seq == scene.seq { return kept.view }
+        let view = scene.value.viewModel
+        views.kept[scene.id] = ViewCache.Kept(view: view, seq: scene.seq)
+        return view
+    }
+
     /// The view of an update of scene `id` (with slots or a parent) at
     /// `seq`: its view model with its children's; in patch mode, the patch
     /// from the last one sent, which the places that hold it above (its
     /// ancestors' last view models) take too, as the host applies it there.
     mutating func familyView(of id: Int64, seq: Int64, _ value: any LiveScene) -> Update.View {
         let hasSlots = scenes[id].map { !$0.slots.isEmpty } ?? false
-        guard !views.sent.isEmpty else { return hasSlots ? .value(viewModel(of: id)) : .scene(value) }
-        let whole = viewModel(of: id)
+        guard !views.sent.isEmpty else { return hasSlots ? .value(composedView(of: id)) : .scene(value) }
+        let whole = composedView(of: id)
         propagate(whole, from: id)
         guard let last = views.sent[id] else { return hasSlots ? .value(whole) : .scene(value) }
         // A scene that made its own patches (a pack's) left no view here:

@@ -28,10 +28,19 @@ public struct ViewCache: Sendable {
         var seq: Int64
     }
 
+    struct Kept: Sendable {
+        var view: JSON
+        var seq: Int64
+    }
+
     /// The runtime's mode (config `"view"`): scenes given none take it.
     public var mode: ViewMode = .whole
     /// The open scenes in patch mode.
     var sent = IDMap<Sent>()
+    /// Child scenes' own view models (theirs, without their children's),
+    /// each with the seq it is of: a child's changes only when it reduces,
+    /// so a parent's view asks again only the children that did.
+    var kept = IDMap<Kept>()
     /// Scenes and flows whose mode is not the runtime's, kept across a
     /// restore for the ids it brings back.
     var sceneModes = IDMap<ViewMode>()
@@ -92,7 +101,7 @@ extension RuntimeState {
         guard let scene = scenes[id] else { return }
         if let mode, mode != views.mode { views.sceneModes[id] = mode }
         if self.mode(of: id, flow: scene.flow) == .patch {
-            views.sent[id] = ViewCache.Sent(view: viewModel(of: id), seq: scene.seq)
+            views.sent[id] = ViewCache.Sent(view: composedView(of: id), seq: scene.seq)
         }
     }
 
@@ -105,6 +114,7 @@ extension RuntimeState {
     mutating func forgetViews(scenes ids: [Int64], flow: Int64? = nil) {
         for id in ids {
             views.sent[id] = nil
+            views.kept[id] = nil
             views.sceneModes[id] = nil
         }
         if let flow { views.flowModes[flow] = nil }
@@ -112,13 +122,15 @@ extension RuntimeState {
 
     /// After a restore: every scene in patch mode starts again from its
     /// view model as restored. Modes given to ids the restore did not bring
-    /// back are forgotten.
+    /// back are forgotten, and so are the kept view models: a restored
+    /// scene may have another state at the same seq.
     mutating func restartViews() {
         views.sent.removeAll()
+        views.kept.removeAll()
         for (id, _) in views.sceneModes where !scenes.contains(id) { views.sceneModes[id] = nil }
         for (id, _) in views.flowModes where flows[id] == nil { views.flowModes[id] = nil }
         for scene in scenes.values where mode(of: scene.id, flow: scene.flow) == .patch {
-            views.sent[scene.id] = ViewCache.Sent(view: viewModel(of: scene.id), seq: scene.seq)
+            views.sent[scene.id] = ViewCache.Sent(view: composedView(of: scene.id), seq: scene.seq)
         }
     }
 
@@ -133,7 +145,7 @@ extension RuntimeState {
     /// it from now on, so the next patch starts from it.
     public mutating func currentView(scene id: Int64) throws(YaiaError) -> JSON {
         guard let scene = scenes[id] else { throw RuntimeState.noSuchScene(id) }
-        let view = viewModel(of: id)
+        let view = composedView(of: id)
         if views.sent[id] != nil { views.sent[id] = ViewCache.Sent(view: view, seq: scene.seq) }
         return ["ok": true, "scene": .int(id), "seq": .int(scene.seq), "view": .string(mode(of: id, flow: scene.flow).rawValue),
                 "viewModel": view]
