@@ -107,31 +107,25 @@ extension JSONArrayNode {
             if known.nest > levels { return .tooDeep }
             return JSONSizeCount.bounded(known, limit)
         }
-        let found: JSONSizeCount
-        if isLeaf {
-            found = JSONArrayNode.size(of: elements, levels: levels, limit: limit)
-        } else {
-            var units = 0
-            var nest = 0
-            for c in children {
-                let count = c.size(levels: levels, limit: limit - units)
-                guard case .fits(let s) = count else { return count }
-                units += s.units
-                nest = Swift.max(nest, s.nest)
-            }
-            found = .fits(JSONSize(units: units, nest: nest))
-        }
+        let found = isLeaf ? JSONArrayNode.size(of: elements, levels: levels, limit: limit)
+            : JSONArrayNode.sum(children, limit: limit) { $0.size(levels: levels, limit: $1) }
         // Two threads may count one shared node at once: both store the same word.
         if case .fits(let s) = found, let packed = s.packed { size.store(packed, ordering: .relaxed) }
         return found
     }
 
     static func size(of elements: [JSON], levels: Int, limit: Int) -> JSONSizeCount {
+        sum(elements, limit: limit) { $0.size(levels: levels, limit: $1) }
+    }
+
+    /// The sizes of `parts` added up, each counted within what the limit
+    /// leaves (`count(part, left)`); the first that does not fit ends it.
+    static func sum<Parts: Sequence>(_ parts: Parts, limit: Int, _ count: (Parts.Element, Int) -> JSONSizeCount) -> JSONSizeCount {
         var units = 0
         var nest = 0
-        for e in elements {
-            let count = e.size(levels: levels, limit: limit - units)
-            guard case .fits(let s) = count else { return count }
+        for part in parts {
+            let counted = count(part, limit - units)
+            guard case .fits(let s) = counted else { return counted }
             units += s.units
             nest = Swift.max(nest, s.nest)
         }
