@@ -17,10 +17,8 @@ are the page's own (`performance.now`): from the input event to the end of
 the render that shows the query's rows, layout included; from `send` to its
 answer. The floor: a frame the server answers itself (no runtime, no
 thread), and a bare aiohttp echo server (a process of its own) answering the
-same page, and a Python client; and the round trip from a server that
-runs every request on its session's thread (--inline-ms 0), which cheap
-requests no longer do. Without Playwright or Chromium the benchmark says
-so and measures nothing.
+same page, and a Python client. Without Playwright or Chromium the
+benchmark says so and measures nothing.
 """
 
 from __future__ import annotations
@@ -243,39 +241,17 @@ def stop(process: "subprocess.Popen[str]") -> None:
     process.wait(30)
 
 
-# Round trips are measured in this many turns, each taking its share of
-# every kind in turn, so that all of them see the machine as loaded.
-TURNS = 10
-
-
-def login_page(browser: Any, url: str) -> Any:
+def measure(browser: Any, url: str, echo_url: Optional[str], rounds: int) -> Dict[str, Any]:
+    """The page at url: round trips (when echo_url is given), then a login and
+    the search over NOTES notes."""
     page = browser.new_page(viewport={"width": 1000, "height": 800})
     page.goto(url)
     page.wait_for_selector(".screen[data-scene='notes/login']")
-    return page
-
-
-def round_trips(browser: Any, page: Any, floors: Dict[str, str]) -> Dict[str, List[float]]:
-    """The action's round trip on page, and beside it, turn by turn: the same
-    from a server running every request on its session's thread (the page
-    at floors["workers"]), a frame the server answers itself, the echo."""
-    other = login_page(browser, floors["workers"])
-    out: Dict[str, List[float]] = {"trips": [], "workers": [], "floor": [], "echo": []}
-    n = ROUND_TRIPS // TURNS
-    for _ in range(TURNS):
-        out["trips"] += page.evaluate(ROUND_TRIP_JS, n)
-        out["workers"] += other.evaluate(ROUND_TRIP_JS, n)
-        out["floor"] += page.evaluate(FLOOR_JS, n)
-        out["echo"] += page.evaluate(ECHO_JS, {"url": floors["echo"], "n": n})
-    other.close()
-    return out
-
-
-def measure(browser: Any, url: str, floors: Optional[Dict[str, str]], rounds: int) -> Dict[str, Any]:
-    """The page at url: round trips (when floors are given), then a login and
-    the search over NOTES notes."""
-    page = login_page(browser, url)
-    out: Dict[str, Any] = round_trips(browser, page, floors) if floors else {}
+    out: Dict[str, Any] = {}
+    if echo_url:
+        out["trips"] = page.evaluate(ROUND_TRIP_JS, ROUND_TRIPS)
+        out["floor"] = page.evaluate(FLOOR_JS, ROUND_TRIPS)
+        out["echo"] = page.evaluate(ECHO_JS, {"url": echo_url, "n": ROUND_TRIPS})
     page.fill("input[name=email]", "ada@example.com")
     page.fill("input[name=password]", "hunter2")
     page.click("button[name=submit]")
@@ -287,21 +263,18 @@ def measure(browser: Any, url: str, floors: Optional[Dict[str, str]], rounds: in
     return out
 
 
-def server_command(scenes: str, plugins: Path, db: Path) -> List[str]:
-    return [sys.executable, "-m", "yaia.web", scenes, "--plugin-dir", str(plugins),
-            "--plugin-config", f"store={json.dumps({'path': str(db)})}", "--start", "notes/login",
-            "--static", str(PAGE), "--port", "0"]
-
-
 def serve_and_measure(browser: Any, scenes: str, plugins: Path, db: Path,
-                      floors: Optional[Dict[str, str]], rounds: int) -> Optional[Dict[str, Any]]:
-    server, line = launch(server_command(scenes, plugins, db))
+                      echo_url: Optional[str], rounds: int) -> Optional[Dict[str, Any]]:
+    command = [sys.executable, "-m", "yaia.web", scenes, "--plugin-dir", str(plugins),
+               "--plugin-config", f"store={json.dumps({'path': str(db)})}", "--start", "notes/login",
+               "--static", str(PAGE), "--port", "0"]
+    server, line = launch(command)
     try:
         found = re.search(r"http://\S+", line)
         if not found:
             print(f"bench_web.py: the server did not start: {line}", file=sys.stderr)
             return None
-        return measure(browser, found.group(0), floors, rounds)
+        return measure(browser, found.group(0), echo_url, rounds)
     finally:
         stop(server)
 
@@ -361,14 +334,7 @@ def main() -> int:
             seconds = seed(plugins / "store.so", db)
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-                # The same pack from a server running every request on its
-                # session's thread: what running cheap ones on the loop saves.
-                workers, line = launch(server_command(pack, plugins, db) + ["--inline-ms", "0"])
-                try:
-                    floors = {"echo": echo_url, "workers": line.split()[-1]}
-                    on_pack = serve_and_measure(browser, pack, plugins, db, floors, ROUNDS)
-                finally:
-                    stop(workers)
+                on_pack = serve_and_measure(browser, pack, plugins, db, echo_url, ROUNDS)
                 on_documents = None
                 if documents_runtime is not None:
                     on_documents = serve_and_measure(browser, str(DOCUMENTS), plugins, db, None, DOCUMENT_ROUNDS)
@@ -387,7 +353,6 @@ def main() -> int:
     print("The Swift pack:")
     table(search_rows(search, pack_runtime) + [
         ("action round trip over the socket (ms)", trips),
-        ("  every request on its session's thread (ms)", tail(on_pack["workers"])),
         ("  floor: a frame the server answers itself (ms)", tail(on_pack["floor"])),
         ("  floor: a bare aiohttp echo, from the page (ms)", tail(on_pack["echo"])),
         ("  floor: the same echo, from a Python client (ms)", tail(python_floor))])

@@ -35,8 +35,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--inspector", action="store_true",
                    help="serve the inspector at /inspector/ (each session keeps a journal; docs/inspector.md)")
     p.add_argument("--sessions", type=int, default=64, help="connected sessions at most (64)")
-    p.add_argument("--inline-ms", type=float, default=0.5, metavar="MS",
-                   help="a request whose kind last took at most MS runs on the event loop (0.5; 0: none does)")
     return p
 
 
@@ -68,8 +66,7 @@ def config_from(args: argparse.Namespace) -> WebConfig:
         token = secrets.token_urlsafe(24)
     return WebConfig(runtime=runtime, allow=frozenset(args.allow), host=args.host, port=args.port,
                      static=args.static, start=args.start, token=token, origins=tuple(args.origin),
-                     resume_seconds=args.resume_seconds, sessions=args.sessions, inspector=args.inspector,
-                     inline_ms=args.inline_ms)
+                     resume_seconds=args.resume_seconds, sessions=args.sessions, inspector=args.inspector)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -55,11 +55,6 @@ class WebConfig:
     tab that does not read (beyond it the connection is closed, and the tab
     resumes); ``sessions`` the connected sessions; ``detached`` the snapshots
     kept for tabs that went away, each for ``resume_seconds``.
-
-    A request whose kind took at most ``inline_ms`` when it last ran
-    runs on the event loop instead of the session's worker, while runtime
-    calls take at most ``inline_share`` of the loop's time (inline.py);
-    either at 0 sends every request to the workers.
     """
 
     runtime: Dict[str, Any] = field(default_factory=dict)
@@ -76,8 +71,6 @@ class WebConfig:
     sessions: int = 64
     detached: int = 256
     resume_seconds: float = 600.0
-    inline_ms: float = 0.5
-    inline_share: float = 0.5
     #: Serves the inspector at /inspector/ (docs/inspector.md): each session's
     #: runtime keeps a journal in ``inspector_dir`` (a temporary folder when
     #: None), which the inspector of that tab reads, replays and rewinds.
@@ -91,8 +84,6 @@ class WebConfig:
         for name in ("frame_bytes", "queue", "outbox", "sessions", "detached"):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be at least 1")
-        if not 0 <= self.inline_ms or not 0 <= self.inline_share <= 1:
-            raise ValueError("inline_ms must be at least 0, inline_share between 0 and 1")
         if not is_loopback(self.host) and not self.token:
             raise ValueError(f"bound to {self.host}, which is not loopback: a token is required")
 

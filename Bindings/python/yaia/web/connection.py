@@ -4,15 +4,13 @@ and events written back in order, and the bounds one tab cannot pass."""
 from __future__ import annotations
 
 import asyncio
-import collections
 import json
-from typing import TYPE_CHECKING, Any, Deque, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, Optional
 
 from aiohttp import WSMsgType, web
 
 from .config import GRANTABLE_OPS
 from .engine import Frame, envelope
-from .inline import kind_of
 from .session import Session
 
 if TYPE_CHECKING:
@@ -35,10 +33,6 @@ class Connection:
         self.outbox: "asyncio.Queue[Optional[Frame]]" = asyncio.Queue()
         self.writer = asyncio.ensure_future(self._write())
         self.closing = False
-        # Frames the worker handed over, taken onto the loop by _flush: one
-        # wakeup of the loop for a burst of them, not one each.
-        self.handed: Deque[Frame] = collections.deque()
-        self.flushing = False
 
     # -- out
 
@@ -56,38 +50,10 @@ class Connection:
 
     def sink(self, text: Frame) -> None:
         """put() from a session's worker thread."""
-        self.handed.append(text)
-        if self.flushing:
-            return  # a flush is scheduled and has not started: it takes this one too
-        self.flushing = True
         try:
-            self.loop.call_soon_threadsafe(self._flush)
+            self.loop.call_soon_threadsafe(self.put, text)
         except RuntimeError:
             pass  # the loop is closed: the server is stopping
-
-    def _flush(self) -> None:
-        self.flushing = False
-        while self.handed:
-            self.put(self.handed.popleft())
-
-    async def answer(self, text: Frame) -> None:
-        """Writes an answer made on the loop after every frame before it:
-        straight to the socket when none is waiting (the writer writes a
-        frame in the step it takes it from the outbox), else queued."""
-        self._flush()
-        if self.closing or self.outbox.qsize():
-            self.put(text)
-            return
-        try:
-            await self._send(text)
-        except (ConnectionError, RuntimeError):
-            pass  # the socket is closing: its reader ends the connection
-
-    async def _send(self, text: Frame) -> None:
-        if isinstance(text, str):
-            await self.ws.send_str(text)
-        else:
-            await self.ws.send_frame(text, WSMsgType.TEXT)
 
     async def _write(self) -> None:
         while True:
@@ -95,7 +61,10 @@ class Connection:
             if text is None or self.ws.closed:
                 return
             try:
-                await self._send(text)
+                if isinstance(text, str):
+                    await self.ws.send_str(text)
+                else:
+                    await self.ws.send_frame(text, WSMsgType.TEXT)
             except (ConnectionError, RuntimeError):
                 return
 
@@ -133,23 +102,12 @@ class Connection:
             if not self.session.sync(tag):
                 self._full(tag)
         elif op in self.server.config.tab_ops:
-            await self._request(text.encode("utf-8"), kind_of(request), tag)
+            if not self.session.submit(text.encode("utf-8")):
+                self._full(tag)
         elif op in GRANTABLE_OPS:
             self.refuse("not_permitted", f"\"{op}\" is not granted to pages by this server", "/op", tag)
         else:
             self.refuse("unknown_op", f"no request \"{op[:64]}\"", "/op", tag)
-
-    async def _request(self, data: bytes, kind: str, tag: Any) -> None:
-        assert self.session is not None
-        answer = self.session.run_here(data, kind)
-        if answer is None:
-            if not self.session.submit(data, kind):
-                self._full(tag)
-            return
-        await self.answer(answer)
-        # A turn for the other tabs: a tab's frames already read would
-        # otherwise all run before the loop looks at another socket.
-        await asyncio.sleep(0)
 
     def _full(self, tag: Any) -> None:
         queue = self.server.config.queue
@@ -169,7 +127,7 @@ class Connection:
         if self.ws.closed:
             server.keep(key, snapshot)
             return
-        self.session = Session(key, server.engine_maker(key), self.sink, server.config.queue, snapshot, server.inline)
+        self.session = Session(key, server.engine_maker(key), self.sink, server.config.queue, snapshot)
         if server.inspector is not None:
             self.session.watch = server.inspector.watch(key)
         server.live[key] = self

@@ -15,7 +15,6 @@ from aiohttp import WSMsgType, web
 from .config import WebConfig, is_loopback
 from .connection import Connection
 from .engine import Engine, RuntimeEngine
-from .inline import Inline
 from .session import MakeEngine
 
 __all__ = ["Server", "CLIENT_DIR"]
@@ -52,8 +51,6 @@ class Server:
         self.config = config
         self.make_engine: MakeEngine = make_engine or self._runtime_engine
         self.clock = clock
-        #: Which requests run on the loop, and the loop's budget for them.
-        self.inline = Inline(config.inline_ms, config.inline_share, clock)
         self.live: Dict[str, Connection] = {}
         self.detached: "OrderedDict[str, Tuple[Dict[str, Any], float]]" = collections.OrderedDict()
         self.detaching: Dict[str, "asyncio.Future[Any]"] = {}

@@ -1,7 +1,6 @@
 """One browser session: a runtime of its own, driven by a worker thread of
 its own, so that a slow or flooding tab blocks only itself and never the
-event loop the other tabs share; a request known to be cheap runs on the
-loop instead, within the loop's budget (inline.py)."""
+event loop the other tabs share."""
 
 from __future__ import annotations
 
@@ -9,18 +8,16 @@ import collections
 import concurrent.futures
 import json
 import threading
-from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, Mapping, Optional, Tuple
 
 from ..errors import YaiaError
 from .engine import Engine, Frame, envelope, full_views
-from .inline import INLINE_BYTES, Costs, Inline
 
 __all__ = ["Session", "MakeEngine", "Sink"]
 
 #: Makes a session's engine, from a snapshot to restore or from nothing.
 MakeEngine = Callable[[Optional[Mapping[str, Any]]], Engine]
-#: Takes a frame for the tab; called on the worker thread with the session's
-#: lock held: must not block.
+#: Takes a frame for the tab; called on the worker thread, must not block.
 Sink = Callable[[Frame], None]
 
 # Events drained in one go before the worker looks at its requests again.
@@ -28,22 +25,17 @@ _DRAIN_BATCH = 256
 
 _Job = Tuple[str, Any]
 
-# What a session without a policy runs on the loop: nothing.
-_NEVER = Inline(0.0, 0.0, lambda: 0.0)
-
 
 class Session:
     """Requests of one connection, run in order on one thread.
 
-    The event loop calls :meth:`submit`, :meth:`run_here`, :meth:`start`
-    and :meth:`detach`; everything else happens on the worker, which owns the
-    engine while it runs a job: :meth:`run_here` calls the engine only while
-    the worker is idle with nothing queued. Answers and events go to ``sink``
-    in the order the runtime produced them.
+    The event loop calls :meth:`submit`, :meth:`hello` and :meth:`detach`;
+    everything else happens on the worker, which owns the engine. Answers and
+    events go to ``sink`` in the order the runtime produced them.
     """
 
     def __init__(self, key: str, make_engine: MakeEngine, sink: Sink, queue: int,
-                 restore: Optional[Mapping[str, Any]] = None, inline: Inline = _NEVER) -> None:
+                 restore: Optional[Mapping[str, Any]] = None) -> None:
         self.key = key
         self._make_engine = make_engine
         self._sink = sink
@@ -53,10 +45,6 @@ class Session:
         self._jobs: Deque[_Job] = collections.deque()
         self._wakeup = False
         self._ended = False
-        self._busy = False  # the worker or run_here is calling the engine
-        self._out: List[Frame] = []  # the worker's frames of its current job
-        self._inline = inline
-        self.costs = Costs(inline.limit)
         self.engine: Optional[Engine] = None
         self.resumed = False
         #: Called on the worker after each request and burst of events (an
@@ -72,42 +60,14 @@ class Session:
 
     # -- called from the event loop
 
-    def submit(self, request: bytes, kind: str = "") -> bool:
+    def submit(self, request: bytes) -> bool:
         """Queues a request for the runtime; False when the queue is full."""
         with self._cond:
             if self._ended or len(self._jobs) >= self._queue:
                 return False
-            self._jobs.append(("request", (request, kind)))
+            self._jobs.append(("request", request))
             self._cond.notify()
         return True
-
-    def run_here(self, request: bytes, kind: str) -> Optional[Frame]:
-        """Runs the request on the calling thread (the event loop) and returns
-        its answer, when the policy lets this kind run there and the worker
-        is idle with nothing queued (so that answers keep their order);
-        None, having done nothing, otherwise."""
-        policy = self._inline
-        with self._cond:
-            if (not policy.enabled or self._busy or self._jobs or self._wakeup or self._ended or self.engine is None
-                    or len(request) > INLINE_BYTES or not self.costs.cheap(kind) or not policy.budget.allows()):
-                return None
-            self._busy = True
-            engine = self.engine
-        start = policy.clock()
-        try:
-            answer = engine.execute(request)
-        except Exception as error:  # a bug here must not end the tab's socket
-            answer = envelope("internal", f"the web session failed: {type(error).__name__}")
-        with self._cond:
-            took = policy.clock() - start
-            policy.budget.spend(took)
-            self.costs.ran(kind, took, on_loop=True)
-            self._busy = False
-            if self._jobs or self._wakeup:
-                self._cond.notify()
-        if self.watch is not None:
-            self.watch()
-        return answer
 
     def sync(self, tag: Any) -> bool:
         """Queues a full resync (every view model whole); False when full."""
@@ -160,57 +120,33 @@ class Session:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while self._busy or (not self._jobs and not self._wakeup):
+                while not self._jobs and not self._wakeup:
                     self._cond.wait()
                 job = self._jobs.popleft() if self._jobs else None
                 self._wakeup = False
-                self._busy = True
-            try:
-                ended = self._step(job)
-            finally:
-                # Handed over before the engine is free: a request run on the
-                # loop after this one then finds them ahead of its answer. And
-                # free before the tab can read them: its next request finds
-                # the worker idle.
-                with self._cond:
-                    out, self._out = self._out, []
-                    for frame in out:
-                        self._sink(frame)
-                    self._busy = False
-            if ended:
-                return
-
-    def _step(self, job: Optional[_Job]) -> bool:
-        """Runs a job and drains the events; True once the session ended."""
-        if job is not None:
-            kind, value = job
-            if kind == "call" and self.engine is None:
-                value[1].set_exception(YaiaError("bad_handle", "the session has no runtime"))
-                return False
-            if kind == "detach":
-                self._end(value)
-                return True
-            try:
-                self._do(kind, value)
-            except Exception as error:  # a bug here must not end the session's thread silently
-                self._out.append(envelope("internal", f"the web session failed: {type(error).__name__}"))
-        self._drain()
-        return False
+            if job is not None:
+                kind, value = job
+                if kind == "call" and self.engine is None:
+                    value[1].set_exception(YaiaError("bad_handle", "the session has no runtime"))
+                    continue
+                if kind == "detach":
+                    self._end(value)
+                    return
+                try:
+                    self._do(kind, value)
+                except Exception as error:  # a bug here must not end the session's thread silently
+                    self._sink(envelope("internal", f"the web session failed: {type(error).__name__}"))
+            self._drain()
 
     def _do(self, kind: str, value: Any) -> None:
         if kind == "hello":
             self._hello(value)
         elif self.engine is None:
-            self._out.append(envelope("bad_handle", "the session has no runtime"))
+            self._sink(envelope("bad_handle", "the session has no runtime"))
         elif kind == "request":
-            request, key = value
-            start = self._inline.clock()
-            answer = self.engine.execute(request)
-            with self._cond:
-                self.costs.ran(key, self._inline.clock() - start, on_loop=False)
-            self._out.append(answer)
+            self._sink(self.engine.execute(value))
         elif kind == "sync":
-            self._out.append(self._views("sync", value))
+            self._sink(self._views("sync", value))
         elif kind == "call":
             fn, done = value
             try:
@@ -229,7 +165,7 @@ class Session:
                 if i and self.watch is not None:
                     self.watch()
                 return
-            self._out.append(text)
+            self._sink(text)
         with self._cond:
             self._wakeup = True  # more to come: after the requests waiting
 
@@ -255,12 +191,12 @@ class Session:
             if self.engine is None:
                 self.engine = self._make_engine(None)
         except YaiaError as error:
-            self._out.append(envelope(error.code, error.message, tag=tag))
+            self._sink(envelope(error.code, error.message, tag=tag))
             return
         self._restore = None
         self.engine.set_notifier(self._wake)
         hello.update(session=self.key, resumed=self.resumed)
-        self._out.append(self._views("hello", tag, hello))
+        self._sink(self._views("hello", tag, hello))
 
     def _end(self, done: "concurrent.futures.Future[Optional[Dict[str, Any]]]") -> None:
         snapshot: Optional[Dict[str, Any]] = None
