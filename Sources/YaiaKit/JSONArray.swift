@@ -130,7 +130,11 @@ extension JSONArray: RandomAccessCollection, MutableCollection {
                 // Out of `root` while it changes, so that this is not one more holder.
                 root = nil
                 let (leaf, i) = JSONArrayNode.uniqueLeaf(&tree, position)
-                defer { root = tree }
+                let old = leaf.elements[i]
+                defer {
+                    leaf.noteChange(old: old, new: leaf.elements[i])
+                    root = tree
+                }
                 yield &leaf.elements[i]
             } else {
                 yield &flat[position]

@@ -66,15 +66,16 @@ struct JSONNodeKeys: Sendable {
 }
 
 extension JSONArray {
-    /// The positions of the elements that may be objects whose `field` is
-    /// `===` to `key`, in order: a superset the caller checks. In a tree
-    /// only the nodes whose range admits `key` are entered. `read` counts
-    /// the elements whose keys were read to find the ranges not known yet.
+    /// The positions of the objects whose `field` may be `===` to `key`, in
+    /// order: a superset the caller checks. In a tree only the nodes whose
+    /// range admits `key` are entered. `read` counts the elements whose keys
+    /// were read.
     package func candidates(field: String, key: JSON, read: inout Int) -> [Int] {
         switch storage {
         case .flat(let a):
-            read += a.count
-            return Array(a.indices)
+            var out: [Int] = []
+            JSONArrayNode.candidates(in: a, field: field, key: key, offset: 0, read: &read, into: &out)
+            return out
         case .tree(let root):
             var out: [Int] = []
             root.candidates(field: field, key: key, offset: 0, read: &read, into: &out)
@@ -88,7 +89,10 @@ extension JSONArrayNode {
     func keyRange(_ field: String, read: inout Int) -> JSONKeyRange {
         if let known = keys.withLock({ $0 }), known.field == field { return known.range }
         var range = JSONKeyRange.none
-        if isLeaf {
+        if let edit, let edited = edit.keyRange(field) {
+            read += edit.changes.count
+            range = edited
+        } else if isLeaf {
             read += elements.count
             for e in elements {
                 guard case .object(let o) = e, let value = o[field] else { continue }
@@ -105,13 +109,23 @@ extension JSONArrayNode {
     func candidates(field: String, key: JSON, offset: Int, read: inout Int, into out: inout [Int]) {
         guard keyRange(field, read: &read).admits(key) else { return }
         if isLeaf {
-            out.append(contentsOf: offset..<offset + elements.count)
+            JSONArrayNode.candidates(in: elements, field: field, key: key, offset: offset, read: &read, into: &out)
             return
         }
         var start = offset
         for c in children {
             c.candidates(field: field, key: key, offset: start, read: &read, into: &out)
             start += c.count
+        }
+    }
+
+    /// A leaf's objects whose value under `field` its range admits: reading
+    /// their keys here spares the caller finding each element from the root.
+    static func candidates(in elements: [JSON], field: String, key: JSON, offset: Int, read: inout Int, into out: inout [Int]) {
+        read += elements.count
+        for (k, e) in elements.enumerated() {
+            guard case .object(let o) = e, let value = o[field], JSONKeyRange(of: value).admits(key) else { continue }
+            out.append(offset + k)
         }
     }
 }
@@ -160,7 +174,9 @@ extension JSONArrayNode {
         }
         if let known { return known }
         var n = 0
-        if isLeaf {
+        if let edited = try edit?.count(owner: owner, slot: slot, count) {
+            n = edited
+        } else if isLeaf {
             let result = elements.withUnsafeBufferPointer { p -> Result<Int, E> in
                 do throws(E) { return .success(try count(p)) } catch { return .failure(error) }
             }

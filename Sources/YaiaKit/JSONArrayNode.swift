@@ -23,6 +23,9 @@ final class JSONArrayNode: @unchecked Sendable {
     let keys = Mutex<JSONNodeKeys?>(nil)
     /// Counts of its elements that pass tests (JSONArrayKeys); emptied when the node changes.
     let counts = Mutex<[JSONNodeCount]>([])
+    /// A leaf changed in place: what it knew before and what changed
+    /// (JSONArrayEdit), so that its facts follow from those.
+    var edit: JSONLeafEdit?
 
     static let leafMax = 32
     static let leafMin = 8
@@ -85,6 +88,7 @@ final class JSONArrayNode: @unchecked Sendable {
     /// `node` itself when no one else holds it, else a copy that shares its
     /// elements or children.
     static func makeUnique(_ node: inout JSONArrayNode) {
+        let edit = node.carriedEdit()
         if isKnownUniquelyReferenced(&node) {
             node.size.store(0, ordering: .relaxed)
             node.keys.withLock { $0 = nil }
@@ -92,6 +96,7 @@ final class JSONArrayNode: @unchecked Sendable {
         } else {
             node = JSONArrayNode(copying: node)
         }
+        node.edit = edit
     }
 
     /// Makes the path to element `i` unique and answers its leaf and the
@@ -117,6 +122,7 @@ final class JSONArrayNode: @unchecked Sendable {
         node.count += 1
         if node.isLeaf {
             node.elements.insert(value, at: i)
+            node.noteChange(old: nil, new: value)
         } else {
             let (c, j) = node.locate(i)
             if let right = insert(&node.children[c], value, at: j) { node.children.insert(right, at: c + 1) }
@@ -128,7 +134,11 @@ final class JSONArrayNode: @unchecked Sendable {
     static func remove(_ node: inout JSONArrayNode, at i: Int) -> JSON {
         makeUnique(&node)
         node.count -= 1
-        if node.isLeaf { return node.elements.remove(at: i) }
+        if node.isLeaf {
+            let value = node.elements.remove(at: i)
+            node.noteChange(old: value, new: nil)
+            return value
+        }
         let (c, j) = node.locate(i)
         let value = remove(&node.children[c], at: j)
         if node.isUnderfull(c) { node.mergeChild(c) }
@@ -143,6 +153,7 @@ final class JSONArrayNode: @unchecked Sendable {
     /// Moves the upper half out into a new sibling, which it answers.
     private func splitHalf() -> JSONArrayNode {
         let half = width / 2
+        edit = nil
         if isLeaf {
             let right = JSONArrayNode(leaf: Array(elements[half...]))
             elements.removeSubrange(half...)
@@ -162,6 +173,7 @@ final class JSONArrayNode: @unchecked Sendable {
         let l = c > 0 ? c - 1 : c
         JSONArrayNode.makeUnique(&children[l])
         let left = children[l]
+        left.edit = nil
         let right = children.remove(at: l + 1)
         left.count += right.count
         if left.isLeaf {

@@ -107,6 +107,11 @@ extension JSONArrayNode {
             if known.nest > levels { return .tooDeep }
             return JSONSizeCount.bounded(known, limit)
         }
+        if let edited = edit?.size(levels: levels), let packed = edited.packed {
+            size.store(packed, ordering: .relaxed)
+            if edited.nest > levels { return .tooDeep }
+            return JSONSizeCount.bounded(edited, limit)
+        }
         let found = isLeaf ? JSONArrayNode.size(of: elements, levels: levels, limit: limit)
             : JSONArrayNode.sum(children, limit: limit) { $0.size(levels: levels, limit: $1) }
         // Two threads may count one shared node at once: both store the same word.
