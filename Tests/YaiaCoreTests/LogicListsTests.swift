@@ -72,7 +72,7 @@ struct LogicListsTests {
         }
     }
 
-    @Test("update, count and the extras give what map, filter and a copy give", arguments: [5, 40, 3000])
+    @Test("update, count and the extras give what map, filter and a copy give", arguments: [5, 40, 1000])
     func logic(n: Int) throws {
         var g = SplitMix64(seed: UInt64(n) &+ 2)
         var list = JSONArray(todos(n, &g))

@@ -52,30 +52,33 @@ struct TodoDocumentTests {
         #expect(s.viewModel["left"] == 1 && s.viewModel["error"] == .null)
     }
 
-    @Test("100,000 items open and take every action with the default budget")
-    func hundredThousand() throws {
+    // The library as shipped takes 100,000 items (Tests/python/test_todo_documents.py);
+    // here, in the sanitized debug build, 25,000: past the 16,000 that once ran out of steps.
+    @Test("25,000 items open and take every action with the default budget")
+    func manyItems() throws {
         let scene = try TodoDocument.scene()
         #expect(scene.budget == LogicRule.defaultBudget)
-        let n = 100_000
-        // Ids 1, 4, ..., 100,000 are done: 33,334 of them.
+        let n = 25_000
+        // Ids 1, 4, ..., 25,000 are done.
+        let done = (n + 2) / 3
         var s = try scene.open(args: ["todos": TodoDocument.items(n)])
-        #expect(s.viewModel["total"] == 100_000 && s.viewModel["left"] == 66_666)
+        #expect(s.viewModel["total"] == .int(Int64(n)) && s.viewModel["left"] == .int(Int64(n - done)))
         try TodoDocument.send(&s, "toggle", .int(Int64(n)))
-        #expect(TodoDocument.item(s, n)?["done"] == false && s.viewModel["left"] == 66_667)
+        #expect(TodoDocument.item(s, n)?["done"] == false && s.viewModel["left"] == .int(Int64(n - done + 1)))
         try TodoDocument.send(&s, "add", "One more")
-        #expect(TodoDocument.item(s, n + 1)?["title"] == "One more" && s.viewModel["total"] == 100_001)
+        #expect(TodoDocument.item(s, n + 1)?["title"] == "One more" && s.viewModel["total"] == .int(Int64(n + 1)))
         try TodoDocument.send(&s, "remove", 2)
-        #expect(TodoDocument.item(s, 2) == nil && s.viewModel["total"] == 100_000 && s.viewModel["left"] == 66_667)
+        #expect(TodoDocument.item(s, 2) == nil && s.viewModel["total"] == .int(Int64(n)) && s.viewModel["left"] == .int(Int64(n - done + 1)))
         try TodoDocument.send(&s, "show", "active")
-        #expect(s.viewModel["items"]?.arrayValue?.count == 66_667)
+        #expect(s.viewModel["items"]?.arrayValue?.count == n - done + 1)
         try TodoDocument.send(&s, "show", "done")
-        #expect(s.viewModel["items"]?.arrayValue?.count == 33_333)
+        #expect(s.viewModel["items"]?.arrayValue?.count == done - 1)
         try TodoDocument.send(&s, "clearDone")
-        #expect(s.viewModel["items"] == [] && s.viewModel["total"] == 66_667)
+        #expect(s.viewModel["items"] == [] && s.viewModel["total"] == .int(Int64(n - done + 1)))
         // Restored from a snapshot of its state, as a runtime restores it.
         var restored = try scene.restore(state: s.json)
         try TodoDocument.send(&restored, "toggle", 3)
-        #expect(restored.viewModel["left"] == 66_666)
+        #expect(restored.viewModel["left"] == .int(Int64(n - done)))
     }
 
     @Test("the budget still stops work that grows faster than the list, located at its expression")
