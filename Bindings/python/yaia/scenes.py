@@ -11,6 +11,7 @@ from .errors import YaiaError
 from . import ffi
 from .handle import _Closeable
 from .sends import plain_prefix, send
+from .views import _BROKEN, held_view
 from .values import MISSING, FlowStack, LinkItem, StackEntry, Update
 
 if TYPE_CHECKING:
@@ -99,7 +100,9 @@ class Scene(_RuntimeObject):
         :meth:`Runtime.receive` took); otherwise asked of the runtime each time."""
         held = self.runtime._held.get(self.id)
         if held is not None:
-            return held.view_model
+            view_model = held_view(held)
+            if view_model is not _BROKEN:
+                return view_model
         return self._snapshot()["viewModel"]
 
     @property
