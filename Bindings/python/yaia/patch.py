@@ -44,11 +44,12 @@ MAX_DEPTH = 512
 #: over its operations: ``copy`` could otherwise double a document each time.
 MAX_NODES = 10_000_000
 
-_INDEX = re.compile(r"0|[1-9][0-9]*")
 _BAD_ESCAPE = re.compile(r"~(?![01])")
 _NEEDS_VALUE = ("add", "replace", "test")
 _NEEDS_FROM = ("move", "copy")
 _OPS = ("add", "remove", "replace", "move", "copy", "test")
+# Scalars that are JSON whatever their value (a float may not be).
+_PLAIN = (str, int, bool, type(None))
 
 Container = Any  # a dict or a list of the document being patched
 
@@ -171,7 +172,7 @@ class _Applier:
             if last == "-":
                 parent.append(value)
                 return
-            if not _INDEX.fullmatch(last) or int(last) > len(parent):
+            if not _is_index(last) or int(last) > len(parent):
                 raise YaiaError("bad_patch", f'"{last}" is no index from 0 to {len(parent)}, nor "-"', at)
             parent.insert(int(last), value)
         else:
@@ -183,7 +184,7 @@ class _Applier:
         parent, last = self._container(path, at)
         if isinstance(parent, dict) and last in parent:
             return parent.pop(last)
-        if isinstance(parent, list) and _INDEX.fullmatch(last) and int(last) < len(parent):
+        if isinstance(parent, list) and _is_index(last) and int(last) < len(parent):
             return parent.pop(int(last))
         raise _missing(last, at)
 
@@ -194,7 +195,7 @@ class _Applier:
         parent, last = self._container(path, at)
         if isinstance(parent, dict) and last in parent:
             parent[last] = value
-        elif isinstance(parent, list) and _INDEX.fullmatch(last) and int(last) < len(parent):
+        elif isinstance(parent, list) and _is_index(last) and int(last) < len(parent):
             parent[int(last)] = value
         else:
             raise _missing(last, at)
@@ -238,6 +239,11 @@ class _Applier:
     def _measure(self, value: Any, below: int, at: str) -> None:
         """Counts the value's nodes against the budget, checks that it fits
         the depth limit under ``below`` containers, and that it is JSON."""
+        if type(value) in _PLAIN:  # most values a view patch carries
+            self.nodes += 1
+            if self.nodes > self.max_nodes:
+                raise _limit("patch_nodes", self.max_nodes, "the patch's values have more nodes than allowed", at)
+            return
         stack: List[Tuple[Any, int]] = [(value, below)]
         while stack:
             v, depth = stack.pop()
@@ -294,9 +300,14 @@ def _child(node: Any, token: str, at: str) -> Any:
         if token in node:
             return node[token]
     elif isinstance(node, list):
-        if _INDEX.fullmatch(token) and int(token) < len(node):
+        if _is_index(token) and int(token) < len(node):
             return node[int(token)]
     raise _missing(token, at)
+
+
+def _is_index(token: str) -> bool:
+    """An array index as RFC 6901 writes one: 0, or digits without a leading 0."""
+    return token.isdigit() and token.isascii() and (token[0] != "0" or token == "0")
 
 
 def _missing(token: str, at: str) -> YaiaError:

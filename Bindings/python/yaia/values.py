@@ -180,32 +180,27 @@ class Update:
         # The hot path of every send: filling __dict__ directly is what the
         # frozen dataclass's __init__ does, at a third of the cost. Fields
         # left out read their defaults from the class.
-        update = object.__new__(Update)
-        update.__dict__.update(
-            scene=raw["scene"],
-            seq=raw["seq"],
-            view_model=raw.get("viewModel"),
-            effects=[Effect.from_raw(e) for e in raw.get("effects", ())],
-            routes=raw.get("routes", []),
-            raw=raw,
-        )
+        update = _new(Update)
+        d = update.__dict__
+        d["scene"] = raw["scene"]
+        d["seq"] = raw["seq"]
+        d["view_model"] = raw.get("viewModel")
+        effects = raw.get("effects")
+        d["effects"] = [Effect.from_raw(e) for e in effects] if effects else []
+        d["routes"] = raw.get("routes", [])
+        d["raw"] = raw
         # A plain answer has exactly effects, ok, routes, scene, seq and
-        # viewModel; events, tags and flow changes add members.
+        # viewModel; events, tags, flow changes and patches add members.
         if len(raw) > 6:
+            for member, name in _MEMBERS:
+                if member in raw:
+                    d[name] = raw[member]
             stack = raw.get("stack")
+            if stack is not None:
+                d["stack"] = _stack(stack)
             errors = raw.get("navigationErrors")
-            update.__dict__.update(
-                event=raw.get("event"),
-                effect=raw.get("effect"),
-                tag=raw.get("tag"),
-                flow=raw.get("flow"),
-                version=raw.get("version"),
-                stack=None if stack is None else _stack(stack),
-                from_scene=raw.get("from"),
-                navigation_errors=() if errors is None else tuple(NavigationError.from_raw(e) for e in errors),
-                view_patch=raw.get("viewPatch"),
-                view_base=raw.get("viewBase"),
-            )
+            if errors is not None:
+                d["navigation_errors"] = tuple(NavigationError.from_raw(e) for e in errors)
         return update
 
     @staticmethod
@@ -246,6 +241,11 @@ class Update:
             if name in d:
                 return d[name]
             raise AttributeError(f"'Update' object has no attribute {name!r}")
+
+
+# An answer's members that Update holds as they are, and the fields they fill.
+_MEMBERS = (("event", "event"), ("effect", "effect"), ("tag", "tag"), ("flow", "flow"), ("version", "version"),
+            ("from", "from_scene"), ("viewPatch", "view_patch"), ("viewBase", "view_base"))
 
 
 @dataclass(frozen=True)
