@@ -53,6 +53,7 @@ def test_the_string_lane_gives_the_update_the_general_lanes_give(examples_pack: 
             mine = fast.send("emailChanged", text)
             theirs = sends.general_send(general, "emailChanged", text, False, MISSING, MISSING)
             asked = request.send({"type": "emailChanged", "payload": text})  # a request
+            assert mine.__dict__ == theirs.__dict__, "both unread, made alike"
             assert mine == theirs == asked
             assert mine.raw == theirs.raw == asked.raw
 

@@ -20,7 +20,6 @@ lane (general_send; Benchmarks/bench_python_send.py shows both).
 from __future__ import annotations
 
 import ctypes
-import functools
 import json.encoder
 import re
 from collections.abc import Mapping
@@ -36,18 +35,10 @@ if TYPE_CHECKING:
 # How json quotes a string with ensure_ascii=False, as ffi.encode does (C).
 quote: Callable[[str], str] = json.encoder.encode_basestring
 
-# A plain answer of scene ID starts with plain_prefix(ID) (the library's
-# keys come sorted), then has its seq and the view model, the last member.
-
-
-def plain_prefix(scene: int) -> bytes:
-    return b'{"effects":[],"ok":true,"routes":[],"scene":%d,"seq":' % scene
-
-
-@functools.lru_cache(maxsize=1024)
-def plain_answer(scene: int) -> "re.Pattern[bytes]":
-    """Matches the start of a plain answer of ``scene``, up to its view model."""
-    return re.compile(re.escape(plain_prefix(scene)) + rb'[0-9]+,"viewModel":')
+# The start of a plain answer, up to its view model (the library's keys come
+# sorted, and the view model is the last member); group 1 is the scene's id.
+# One pattern for every scene: compiling one per scene costs more than a send.
+PLAIN_ANSWER = re.compile(rb'\{"effects":\[\],"ok":true,"routes":\[\],"scene":([0-9]+),"seq":[0-9]+,"viewModel":')
 
 
 # Action type -> the end of its action's text, ',"type":"T"}' (canonical:
@@ -147,8 +138,10 @@ def general_send(target: Any, action: Any, payload: Any, error: bool, meta: Any,
             answer = runtime._send_scene(runtime._handle_arg, scene, data)
             text = answer.value
             runtime._free_answer(answer)
-            if text is not None and target._plain.match(text) is not None:
-                return Update._unread(target.id, text)
+            if text is not None:
+                plain = PLAIN_ANSWER.match(text)
+                if plain is not None and plain[1] == target._id_text:
+                    return Update._unread(target.id, text)
             return answered(runtime, text)
     data = target._send_prefix + action_text(action, payload, error, meta)
     if tag is not MISSING:
