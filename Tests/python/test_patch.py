@@ -1,6 +1,7 @@
 """yaia.patch: RFC 6902 JSON Patch applied to JSON values, checked against the
 json-patch-tests suite and against the jsonpatch package (PyPI) on random
-values and patches."""
+values and patches; patch_held, which changes in place what nothing else
+references, against apply_patch."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from typing import Any, Dict, List, Optional
 import pytest
 
 from yaia import YaiaError
-from yaia.patch import apply_patch, pointer_tokens
+from yaia import patch as patching
+from yaia.patch import apply_patch, patch_held, pointer_tokens
 
 SUITE = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "json-patch"
 
@@ -46,13 +48,19 @@ def test_conformance(record: Optional[Dict[str, Any]]) -> None:
     if record is None:
         pytest.skip(f"{SUITE} is absent: the JSON Patch conformance suite is not beside the repository")
     before = json.dumps(record["doc"], sort_keys=True)
+    holder = [copy.deepcopy(record["doc"])]
     if "expected" in record:
         assert apply_patch(record["doc"], record["patch"]) == record["expected"]
+        patch_held(holder, record["patch"])
+        assert holder == [record["expected"]]
     else:
         with pytest.raises(YaiaError) as e:
             apply_patch(record["doc"], record["patch"])
         assert e.value.code in ("bad_patch", "patch_test_failed")
         assert e.value.at is not None and e.value.at.startswith("/")
+        with pytest.raises(YaiaError) as held:
+            patch_held(holder, record["patch"])
+        assert (held.value.code, held.value.at) == (e.value.code, e.value.at) and holder == []
     assert json.dumps(record["doc"], sort_keys=True) == before, "the document given is left as it was"
 
 
@@ -114,6 +122,27 @@ def test_only_the_path_is_copied() -> None:
     # Containers a patch made are its own: the second change does not copy the list again.
     twice = apply_patch(doc, [{"op": "replace", "path": f"/items/{i}/done", "value": True} for i in (1, 2)])
     assert twice["items"][1]["done"] and twice["items"][2]["done"] and not items[1]["done"]
+
+
+class Items(list):  # type: ignore[type-arg]
+    """A list whose copy is a plain list: its type tells whether it was copied."""
+
+
+def test_patch_held_changes_in_place_only_what_nothing_else_references() -> None:
+    assert patching._ALONE > 0, "CPython counts references: patch_held can tell what is unshared"
+    holder: List[Any] = [{"title": "todo", "items": Items({"id": i, "done": False} for i in range(1000))}]
+    root = id(holder[0])
+    patch_held(holder, [{"op": "replace", "path": "/items/7/done", "value": True}])
+    assert id(holder[0]) == root and type(holder[0]["items"]) is Items, "nothing else held them: not copied"
+    assert holder[0]["items"][7] == {"id": 7, "done": True}
+    kept, item = holder[0]["items"], holder[0]["items"][8]
+    patch_held(holder, [{"op": "replace", "path": "/items/8/done", "value": True}])
+    assert type(holder[0]["items"]) is list and holder[0]["items"][8]["done"], "a caller held them: copied"
+    assert kept[8] is item and item == {"id": 8, "done": False}, "what the caller holds is as it was"
+    assert holder[0]["items"][9] is kept[9], "off the path, shared"
+    whole = holder[0]
+    patch_held(holder, [{"op": "add", "path": "/items/-", "value": {"id": 1000, "done": False}}])
+    assert holder[0] is not whole and len(whole["items"]) == 1000 and len(holder[0]["items"]) == 1001
 
 
 def test_a_copy_is_not_aliased() -> None:
@@ -237,6 +266,42 @@ def test_random_patches_agree_with_jsonpatch(seed: int) -> None:
         assert json.dumps(doc, sort_keys=True) == before
         applied += mine[0] == "ok"
     assert applied > 90, "many random patches apply: the check is not all refusals"
+
+
+def _containers(doc: Any) -> List[Any]:
+    out = [doc] if isinstance(doc, (dict, list)) else []
+    for v in doc.values() if isinstance(doc, dict) else doc if isinstance(doc, list) else ():
+        out += _containers(v)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_patch_held_gives_what_apply_patch_gives_and_changes_nothing_a_caller_holds(seed: int) -> None:
+    rng = random.Random(200 + seed)
+    in_place = unkept = 0
+    for _ in range(300):
+        doc = {rng.choice(KEYS): _value(rng, 3) for _ in range(rng.randrange(5))}
+        patch = [_op(rng, doc) for _ in range(rng.randrange(1, 4))]
+        patch_text = json.dumps(patch, sort_keys=True)
+        expected = _outcome(lambda: apply_patch(doc, patch))
+        mine = copy.deepcopy(doc)
+        # Sometimes a caller keeps one of its containers (an earlier view model, a part of it).
+        kept = rng.choice(_containers(mine)) if rng.random() < 0.5 else None
+        kept_text = json.dumps(kept, sort_keys=True)
+        holder = [mine]
+        before = id(mine)
+        del mine
+        outcome = _outcome(lambda: patch_held(holder, patch))
+        assert outcome[0] == expected[0], f"{doc} {patch}"
+        if expected[0] == "ok":
+            assert json.dumps(holder[0], sort_keys=True) == json.dumps(expected[1], sort_keys=True), f"{doc} {patch}"
+            unkept += kept is None
+            in_place += kept is None and id(holder[0]) == before
+        else:
+            assert holder == []
+        assert json.dumps(kept, sort_keys=True) == kept_text, f"{doc} {patch}: what a caller holds changed"
+        assert json.dumps(patch, sort_keys=True) == patch_text, "the patch's values are not changed"
+    assert in_place == unkept > 20, "a document nothing else references is patched in place"
 
 
 @pytest.mark.parametrize("seed", range(4))

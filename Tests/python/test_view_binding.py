@@ -5,6 +5,8 @@ the seqs answered by asking {"op": "view"} (docs/abi.md, "Patch mode")."""
 
 from __future__ import annotations
 
+import copy
+from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
@@ -127,3 +129,21 @@ def test_a_restore_starts_again_from_the_restored_view_models(prt: yaia.Runtime)
     assert scene.view_model == {**LOGIN_START, "email": "a@b.c"}
     update = scene.send("passwordChanged", "pw")
     assert update.view_base == 1 and update.view_model == {**LOGIN_START, "email": "a@b.c", "canSubmit": True}
+
+
+def test_a_patch_changes_in_place_what_no_caller_holds_and_copies_what_one_does() -> None:
+    todo = Path(__file__).resolve().parents[2] / "Examples" / "todo-documents" / "todo.json"
+    with yaia.Runtime(scenes=[str(todo)], view="patch", **HOST) as rt:
+        scene = rt.open("todo", {"todos": [{"id": i, "title": f"t{i}", "done": False} for i in range(1, 201)]})
+        scene.send("toggle", 1)  # copies the list the open update holds
+        items = id(scene.view_model["items"])
+        scene.send("toggle", 2)
+        assert scene.view_model["items"][1]["done"] is True
+        assert id(scene.view_model["items"]) == items, "no caller held the list: changed in place"
+        kept = scene.send("toggle", 3)
+        before = copy.deepcopy(kept.view_model)
+        after = scene.send("toggle", 3)
+        assert kept.view_model == before, "what a caller holds stays as it was"
+        assert after.view_model["items"][2]["done"] is False and before["items"][2]["done"] is True
+        assert after.view_model["items"] is not kept.view_model["items"]
+        assert after.view_model == rt.execute({"op": "view", "scene": scene.id})["viewModel"]

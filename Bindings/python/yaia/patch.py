@@ -16,17 +16,25 @@ A patch that cannot be applied raises :class:`yaia.YaiaError` with the code
 (a ``test`` operation's value differs) or ``limit_exceeded`` (see the
 limits below), and ``at``, a JSON Pointer into the patch (``/2/path``); the
 document given stays as it was.
+
+:func:`patch_held` is the same applier for a document one holder keeps
+version after version (a scene's view model): a container on a path that
+nothing else references is changed in place, so that a patch costs what it
+changes however long the lists it passes through, while anything a caller
+still holds (an earlier update's view model, a patch's value) is copied as
+apply_patch copies it.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Any, Dict, List, Optional, Tuple
+import sys
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .errors import YaiaError
 
-__all__ = ["apply_patch", "pointer_tokens", "MAX_OPERATIONS", "MAX_DEPTH", "MAX_NODES"]
+__all__ = ["apply_patch", "patch_held", "pointer_tokens", "MAX_OPERATIONS", "MAX_DEPTH", "MAX_NODES"]
 
 #: Operations in one patch.
 MAX_OPERATIONS = 1_000_000
@@ -36,11 +44,12 @@ MAX_DEPTH = 512
 #: over its operations: ``copy`` could otherwise double a document each time.
 MAX_NODES = 10_000_000
 
-_INDEX = re.compile(r"0|[1-9][0-9]*")
 _BAD_ESCAPE = re.compile(r"~(?![01])")
 _NEEDS_VALUE = ("add", "replace", "test")
 _NEEDS_FROM = ("move", "copy")
 _OPS = ("add", "remove", "replace", "move", "copy", "test")
+# Scalars that are JSON whatever their value (a float may not be).
+_PLAIN = (str, int, bool, type(None))
 
 Container = Any  # a dict or a list of the document being patched
 
@@ -52,6 +61,8 @@ def pointer_tokens(pointer: str) -> Optional[List[str]]:
     if not pointer.startswith("/"):
         return None
     tokens = pointer[1:].split("/")
+    if "~" not in pointer:
+        return tokens
     if any(_BAD_ESCAPE.search(t) for t in tokens):
         return None
     return [t.replace("~1", "/").replace("~0", "~") for t in tokens]
@@ -80,14 +91,39 @@ def apply_patch(
     return applier.document
 
 
+def patch_held(holder: List[Any], patch: Any) -> None:
+    """Applies ``patch`` to ``holder[0]``, in place where nothing but the
+    document references a container (the holder must keep no other
+    reference to the document meanwhile), with apply_patch's limits.
+
+    A patch that fails raises as apply_patch does, and leaves ``holder``
+    empty: the document may be half patched.
+    """
+    if not isinstance(patch, list):
+        raise YaiaError("bad_patch", f"a patch is a list of operations, not {_kind(patch)}", "")
+    if len(patch) > MAX_OPERATIONS:
+        raise _limit("patch_operations", MAX_OPERATIONS, f"the patch has {len(patch)} operations", "")
+    # The applier's reference is then the document's only one of ours.
+    applier = _Applier(holder.pop(), MAX_DEPTH, MAX_NODES)
+    applier.alone = _ALONE
+    for i, op in enumerate(patch):
+        applier.apply(op, f"/{i}")
+    holder.append(applier.document)
+
+
 class _Applier:
+    #: The references a container has in _alone when the document (or its
+    #: parent) is its only holder; 0 changes nothing in place.
+    alone = 0
+
     def __init__(self, document: Any, max_depth: int, max_nodes: int) -> None:
         self.document = document
         self.max_depth = max_depth
         self.max_nodes = max_nodes
         self.nodes = 0
-        # The containers this patch made (by id): only they are changed in
-        # place. Holding them keeps their ids from being reused meanwhile.
+        # The containers this patch made or found unshared (by id): only
+        # they are changed in place. Holding them keeps their ids from being
+        # reused meanwhile.
         self.owned: Dict[int, Container] = {}
 
     def apply(self, op: Any, at: str) -> None:
@@ -136,7 +172,7 @@ class _Applier:
             if last == "-":
                 parent.append(value)
                 return
-            if not _INDEX.fullmatch(last) or int(last) > len(parent):
+            if not _is_index(last) or int(last) > len(parent):
                 raise YaiaError("bad_patch", f'"{last}" is no index from 0 to {len(parent)}, nor "-"', at)
             parent.insert(int(last), value)
         else:
@@ -148,7 +184,7 @@ class _Applier:
         parent, last = self._container(path, at)
         if isinstance(parent, dict) and last in parent:
             return parent.pop(last)
-        if isinstance(parent, list) and _INDEX.fullmatch(last) and int(last) < len(parent):
+        if isinstance(parent, list) and _is_index(last) and int(last) < len(parent):
             return parent.pop(int(last))
         raise _missing(last, at)
 
@@ -159,7 +195,7 @@ class _Applier:
         parent, last = self._container(path, at)
         if isinstance(parent, dict) and last in parent:
             parent[last] = value
-        elif isinstance(parent, list) and _INDEX.fullmatch(last) and int(last) < len(parent):
+        elif isinstance(parent, list) and _is_index(last) and int(last) < len(parent):
             parent[int(last)] = value
         else:
             raise _missing(last, at)
@@ -185,15 +221,29 @@ class _Applier:
             return node
         if not isinstance(node, (dict, list)):
             raise _missing(token, at)
+        if self.alone and self._alone(node) <= self.alone:
+            # Referenced by its place in the document only: no one else can see it change.
+            self.owned[id(node)] = node
+            return node
         mine = node.copy()
         self.owned[id(mine)] = mine
         return mine
+
+    def _alone(self, node: Container) -> int:
+        """The references ``node`` has here, its place's among them (how
+        many when it is the only one is measured once, at import)."""
+        return _refcount(node)
 
     # -- limits
 
     def _measure(self, value: Any, below: int, at: str) -> None:
         """Counts the value's nodes against the budget, checks that it fits
         the depth limit under ``below`` containers, and that it is JSON."""
+        if type(value) in _PLAIN:  # most values a view patch carries
+            self.nodes += 1
+            if self.nodes > self.max_nodes:
+                raise _limit("patch_nodes", self.max_nodes, "the patch's values have more nodes than allowed", at)
+            return
         stack: List[Tuple[Any, int]] = [(value, below)]
         while stack:
             v, depth = stack.pop()
@@ -211,6 +261,10 @@ class _Applier:
                     stack.extend((c, depth + 1) for c in v)
             elif not _is_scalar(v):
                 raise YaiaError("bad_patch", f"not a JSON value: {type(v).__name__}", at)
+
+
+# sys.getrefcount is CPython's; elsewhere nothing is changed in place.
+_refcount: Callable[[Any], int] = getattr(sys, "getrefcount", lambda _: 1 << 30)
 
 
 def _read(op: Any, at: str) -> Tuple[str, List[str], Optional[List[str]], Any]:
@@ -246,9 +300,14 @@ def _child(node: Any, token: str, at: str) -> Any:
         if token in node:
             return node[token]
     elif isinstance(node, list):
-        if _INDEX.fullmatch(token) and int(token) < len(node):
+        if _is_index(token) and int(token) < len(node):
             return node[int(token)]
     raise _missing(token, at)
+
+
+def _is_index(token: str) -> bool:
+    """An array index as RFC 6901 writes one: 0, or digits without a leading 0."""
+    return token.isdigit() and token.isascii() and (token[0] != "0" or token == "0")
 
 
 def _missing(token: str, at: str) -> YaiaError:
@@ -323,3 +382,24 @@ def _deep_copy(value: Any) -> Any:
                 node[k] = child.copy()
                 stack.append(node[k])
     return top
+
+
+def _references_when_alone() -> int:
+    """What _alone counts for a container that only its place references,
+    the document itself (the applier's) and a member: the interpreter's own
+    references on the way in depend on its version, so they are counted
+    here, on the same calls. 0 when the two differ or the count is unknown."""
+    counts: List[int] = []
+
+    class Probe(_Applier):
+        def _alone(self, node: Container) -> int:
+            counts.append(_refcount(node))
+            return 0  # nothing copied: each stays where it is
+
+    probe = Probe({"member": {}}, MAX_DEPTH, MAX_NODES)
+    probe.alone = 1 << 30
+    probe._container(["member", "x"], "")
+    return counts[0] if len(counts) == 2 and counts[0] == counts[1] and counts[0] < 100 else 0
+
+
+_ALONE = _references_when_alone()

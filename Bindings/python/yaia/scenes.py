@@ -10,8 +10,11 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from .errors import YaiaError
 from . import ffi
 from .handle import _Closeable
-from .sends import plain_prefix, send
+from .sends import PLAIN_ANSWER, answered, general_send, keep_type, quote, type_texts
+from .views import _BROKEN, held_view
 from .values import MISSING, FlowStack, LinkItem, StackEntry, Update
+
+_new = object.__new__
 
 if TYPE_CHECKING:
     from .runtime import Runtime
@@ -49,7 +52,7 @@ class _RuntimeObject(_Closeable):
         When a flow's routes changed it, the update's ``flow``, ``version``
         and ``stack`` describe it; refused routes are in ``navigation_errors``.
         """
-        return send(self, action, payload, error, meta, tag)
+        return general_send(self, action, payload, error, meta, tag)
 
     def _close(self, kind: str) -> None:
         """Sends {"op": "close", kind: id} the first time; once the runtime is
@@ -79,7 +82,52 @@ class Scene(_RuntimeObject):
         self._closed = False
         self._send_prefix = b'{"op":"send","scene":%d,"action":' % scene_id
         self._id_arg = ctypes.c_int64(scene_id)
-        self._plain_prefix = plain_prefix(scene_id)
+        self._id_text = b"%d" % scene_id
+
+    def send(
+        self,
+        action: Union[str, Mapping[str, Any]],
+        payload: Any = MISSING,
+        *,
+        error: bool = False,
+        meta: Any = MISSING,
+        tag: Any = MISSING,
+        validate: Optional[bool] = None,
+    ) -> Update:
+        """Reduces an action on the scene: ``send("emailChanged", "a@b.c")``
+        or ``send({"type": ...})``.
+
+        An action the scene refuses raises the runtime's YaiaError
+        ("unknown_action" at "/action/type", with the nearest action type,
+        or "bad_payload" at "/action/payload/..."). ``validate`` is kept for
+        older callers and changes nothing: the runtime checks every action.
+        """
+        # The binding's hottest path, the string lane (yaia/sends.py): a type
+        # name and a string payload, written from the type's text kept once.
+        if type(payload) is str and tag is MISSING and meta is MISSING and not error:
+            try:
+                data = b'{"payload":' + quote(payload).encode() + type_texts[action]  # type: ignore[index]
+            except KeyError:
+                if type(action) is not str or not keep_type(action):
+                    return general_send(self, action, payload, error, meta, tag)
+                data = b'{"payload":' + quote(payload).encode() + type_texts[action]
+            except (TypeError, UnicodeEncodeError):  # an action dict; a lone surrogate
+                return general_send(self, action, payload, error, meta, tag)
+            runtime = self.runtime
+            answer = runtime._send_scene(runtime._handle_arg, self._id_arg, data)
+            text = answer.value
+            runtime._free_answer(answer)
+            if text is not None:
+                plain = PLAIN_ANSWER.match(text)
+                if plain is not None and plain[1] == self._id_text:
+                    # Update._unread, written out: a call less.
+                    update = _new(Update)
+                    fields = update.__dict__
+                    fields["scene"] = self.id
+                    fields["_text"] = text
+                    return update
+            return answered(runtime, text)
+        return general_send(self, action, payload, error, meta, tag)
 
     @property
     def actions(self) -> Dict[str, Any]:
@@ -99,7 +147,9 @@ class Scene(_RuntimeObject):
         :meth:`Runtime.receive` took); otherwise asked of the runtime each time."""
         held = self.runtime._held.get(self.id)
         if held is not None:
-            return held.view_model
+            view_model = held_view(held)
+            if view_model is not _BROKEN:
+                return view_model
         return self._snapshot()["viewModel"]
 
     @property
@@ -151,7 +201,7 @@ class ChildScene:
     def send(self, action: Union[str, Mapping[str, Any]], payload: Any = MISSING, *, tag: Any = MISSING) -> Update:
         """Reduces an action on the child, as :meth:`Scene.send` does; the
         update is the child's, or its parent's when its slot intercepts."""
-        return send(self, action, payload, False, MISSING, tag)
+        return general_send(self, action, payload, False, MISSING, tag)
 
     def __repr__(self) -> str:
         return f"<yaia.ChildScene #{self.top} {self.path}>"

@@ -32,6 +32,8 @@ class _Missing(enum.Enum):
 
 # The C scanner json.loads ends in, without the checks around it.
 _scan: Callable[[str, int], Tuple[Any, int]] = getattr(json.JSONDecoder(), "scan_once")
+# How Update._unread makes an update without the frozen dataclass's __init__.
+_new = object.__new__
 
 #: Marks an argument that was not given (None is a JSON value: null).
 MISSING = _Missing.MISSING
@@ -150,8 +152,10 @@ class Update:
     update, the patch applied to the one the binding held.
 
     An update that :meth:`Scene.send` made from a plain answer (no effects,
-    routes or flow change) parses ``view_model`` and ``raw`` when one of
-    them is first read: a host that reads neither does not pay for them.
+    routes or flow change) reads its fields from the answer's text when one
+    of them is first read (``view_model`` and ``raw`` parse it whole;
+    ``seq``, ``effects`` and ``routes`` do not): a host that reads none
+    does not pay for them.
     """
 
     scene: int
@@ -176,57 +180,72 @@ class Update:
         # The hot path of every send: filling __dict__ directly is what the
         # frozen dataclass's __init__ does, at a third of the cost. Fields
         # left out read their defaults from the class.
-        update = object.__new__(Update)
-        update.__dict__.update(
-            scene=raw["scene"],
-            seq=raw["seq"],
-            view_model=raw.get("viewModel"),
-            effects=[Effect.from_raw(e) for e in raw.get("effects", ())],
-            routes=raw.get("routes", []),
-            raw=raw,
-        )
+        update = _new(Update)
+        d = update.__dict__
+        d["scene"] = raw["scene"]
+        d["seq"] = raw["seq"]
+        d["view_model"] = raw.get("viewModel")
+        effects = raw.get("effects")
+        d["effects"] = [Effect.from_raw(e) for e in effects] if effects else []
+        d["routes"] = raw.get("routes", [])
+        d["raw"] = raw
         # A plain answer has exactly effects, ok, routes, scene, seq and
-        # viewModel; events, tags and flow changes add members.
+        # viewModel; events, tags, flow changes and patches add members.
         if len(raw) > 6:
+            for member, name in _MEMBERS:
+                if member in raw:
+                    d[name] = raw[member]
             stack = raw.get("stack")
+            if stack is not None:
+                d["stack"] = _stack(stack)
             errors = raw.get("navigationErrors")
-            update.__dict__.update(
-                event=raw.get("event"),
-                effect=raw.get("effect"),
-                tag=raw.get("tag"),
-                flow=raw.get("flow"),
-                version=raw.get("version"),
-                stack=None if stack is None else _stack(stack),
-                from_scene=raw.get("from"),
-                navigation_errors=() if errors is None else tuple(NavigationError.from_raw(e) for e in errors),
-                view_patch=raw.get("viewPatch"),
-                view_base=raw.get("viewBase"),
-            )
+            if errors is not None:
+                d["navigation_errors"] = tuple(NavigationError.from_raw(e) for e in errors)
         return update
 
     @staticmethod
-    def _unread(scene: int, seq: int, text: bytes) -> "Update":
-        """A plain answer's update: ``text`` is parsed by the first read of
-        ``view_model`` or ``raw`` (see :meth:`__getattr__`)."""
-        update = object.__new__(Update)
-        object.__setattr__(update, "__dict__", {"scene": scene, "seq": seq, "effects": [], "routes": [], "_text": text})
+    def _unread(scene: int, text: bytes) -> "Update":
+        """A plain answer's update: ``text`` is read by the first read of
+        another field (see :meth:`__getattr__`): ``seq`` alone, or the rest
+        by parsing it. Scene.send's string lane writes this out in its
+        body (a call less): the two stay the same."""
+        update = _new(Update)
+        d = update.__dict__  # filled in place: cheaper than setting a new one
+        d["scene"] = scene
+        d["_text"] = text
         return update
 
     if not TYPE_CHECKING:  # typed, every name would pass as an attribute
 
         def __getattr__(self, name: str) -> Any:
-            # Only fields without a class default reach here unset:
-            # view_model and raw of an _unread update.
+            # Only fields without a class default reach here unset: seq,
+            # view_model, effects, routes and raw of an _unread update.
             d = self.__dict__
             text = d.get("_text")
-            if text is not None and name in ("view_model", "raw"):
-                raw = _scan(text.decode("utf-8"), 0)[0]  # the library's text: one value, nothing around it
-                d.setdefault("raw", raw)  # another thread may have read it first
-                d.setdefault("view_model", d["raw"].get("viewModel"))
-                d.pop("_text", None)
+            if text is not None:
+                if name == "seq":
+                    # {"effects":[],"ok":true,"routes":[],"scene":N,"seq":N,...}: the first "seq" is the answer's.
+                    start = text.index(b'"seq":') + 6
+                    d.setdefault("seq", int(text[start:text.index(b",", start)]))
+                elif name in ("effects", "routes"):
+                    d.setdefault(name, [])  # a plain answer's are empty
+                elif name in ("view_model", "raw"):
+                    raw = _scan(text.decode("utf-8"), 0)[0]  # the library's text: one value, nothing around it
+                    d.setdefault("raw", raw)  # another thread may have read it first
+                    raw = d["raw"]
+                    d.setdefault("view_model", raw.get("viewModel"))
+                    d.setdefault("seq", raw["seq"])
+                    d.setdefault("effects", [])
+                    d.setdefault("routes", [])
+                    d.pop("_text", None)
             if name in d:
                 return d[name]
             raise AttributeError(f"'Update' object has no attribute {name!r}")
+
+
+# An answer's members that Update holds as they are, and the fields they fill.
+_MEMBERS = (("event", "event"), ("effect", "effect"), ("tag", "tag"), ("flow", "flow"), ("version", "version"),
+            ("from", "from_scene"), ("viewPatch", "view_patch"), ("viewBase", "view_base"))
 
 
 @dataclass(frozen=True)

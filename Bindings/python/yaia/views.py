@@ -3,11 +3,12 @@ its updates carry (docs/abi.md, "Patch mode")."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Dict, Mapping, Optional
 
 from .errors import YaiaError
 from .handle import _Requests
-from .patch import apply_patch, pointer_tokens
+from .patch import patch_held, pointer_tokens
 from .values import Update
 
 #: The view modes a runtime, a scene or a flow takes.
@@ -61,15 +62,14 @@ class _Views(_Requests):
             ops = [_under(at, op) for op in raw["viewPatch"]]
         else:
             ops = [{"op": "replace", "path": at, "value": raw.get("viewModel")}]
-        try:
-            held.view_model = apply_patch(held.view_model, ops)
-        except YaiaError:
+        view_model = _patched(held, ops, None, None)
+        if view_model is _BROKEN:
             # Not where the runtime says: the top's view whole, afresh.
             fetched = self._fetch_view(top)
             if fetched is None:
                 return
-            held = fetched
-        update.__dict__.update(view_model=_at(held.view_model, at), view_patch=raw.get("viewPatch"),
+            view_model = held_view(fetched)
+        update.__dict__.update(view_model=_at(view_model, at), view_patch=raw.get("viewPatch"),
                                view_base=raw.get("viewBase"))
 
     def _hold(self, update: Update, view: Optional[str]) -> None:
@@ -80,18 +80,15 @@ class _Views(_Requests):
     def _follow(self, update: Update, raw: Mapping[str, Any]) -> None:
         held = self._held.get(update.scene)
         base = raw.get("viewBase")
-        if held is not None and held.seq == base:
-            patch = raw["viewPatch"]
-            if patch:  # nothing changed: the same view model
-                held.view_model = apply_patch(held.view_model, patch)
-            held.seq = update.seq
-        elif held is None or update.seq > held.seq:
-            # A gap (an update missed, or a scene a flow opened): the whole
-            # view model, from which the next patch starts.
-            held = self._fetch_view(update.scene)
-        # Otherwise a view answer already covered the update.
-        update.__dict__.update(view_model=None if held is None else held.view_model,
-                               view_patch=raw["viewPatch"], view_base=base)
+        view_model = _BROKEN if held is None else _patched(held, raw["viewPatch"], base, update.seq)
+        if view_model is _BROKEN:
+            if held is None or held.view_model is _BROKEN or update.seq > held.seq:
+                # A gap (an update missed, or a scene a flow opened): the
+                # whole view model, from which the next patch starts.
+                held = self._fetch_view(update.scene)
+            # Otherwise a view answer already covered the update.
+            view_model = None if held is None else held_view(held)
+        update.__dict__.update(view_model=view_model, view_patch=raw["viewPatch"], view_base=base)
 
     def _fetch_view(self, scene: int) -> Optional[_HeldView]:
         """Asks {"op": "view"}: the whole view model and its seq, held from
@@ -125,6 +122,44 @@ class _Views(_Requests):
         held = self._fetch_view(scene)
         if held is None:
             raise YaiaError("no_such_scene", f"no open scene with id {scene}")
+        return held.view_model
+
+
+#: What a held view model is after a patch that failed half way: the next
+#: update, or reading it, asks for the whole view model.
+_BROKEN = object()
+
+#: Held view models change in place: a patch and a read of one (held_view)
+#: take turns, so that a reader gets a view model whole, before or after.
+_LOCK = threading.Lock()
+
+
+def _patched(held: _HeldView, patch: Any, base: Optional[int], seq: Optional[int]) -> Any:
+    """Applies ``patch`` to the held view model when it is the one of seq
+    ``base`` (any when None), and moves it to ``seq``: in place where no
+    caller holds what it changes (an earlier update's view model is copied
+    on the patch's path, as apply_patch copies). The view model after, or
+    _BROKEN when the held one is another, or the patch broke it (it does
+    not apply)."""
+    with _LOCK:
+        if base is not None and held.seq != base:
+            return _BROKEN
+        if patch != []:  # [] is nothing changed: the same view model
+            holder = [held.view_model]
+            held.view_model = _BROKEN  # the holder's is then our only reference
+            try:
+                patch_held(holder, patch)
+            except YaiaError:
+                return _BROKEN
+            held.view_model = holder[0]
+        if seq is not None:
+            held.seq = seq
+        return held.view_model
+
+
+def held_view(held: _HeldView) -> Any:
+    """The view model ``held`` holds, _BROKEN when a patch broke it."""
+    with _LOCK:
         return held.view_model
 
 
