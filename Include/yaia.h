@@ -454,8 +454,8 @@ YAIA_API char *yaia_execute_n(yaia_runtime *rt, const char *request, size_t leng
 ** Returns the response, NUL-terminated, in a buffer that belongs to the
 ** calling thread and that the library keeps: do NOT free it. It stays
 ** valid until the same thread, after this call returned, calls
-** yaia_execute_borrowed() again (on any runtime, from any callback) or
-** ends; copy what must outlive that. Each thread has its own buffers, so
+** yaia_execute_borrowed() or yaia_send_borrowed() again (on any runtime,
+** from any callback) or ends; copy what must outlive that. Each thread has its own buffers, so
 ** threads may call at once. For hosts whose every foreign call is costly
 ** (Python's ctypes): one call instead of an execute and a free.
 **
@@ -530,6 +530,22 @@ YAIA_API char *yaia_open(yaia_runtime *rt, const char *scene, const char *args_j
 ** scene are reduced one at a time, in the order they are accepted.
 */
 YAIA_API char *yaia_send(yaia_runtime *rt, int64_t scene_id, const char *action_json);
+
+/*
+** yaia_send_borrowed -- yaia_send() answering into the library's memory.
+**
+** rt, scene_id, action_json  as for yaia_send(), with the same answers.
+**
+** Returns the answer in the calling thread's buffer, as
+** yaia_execute_borrowed() does and under its rules (the two share the
+** thread's buffers): do NOT free it; it stays valid until the same thread
+** calls yaia_send_borrowed() or yaia_execute_borrowed() again at the same
+** nesting level, or ends. Any thread. For hosts whose every foreign call
+** is costly (Python's ctypes): one call instead of a send and a free.
+** Returns NULL only when the thread's buffer cannot be made or grown
+** (out of memory).
+*/
+YAIA_API const char *yaia_send_borrowed(yaia_runtime *rt, int64_t scene_id, const char *action_json);
 
 /*
 ** yaia_resolve -- gives the outcome of a pending effect; the same as

@@ -225,18 +225,30 @@ public func yaia_open(_ rt: OpaquePointer?, _ scene: UnsafePointer<CChar>?, _ ar
     }
 }
 
-@_cdecl("yaia_send")
-public func yaia_send(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
-    guard let runtime = runtime(rt) else { return handleError(rt) }
-    guard let action else { return envelope(.nullArgument, "action_json is NULL") }
-    var writer = JSONWriter()
+/// yaia_send's answer, into `writer` (empty): the update, or the error envelope alone.
+func send(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePointer<CChar>?, into writer: inout JSONWriter) {
+    guard let runtime = runtime(rt) else { return writer.write(handleFailure(rt)) }
+    guard let action else { return writer.write(YaiaError(.nullArgument, "action_json is NULL").envelope()) }
     let result = bytes(action) { text in
         Result { () throws(YaiaError) in try runtime.send(scene: scene, actionText: text, into: &writer) }
     }
-    switch result {
-    case .success: return writer.takeCString()
-    case .failure(let error): return cString(error.envelope())
+    if case .failure(let error) = result {
+        writer.reset()
+        writer.write(error.envelope())
     }
+}
+
+@_cdecl("yaia_send")
+public func yaia_send(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+    var writer = JSONWriter()
+    send(rt, scene, action, into: &writer)
+    return writer.takeCString()
+}
+
+@_cdecl("yaia_send_borrowed")
+public func yaia_send_borrowed(_ rt: OpaquePointer?, _ scene: Int64, _ action: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
+    guard let answers = BorrowedAnswer.current else { return nil }
+    return answers.answer { writer in send(rt, scene, action, into: &writer) }
 }
 
 @_cdecl("yaia_resolve")

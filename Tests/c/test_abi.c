@@ -79,6 +79,7 @@ static const struct {
     FN(yaia_runtime_free), FN(yaia_execute),    FN(yaia_execute_n),     FN(yaia_receive),
     FN(yaia_open),        FN(yaia_send),        FN(yaia_resolve),       FN(yaia_add_service),
     FN(yaia_call_complete), FN(yaia_call_fail), FN(yaia_set_notifier), FN(yaia_execute_borrowed),
+    FN(yaia_send_borrowed),
 };
 #define DECLARED_COUNT (sizeof declared / sizeof declared[0])
 
@@ -572,6 +573,33 @@ static void test_requests(void)
         check(b != NULL && strstr(b, "\"code\":\"null_argument\"") != NULL, "yaia_execute_borrowed(NULL, ...) is null_argument");
         b = yaia_execute_borrowed(rt, "{\"op\":\"logic\"}");
         check(b != NULL && strstr(b, "\"at\":\"/rule\"") != NULL, "a refused request answers its envelope");
+    }
+
+    /* ---- yaia_send_borrowed: yaia_send's answers, in the thread's buffer */
+    set_current("yaia_send_borrowed");
+    {
+        static const char typed[] = "{\"type\":\"emailChanged\",\"payload\":\"a@b.c\"}";
+        int64_t one = open_login(rt, "borrowed one"), two = open_login(rt, "borrowed two");
+        char *owned = yaia_send(rt, one, typed);
+        const char *b = yaia_send_borrowed(rt, two, typed);
+        /* The same update but for the scene's id: the owned one with two's id in it. */
+        char expected[4096] = "", id_one[32], id_two[32];
+        snprintf(id_one, sizeof id_one, "\"scene\":%lld", (long long)one);
+        snprintf(id_two, sizeof id_two, "\"scene\":%lld", (long long)two);
+        const char *at = owned ? strstr(owned, id_one) : NULL;
+        if (at && strlen(owned) < 4000)
+            snprintf(expected, sizeof expected, "%.*s%s%s", (int)(at - owned), owned, id_two, at + strlen(id_one));
+        check(at != NULL && b != NULL && strcmp(b, expected) == 0, "yaia_send_borrowed answers yaia_send's update");
+        yaia_free(owned);
+        b = yaia_send_borrowed(rt, two, "{\"type\":\"nope\"}");
+        check(b != NULL && strstr(b, "\"code\":\"unknown_action\"") != NULL && strstr(b, "\"seq\"") == NULL,
+              "a refused action answers its envelope alone");
+        b = yaia_send_borrowed(rt, two, NULL);
+        check(b != NULL && strstr(b, "\"code\":\"null_argument\"") != NULL, "yaia_send_borrowed(rt, id, NULL) is null_argument");
+        b = yaia_send_borrowed(NULL, two, typed);
+        check(b != NULL && strstr(b, "\"code\":\"null_argument\"") != NULL, "yaia_send_borrowed(NULL, ...) is null_argument");
+        b = yaia_send_borrowed(rt, 999999, typed);
+        check(b != NULL && strstr(b, "\"code\":\"no_such_scene\"") != NULL, "an unknown scene is no_such_scene");
     }
 
     /* ---- yaia_execute_n: the length is the text, NUL bytes included */

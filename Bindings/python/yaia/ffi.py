@@ -104,6 +104,7 @@ _OPTIONAL_PROTOTYPES: "dict[str, tuple[Any, List[Any]]]" = {
     "yaia_set_notifier": (_c.c_int, [_c.c_void_p, NOTIFY, _c.c_void_p]),
     # The answer stays the library's (per thread): c_char_p copies it, and nothing is freed.
     "yaia_execute_borrowed": (_c.c_char_p, [_c.c_void_p, _c.c_char_p]),
+    "yaia_send_borrowed": (_c.c_char_p, [_c.c_void_p, _c.c_int64, _c.c_char_p]),
 }
 
 _lock = threading.Lock()

@@ -18,7 +18,7 @@ from .events import _Events
 from .history import _History
 from .scenes import Flow, Scene
 from .schema import SceneSchema
-from .sends import send_functions
+from .sends import send_function
 from .services import _HostService, _next_ctx, _notifiers, _registry_lock, _Services
 from .values import MISSING, Inspection, PathLike, Update
 from .views import _check_mode, _HeldView
@@ -226,7 +226,7 @@ class Runtime(_Events, _Services, _History):
         ffi.take_string(lib, error.value)  # NULL on success; free it if not
         self._handle: int = handle
         self._handle_arg = ctypes.c_void_p(handle)
-        self._send_scene, self._free_answer = send_functions(lib)
+        self._send_scene = send_function(lib)
         self._services: List[_HostService] = []
         self._notifier = next(_next_ctx)
         # Inspection events receive() passed over, for receive_event().

@@ -114,9 +114,7 @@ class Scene(_RuntimeObject):
             except (TypeError, UnicodeEncodeError):  # an action dict; a lone surrogate
                 return general_send(self, action, payload, error, meta, tag)
             runtime = self.runtime
-            answer = runtime._send_scene(runtime._handle_arg, self._id_arg, data)
-            text = answer.value
-            runtime._free_answer(answer)
+            text = runtime._send_scene(runtime._handle_arg, self._id_arg, data)
             if text is not None:
                 plain = PLAIN_ANSWER.match(text)
                 if plain is not None and plain[1] == self._id_text:

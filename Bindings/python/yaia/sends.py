@@ -1,9 +1,10 @@
 """The send path of Scene and Flow, the binding's hottest: the action
 encoded, one foreign call, and the answer read only as far as it must be.
 
-A scene's send of a simple action without a tag goes through yaia_send
-(the runtime reads the action's text directly; the request op costs the
-runtime more), called without ctypes' argument converters on arguments made
+A scene's send of a simple action without a tag goes through
+yaia_send_borrowed (the runtime reads the action's text directly, the
+request op costs the runtime more; and its answer needs no yaia_free, a
+foreign call less), called without ctypes' argument converters on arguments made
 once per runtime and scene; a plain answer to it (no effects, no routes, the
 whole view model, nothing else) becomes an Update at once, its fields read
 from the text when first read. Other sends are ``{"op":"send"}`` requests,
@@ -23,7 +24,7 @@ import ctypes
 import json.encoder
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Callable, Dict, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, cast
 
 from . import ffi
 from .errors import YaiaError
@@ -48,22 +49,36 @@ _TYPES_KEPT = 1024
 
 
 class Answer(ctypes.c_char_p):
-    """The restype of the binding's own send functions: a c_char_p subclass
-    keeps the pointer (to free) and reads the text in C (``.value``)."""
+    """The restype of yaia_send where there is no yaia_send_borrowed: a
+    c_char_p subclass keeps the pointer (to free) and reads the text in C."""
 
 
-def send_functions(lib: ctypes.CDLL) -> "tuple[Callable[..., Answer], Callable[[Answer], None]]":
-    """yaia_send and yaia_free as function objects of their own, without
-    argtypes: ctypes then passes c_void_p, c_int64 and bytes as they are,
-    skipping a converter call each. The library's declared functions stay as
-    yaia.ffi declares them."""
+def send_function(lib: ctypes.CDLL) -> Callable[[Any, Any, bytes], Optional[bytes]]:
+    """A send of (runtime, scene id, action text) answering the answer's
+    text: yaia_send_borrowed, one foreign call whose answer ctypes copies
+    (it stays the library's); as a function object of its own without
+    argtypes, so that ctypes passes c_void_p, c_int64 and bytes as they
+    are, skipping a converter call each. The library's declared functions
+    stay as yaia.ffi declares them. A library without it: yaia_send and yaia_free."""
+    if hasattr(lib, "yaia_send_borrowed"):
+        borrowed = lib["yaia_send_borrowed"]
+        setattr(borrowed, "argtypes", None)  # None is ctypes' "no converters", which typeshed does not list
+        borrowed.restype = ctypes.c_char_p
+        return cast(Callable[[Any, Any, bytes], Optional[bytes]], borrowed)
     send = lib["yaia_send"]
-    setattr(send, "argtypes", None)  # None is ctypes' "no converters", which typeshed does not list
+    setattr(send, "argtypes", None)
     send.restype = Answer
     free = lib["yaia_free"]
     setattr(free, "argtypes", None)
     free.restype = None
-    return send, free
+
+    def send_and_free(handle: Any, scene: Any, data: bytes) -> Optional[bytes]:
+        answer = send(handle, scene, data)
+        text: Optional[bytes] = answer.value
+        free(answer)
+        return text
+
+    return send_and_free
 
 
 def action_text(action: Any, payload: Any, error: bool, meta: Any) -> bytes:
@@ -135,9 +150,7 @@ def general_send(target: Any, action: Any, payload: Any, error: bool, meta: Any,
     if scene is not None and tag is MISSING:
         data = canonical_action(action, payload, error, meta)
         if data is not None:
-            answer = runtime._send_scene(runtime._handle_arg, scene, data)
-            text = answer.value
-            runtime._free_answer(answer)
+            text = runtime._send_scene(runtime._handle_arg, scene, data)
             if text is not None:
                 plain = PLAIN_ANSWER.match(text)
                 if plain is not None and plain[1] == target._id_text:
