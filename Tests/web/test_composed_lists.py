@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO, needs_library
 
 from yaia.web import WebConfig
-from yaia.web.engine import RuntimeEngine
+from yaia.web.engine import RuntimeEngine, full_views
 
 NOTES = 10_000
 
@@ -61,5 +61,10 @@ def test_a_tab_s_runtime_opens_a_row_for_each_of_10000_notes(kind: str) -> None:
         assert "childErrors" not in same
         assert [op["path"] for op in same["viewPatch"]] == ["/query"]
         assert size < 1000, f"a keystroke's answer is {size} bytes"
+        # What a tab gets whole on connect and after a gap: the flow, whose
+        # list holds its rows' view models, and no row again on its own.
+        views = full_views(engine)
+        assert views["scenes"] == []
+        assert len(views["flows"][0]["stack"][-1]["viewModel"]["rows"]) == NOTES
     finally:
         engine.close()
