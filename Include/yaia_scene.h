@@ -209,10 +209,12 @@ typedef struct yaia_scene_type {
     ** into `out`, leaves the state unchanged and writes nothing into `patch`.
     **
     ** The host calls it only for a scene whose host asked for view models
-    ** as patches (docs/abi.md), in place of reduce(), and passes the
-    ** operations on as they are, once checked to be a JSON array of
-    ** operations within the host's limits (else "scene_pack_error", and the
-    ** reduction is refused as for commands it cannot read). It asks
+    ** as patches (docs/abi.md) and that has no child slots and no parent
+    ** (the host composes and diffs such a scene's view itself), in place
+    ** of reduce(), and passes the operations on as they are, once checked
+    ** to be a JSON array of operations within the host's limits (else
+    ** "scene_pack_error", and the reduction is refused as for commands it
+    ** cannot read). It asks
     ** view_model() for a whole view model (opening, restore, a host's gap,
     ** {"op": "view"}). The same threads and ownership as reduce().
     **

@@ -39,7 +39,15 @@ extension RuntimeState {
             case .keyed:
                 var list: [JSON] = []
                 list.reserveCapacity(entries.count)
-                for entry in entries { list.append(composedView(of: entry.id)) }
+                for entry in entries {
+                    // A row's view kept since its last reduction is what
+                    // composedView(of:) gives for it: taken without a copy of the row.
+                    if let seq = scenes.rowSeq(entry.id), let kept = views.kept[entry.id], kept.seq == seq {
+                        list.append(kept.view)
+                    } else {
+                        list.append(composedView(of: entry.id))
+                    }
+                }
                 o[slot.name] = .array(list)
             case .one, .optional: o[slot.name] = entries.first.map { composedView(of: $0.id) } ?? .null
             }

@@ -50,6 +50,14 @@ public struct SceneTable: Sendable {
 
     public func contains(_ id: Int64) -> Bool { storage.boxes[id] != nil }
 
+    /// The seq of scene `id` when it is a child with no slots of its own (a
+    /// row), read in place: a parent's view of 10,000 rows asks it of each,
+    /// where copying each scene out would retain everything it holds.
+    func rowSeq(_ id: Int64) -> Int64? {
+        guard let box = storage.boxes[id], box.scene.link != nil, box.scene.slots.isEmpty else { return nil }
+        return box.scene.seq
+    }
+
     /// Runs `body` on scene `id` in place; nil when there is none.
     mutating func modify<R>(_ id: Int64, _ body: (inout RuntimeState.OpenScene) throws(YaiaError) -> R) throws(YaiaError) -> R? {
         unique()

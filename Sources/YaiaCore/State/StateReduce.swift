@@ -65,7 +65,11 @@ extension RuntimeState {
         let patching = !views.sent.isEmpty && views.sent[id] != nil
         var inFamily = false
         guard var update = try scenes.modify(id, { (scene) throws(YaiaError) -> Update in
-            if patching { scene.value.patchNextReduction() }
+            // A scene with slots or a parent gives no patch of its own: its
+            // view is composed and diffed here (familyView), from the view
+            // model its reduction writes. A patch asked of it would go unread,
+            // and its view model be made a second time when read.
+            if patching && !scene.inFamily { scene.value.patchNextReduction() }
             commands = try scene.reduce(action, text: text, env: { context.env.sceneValues })
             flowID = scene.flow
             inFamily = scene.inFamily

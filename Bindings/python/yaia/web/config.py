@@ -7,7 +7,15 @@ import ipaddress
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence
 
-__all__ = ["WebConfig", "TAB_OPS", "PRIVILEGED_OPS", "is_loopback"]
+__all__ = ["WebConfig", "TAB_OPS", "PRIVILEGED_OPS", "TAB_SCENES", "is_loopback"]
+
+#: A session's "scenes" limit unless the host sets one: a composed screen
+#: is a scene per row, and a parent may hold 10,000 children (the runtime's
+#: "children" limit), so a tab holds one full list and the screens around
+#: it. Below that, the rows past the limit do not open, and every update of
+#: their list reports each of them again in its childErrors (for 10,000
+#: notes and 1000 scenes, 1.3 MB of errors on every keystroke in a search).
+TAB_SCENES = 12_000
 
 #: The ops a tab may send with no grant: those that act on its own session's
 #: scenes and flows and read its catalog. The runtime's other ordinary ops
@@ -112,7 +120,7 @@ class WebConfig:
         config["allow"] = grant
         limits = dict(config.get("limits") or {})
         limits.setdefault("events", 4096)
-        limits.setdefault("scenes", 1000)
+        limits.setdefault("scenes", TAB_SCENES)
         config["limits"] = limits
         if restore is not None:
             config["restore"] = dict(restore)

@@ -90,7 +90,10 @@ class RuntimeEngine(Engine):
 
 def full_views(engine: Engine) -> Dict[str, List[Dict[str, Any]]]:
     """Every flow's stack and every other open scene's view model, whole: what
-    a tab needs to draw its session from nothing (on connect, after a gap)."""
+    a tab needs to draw its session from nothing (on connect, after a gap).
+    A child scene (one with a parent) is not listed: its view model is in
+    its top scene's, and a list of 10,000 rows would otherwise be asked
+    10,000 times more and sent twice."""
     listing = engine.execute_value({"op": "scenes"})
     flows: List[Dict[str, Any]] = []
     in_flows: Set[Any] = set()
@@ -106,7 +109,7 @@ def full_views(engine: Engine) -> Dict[str, List[Dict[str, Any]]]:
             in_flows.update(e.get("id") for e in answer.get("stack", []) if isinstance(e, dict))
     scenes: List[Dict[str, Any]] = []
     for item in listing.get("scenes", []) if isinstance(listing.get("scenes"), list) else []:
-        if not isinstance(item, dict) or item.get("id") in in_flows:
+        if not isinstance(item, dict) or item.get("id") in in_flows or item.get("parent") is not None:
             continue
         answer = engine.execute_value({"op": "state", "scene": item.get("id")})
         if answer.get("ok") is True:
