@@ -1,6 +1,6 @@
-// Parts of a view model derived from a KeyedList, kept up to date by its
-// changes: after a change to one element, only that element's row is made
-// and encoded again; the other rows' JSON is reused as it was.
+// Parts derived from a KeyedList (a view model's rows, counts, a parent's
+// children), kept up to date by its changes: after a change to one element,
+// only that element's row or child is made again; the others are reused.
 
 /// A row of a view model made from one element of a list, and from nothing
 /// else: `KeyedList.rows` makes one per element and remakes it only when
@@ -91,6 +91,35 @@ extension KeyedList {
             case .insert(_, let element): if element[keyPath: property] { n += 1 }
             case .remove(_, let element): if element[keyPath: property] { n -= 1 }
             case .replace(_, let old, let new): n += (new[keyPath: property] ? 1 : 0) - (old[keyPath: property] ? 1 : 0)
+            }
+        })
+    }
+
+    /// The children of the keyed slot `slot`, one per element in order,
+    /// each keyed and given its args by `child`, which must read its
+    /// element only (as a row does). Made once, then kept with the list: a
+    /// later version remakes the children of the elements changed since,
+    /// and an unchanged list gives back the very same array, which the pack
+    /// glue finds equal to the last one at once rather than child by child.
+    @inlinable
+    public func children(_ slot: String, _ child: (Element) -> (key: JSON, args: JSON)) -> [Child] {
+        func made(_ element: Element) -> Child {
+            let (key, args) = child(element)
+            return Child(slot: slot, key: key, args: args)
+        }
+        return derived(AnyHashable("children of \(slot)"), build: { () -> [Child] in
+            var children: [Child] = []
+            children.reserveCapacity(count)
+            order.forEach { _, element in
+                children.append(made(element))
+                return true
+            }
+            return children
+        }, apply: { children, change in
+            switch change {
+            case .insert(let at, let element): children.insert(made(element), at: at)
+            case .remove(let at, _): children.remove(at: at)
+            case .replace(let at, _, let element): children[at] = made(element)
             }
         })
     }

@@ -75,8 +75,9 @@ func nextListStamp() -> UInt64 {
 final class KeyedListMemo: Sendable {
     @usableFromInline
     struct Part: @unchecked Sendable {
-        // Unchecked: the key is a Row type's identity or a key path, both
-        // immutable; the value is a JSON array or a count.
+        // Unchecked: the key is a Row type's identity, a key path or a
+        // slot's name, all immutable; the value is a JSON array, a count or
+        // an array of children.
         @usableFromInline let key: AnyHashable
         @usableFromInline let stamp: UInt64
         @usableFromInline let value: any Sendable

@@ -21,7 +21,7 @@ import YaiaKit
         func check(_ action: Action) throws(YaiaError) { try inner.check(action) }
         mutating func reduce(_ action: Action) throws(YaiaError) -> [Command] { try inner.reduce(action) }
         var viewModel: JSON { inner.viewModel }
-        var json: JSON { get throws(YaiaError) { try inner.json } }
+        var json: JSON { inner.json }
         func patchNextReduction() { asked.names.append(inner.name) }
         var childSlots: [ChildSlot] { inner.childSlots }
         func children() throws(YaiaError) -> [Child] { try inner.children() }

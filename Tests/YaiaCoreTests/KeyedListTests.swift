@@ -48,6 +48,11 @@ struct PlainRow: KeyedListRow, Encodable {
     }
 }
 
+/// A child of the keyed slot "rows" for an item: keyed by its id, its args its value.
+private func childOf(_ item: Item) -> (key: JSON, args: JSON) {
+    (.int(Int64(item.id)), ["value": .string(item.value)])
+}
+
 @Suite("KeyedList")
 struct KeyedListTests {
     @Test("seeded random changes give what an array gives, rows and counts included", arguments: [1, 2, 3])
@@ -90,6 +95,7 @@ struct KeyedListTests {
                 #expect(Array(list) == model)
                 #expect(list.rows(PlainRow.self).json == .array(.init(model.map { PlainRow($0).json })))
                 #expect(list.count(matching: \.flag) == model.filter(\.flag).count)
+                #expect(list.children("rows", childOf) == model.map { Child(slot: "rows", key: childOf($0).key, args: childOf($0).args) })
                 if !model.isEmpty, case let probe = model[numbers.next(model.count)] {
                     #expect(list[id: probe.id] == probe)
                     #expect(list.position(of: probe.id) == model.firstIndex(of: probe))
@@ -120,6 +126,27 @@ struct KeyedListTests {
         // One id twice is refused, where it repeats.
         let twice: JSON = [["id": 1, "value": "a", "flag": true], ["id": 1, "value": "b", "flag": false]]
         #expect(throws: YaiaError.self) { try twice.decode(KeyedList<Item>.self) }
+    }
+
+    @Test("children are remade only for the elements a change touched, and an unchanged list gives the same array")
+    func children() {
+        var list = KeyedList((0..<1000).map { Item(id: $0, value: "v\($0)", flag: false) })
+        var calls = 0
+        func count(_ item: Item) -> (key: JSON, args: JSON) {
+            calls += 1
+            return childOf(item)
+        }
+        let first = list.children("rows", count)
+        #expect(calls == 1000 && first.count == 1000)
+        let again = list.children("rows", count)
+        #expect(calls == 1000)
+        // The same storage: Array's == answers at once.
+        #expect(first.withUnsafeBufferPointer { a in again.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } })
+        list.modify(id: 500) { $0.value = "changed" }
+        let changed = list.children("rows", count)
+        #expect(calls == 1001)
+        #expect(changed[500].args == ["value": "changed"] && first[500].args == ["value": "v500"])
+        #expect(changed[499] == first[499])
     }
 
     @Test("rows are remade only for the elements a change touched")

@@ -41,12 +41,10 @@ public struct ListState: SceneState, Codable {
                    outputs: ["open": "rowOpened", "renamed": "rowRenamed", "deleted": "rowDeleted"], argsAction: "noteChanged")]
     }
 
+    /// Kept with the notes (KeyedList.children): a keystroke, which leaves
+    /// them as they are, makes no child and compares none.
     public var children: [Child] {
-        // for-in walks the list once; map would look each element up by its index.
-        var rows: [Child] = []
-        rows.reserveCapacity(notes.count)
-        for entry in notes { rows.append(Child(slot: "rows", key: .int(Int64(entry.id)), args: entry.args)) }
-        return rows
+        notes.children("rows") { entry in (.int(Int64(entry.id)), entry.args) }
     }
 
     /// Open arguments: `{"user": {"email": ...}}`, as the login pushes them.
