@@ -50,7 +50,7 @@ export YAIA_LIBRARY    := $(abspath $(LIB))
 export YAIA_PLUGIN_DIR := $(abspath $(PLUGINS))
 export YAIA_TEST_PLUGIN_DIR := $(abspath $(TESTPLUG))
 
-.PHONY: all deps lib examples-pack cli plugins test-packs demo test test-swift test-c test-python bench tsan install clean
+.PHONY: all deps lib examples-pack cli plugins test-packs demo test test-swift test-c test-python test-docs bench tsan install clean
 
 all: lib examples-pack cli plugins
 
@@ -360,7 +360,7 @@ demo: lib $(EXAMPLES_PACK) cli plugins $(CBIN)/login
 # pass). The suites share nothing else, so they run two at a time; each
 # one's output is printed whole when it ends, and one failing stops none.
 test: $(BUILD)/.deps
-	$(MAKE) -k -j2 --output-sync=target test-swift test-c test-python test-notes test-web fuzz-short
+	$(MAKE) -k -j2 --output-sync=target test-swift test-c test-docs test-python test-notes test-web fuzz-short
 
 test-c: lib $(EXAMPLES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/test_abi $(CBIN)/test_services $(CBIN)/test_security $(CBIN)/test_grants $(CBIN)/stress $(CBIN)/test_views $(CBIN)/test_children
 	$(CBIN)/test_abi
@@ -381,7 +381,13 @@ test-python: lib $(EXAMPLES_PACK) cli plugins $(TEST_PLUGINS)
 	$(CLI) test Examples/scenarios
 	$(CLI) test --scenes $(NOTES_DOCS) $(NOTES)/scenarios
 	$(CLI) test --scenes $(NOTES_PACK) $(NOTES)/scenarios
-	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q Tests/python
+	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q -m "not walkthrough" Tests/python
+
+# The pages whose commands the suite runs as a newcomer would (README.md,
+# docs/*.md): they build Swift packages, and need neither the notes app nor
+# the test plugins, so they start as soon as the library and the command do.
+test-docs: lib $(EXAMPLES_PACK) cli plugins
+	PYTHONPATH=Bindings/python $(PYTHON) -m pytest -q -m walkthrough Tests/python
 
 # ---------------------------------------------------------------- JSON Logic
 # >>> logic block: this block, and the recipe lines that run

@@ -42,6 +42,11 @@ EXAMPLES_PACK = _dir("YAIA_EXAMPLES_PACK", REPO / ".build" / "release" / "libyai
 
 def pytest_configure(config: pytest.Config) -> None:
     """Every test needs libyaia.so: without it the run stops, it does not pass empty."""
+    config.addinivalue_line(
+        "markers",
+        "walkthrough: runs a page's commands as a newcomer would, Swift package builds included "
+        "(`make test` runs these beside the others: `-m walkthrough`, `-m 'not walkthrough'`)",
+    )
     try:
         yaia.ffi.load_library()
     except (yaia.LibraryNotFound, yaia.AbiMismatch) as exc:

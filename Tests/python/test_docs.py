@@ -103,6 +103,7 @@ def expected_output(text: str) -> "re.Pattern[str]":
 # ---------------------------------------------------------------- the blocks run
 
 
+@pytest.mark.walkthrough
 @pytest.mark.parametrize("page", [p for p in PAGES if p not in OWN_RUNNER], ids=lambda p: p.name)
 def test_the_marked_blocks_run(page: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"

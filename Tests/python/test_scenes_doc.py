@@ -101,6 +101,7 @@ def cli() -> str:
     return str(path)
 
 
+@pytest.mark.walkthrough
 def test_the_page_runs(cli: str, tmp_path: Path) -> None:
     env = dict(os.environ)
     env["YAIA"] = str(REPO)
