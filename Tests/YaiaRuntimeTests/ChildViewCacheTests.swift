@@ -58,7 +58,7 @@ import YaiaKit
         var steps = Steps(state: 2026)
         var saves: [Int64] = []
         let rowsTop: Int64 = 1
-        for step in 0..<400 {
+        for step in 0..<200 {
             let id = JSON.int(Int64(1 + steps.next(24)))
             var answer: JSON = .null
             let kind = steps.next(12)
