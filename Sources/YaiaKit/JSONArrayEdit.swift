@@ -58,24 +58,16 @@ struct JSONLeafEdit: Sendable {
         return deepestLeft ? nil : JSONSize(units: units, nest: before.nest)
     }
 
-    /// The leaf's count for the test named by `owner` and `slot` now, or nil
-    /// when it was not known before.
-    func count<E: Error>(
-        owner: AnyObject, slot: Int, _ count: (UnsafeBufferPointer<JSON>) throws(E) -> Int
-    ) throws(E) -> Int? {
-        guard let before = counts.first(where: { $0.owner === owner && $0.slot == slot }) else { return nil }
-        let left = changes.compactMap(\.old)
-        let came = changes.compactMap(\.new)
-        return try before.count - JSONLeafEdit.count(left, count) + JSONLeafEdit.count(came, count)
+    /// The leaf's count for the test named by `owner` and `slot` before the
+    /// changes, if it was known: the count now is that, less the count of
+    /// `left`, plus that of `came`.
+    func count(owner: AnyObject, slot: Int) -> Int? {
+        counts.first { $0.owner === owner && $0.slot == slot }?.count
     }
 
-    private static func count<E: Error>(_ elements: [JSON], _ count: (UnsafeBufferPointer<JSON>) throws(E) -> Int) throws(E) -> Int {
-        if elements.isEmpty { return 0 }
-        let result = elements.withUnsafeBufferPointer { p -> Result<Int, E> in
-            do throws(E) { return .success(try count(p)) } catch { return .failure(error) }
-        }
-        return try result.get()
-    }
+    /// The elements that left the leaf, and those that came.
+    var left: [JSON] { changes.compactMap(\.old) }
+    var came: [JSON] { changes.compactMap(\.new) }
 
     /// The range of the values under `field` now, or nil when it must be
     /// found again: a value that left may have been an end of the range.

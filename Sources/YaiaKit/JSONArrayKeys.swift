@@ -149,17 +149,14 @@ extension JSONArray {
     /// elements with; in a tree, each node remembers its count for the
     /// test named by `owner` and `slot` (at most a few tests a node), so
     /// that nodes counted before are not counted again. The test must
-    /// depend on the element only.
-    package func count<E: Error>(
-        owner: AnyObject, slot: Int, _ count: (UnsafeBufferPointer<JSON>) throws(E) -> Int
-    ) throws(E) -> Int {
+    /// depend on the element only. `count` answers nil to stop (the caller
+    /// keeps why), and the count is then nil. Not generic over an error
+    /// type: a count visits a node per level, and each would look up the
+    /// generic metadata of its result again.
+    package func count(owner: AnyObject, slot: Int, _ count: (UnsafeBufferPointer<JSON>) -> Int?) -> Int? {
         switch storage {
-        case .flat(let a):
-            let result = a.withUnsafeBufferPointer { p -> Result<Int, E> in
-                do throws(E) { return .success(try count(p)) } catch { return .failure(error) }
-            }
-            return try result.get()
-        case .tree(let root): return try root.count(owner: owner, slot: slot, count)
+        case .flat(let a): return a.withUnsafeBufferPointer(count)
+        case .tree(let root): return root.count(owner: owner, slot: slot, count)
         }
     }
 }
@@ -167,22 +164,24 @@ extension JSONArray {
 extension JSONArrayNode {
     static let countsKept = 4
 
-    func count<E: Error>(owner: AnyObject, slot: Int, _ count: (UnsafeBufferPointer<JSON>) throws(E) -> Int) throws(E) -> Int {
+    func count(owner: AnyObject, slot: Int, _ count: (UnsafeBufferPointer<JSON>) -> Int?) -> Int? {
         let known = counts.withLock { kept -> Int? in
             kept.removeAll { $0.owner == nil }
             return kept.first { $0.owner === owner && $0.slot == slot }?.count
         }
         if let known { return known }
         var n = 0
-        if let edited = try edit?.count(owner: owner, slot: slot, count) {
-            n = edited
+        if let edit, let before = edit.count(owner: owner, slot: slot) {
+            guard let left = edit.left.withUnsafeBufferPointer(count), let came = edit.came.withUnsafeBufferPointer(count) else { return nil }
+            n = before - left + came
         } else if isLeaf {
-            let result = elements.withUnsafeBufferPointer { p -> Result<Int, E> in
-                do throws(E) { return .success(try count(p)) } catch { return .failure(error) }
-            }
-            n = try result.get()
+            guard let counted = elements.withUnsafeBufferPointer(count) else { return nil }
+            n = counted
         } else {
-            for c in children { n += try c.count(owner: owner, slot: slot, count) }
+            for c in children {
+                guard let counted = c.count(owner: owner, slot: slot, count) else { return nil }
+                n += counted
+            }
         }
         let found = JSONNodeCount(owner: owner, slot: slot, count: n)
         counts.withLock { kept in

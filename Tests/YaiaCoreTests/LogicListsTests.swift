@@ -113,6 +113,18 @@ struct LogicListsTests {
         #expect(try byRoot.evaluate(["list": list, "want": true]) == d)
     }
 
+    @Test("a count the budget stops is the budget's error, and what it kept is whole")
+    func countOutOfBudget() throws {
+        var g = SplitMix64(seed: 5)
+        let items = todos(3000, &g)
+        let list = JSON.array(JSONArray(items))
+        let left = try LogicRule(#"{"length": {"filter": [{"var": ""}, {"!": {"var": "done"}}]}}"#.json)
+        var budget = LogicBudget(base: 500, perUnit: 0)
+        #expect(yaiaError { () throws(YaiaError) in try left.evaluate(list, budget: &budget) }?.code == .logicBudgetExceeded)
+        // With room, the count is right: the nodes counted before the stop kept whole counts.
+        #expect(try left.evaluate(list) == .int(Int64(items.filter { $0["done"] == false }.count)))
+    }
+
     @Test("a count kept by a node keeps neither its rule nor the list alive")
     func countsHoldNoRule() throws {
         final class Owner { var list: JSON = .null }

@@ -52,14 +52,21 @@ extension LogicMachine {
         guard case .array(let items) = list, items.isTree, ins.c == 1 else {
             return try iterate(.count, list, ins.b, checked: ins.checked)
         }
-        let n = try items.count(owner: program, slot: Int(ins.b)) { (run) throws(LogicStop) -> Int in
+        var stop = LogicStop.budget
+        let n = items.count(owner: program, slot: Int(ins.b)) { run -> Int? in
             var n = 0
-            for item in run {
-                try charge(1)
-                if LogicMachine.truthy(try eval(ins.b, .data(item))) { n += 1 }
+            do throws(LogicStop) {
+                for item in run {
+                    try charge(1)
+                    if LogicMachine.truthy(try eval(ins.b, .data(item))) { n += 1 }
+                }
+            } catch {
+                stop = error
+                return nil
             }
             return n
         }
+        guard let n else { throw stop }
         return .int(Int64(n))
     }
 }
