@@ -38,7 +38,7 @@ private func change(_ list: inout JSONArray, _ g: inout SplitMix64, next: inout 
 
 @Suite("Logic: lists changed in part")
 struct LogicListsTests {
-    @Test("a tree's remembered size is the size counted afresh", arguments: [33, 700, 5000])
+    @Test("a tree's remembered size is the size counted afresh", arguments: [33, 700, 2000])
     func sizes(n: Int) {
         var g = SplitMix64(seed: UInt64(n))
         var list = JSONArray(todos(n, &g))
@@ -144,15 +144,15 @@ struct LogicListsTests {
     func documentView() throws {
         let scene = try TodoDocument.scene()
         var g = SplitMix64(seed: 11)
-        var s = try scene.open(args: ["todos": TodoDocument.items(1500)])
+        var s = try scene.open(args: ["todos": TodoDocument.items(600)])
         for step in 0..<120 {
             let action: Action
             switch g.below(7) {
             case 0: action = Action("add", payload: .string("new \(step)"))
-            case 1: action = Action("remove", payload: .int(Int64(g.below(1600))))
+            case 1: action = Action("remove", payload: .int(Int64(g.below(700))))
             case 2: action = Action("show", payload: .string(["all", "active", "done"][g.below(3)]))
             case 3: action = Action("draft", payload: .string("d\(g.below(3))"))
-            default: action = Action("toggle", payload: .int(Int64(g.below(1600))))
+            default: action = Action("toggle", payload: .int(Int64(g.below(700))))
             }
             _ = try s.reduce(action)
             #expect(try scene.restore(state: s.json).viewModel == s.viewModel)

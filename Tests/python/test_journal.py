@@ -230,7 +230,7 @@ def test_stopped_journals_close_their_files(rt: yaia.Runtime, tmp_path: Path) ->
     rt.journal(start=path)
     rt.journal(stop=True)
     before = open_descriptors()
-    for _ in range(10_000):
+    for _ in range(1_000):
         rt.journal(start=path)
         rt.journal(stop=True)
     assert open_descriptors() == before
