@@ -91,3 +91,25 @@ def test_what_the_string_lane_cannot_write_goes_the_general_way(rt: yaia.Runtime
     finally:
         sends.type_texts.clear()
         sends.type_texts.update(kept)
+
+
+class _Older:
+    """A library as one built before yaia_send_borrowed: only its older functions."""
+
+    def __init__(self, lib: Any) -> None:
+        self._lib = lib
+
+    def __getitem__(self, name: str) -> Any:
+        if name == "yaia_send_borrowed":
+            raise AttributeError(name)
+        return self._lib[name]
+
+
+def test_a_library_without_the_borrowed_send_answers_the_same(rt: yaia.Runtime) -> None:
+    one, two = rt.open("example/login"), rt.open("example/login")
+    older = sends.send_function(_Older(rt._lib))  # type: ignore[arg-type]
+    data = b'{"payload":"a@b.c","type":"emailChanged"}'
+    borrowed = rt._send_scene(rt._handle_arg, one._id_arg, data)
+    freed = older(rt._handle_arg, two._id_arg, data)
+    assert borrowed is not None and freed is not None
+    assert freed == borrowed.replace(b'"scene":%d' % one.id, b'"scene":%d' % two.id)
