@@ -18,11 +18,14 @@ public struct DocumentScene: Sendable {
     public var maxDepth = JSONParser.defaultMaxDepth
     /// What each view member reads, so that one whose inputs are unchanged is kept.
     let viewInputs: DocumentViewInputs
+    /// What the child slots read, so that children whose inputs are unchanged are kept.
+    let childInputs: [String]?
 
     public init(_ document: SceneDocument, budget: Int = LogicRule.defaultBudget) {
         self.document = document
         self.budget = budget
         viewInputs = DocumentViewInputs(document.storage.view)
+        childInputs = DocumentChild.stateFields(document.storage.children)
     }
 
     /// Reads and checks a document (`bad_document` with all its problems).
@@ -107,12 +110,16 @@ public struct DocumentSceneValue: LiveScene, Equatable {
     /// What expressions read as `env`; the host sets it (`{"now": SECONDS}`).
     public var env: JSON
     public private(set) var viewModel: JSON
+    /// What `children()` answers: evaluated with the view model, whose
+    /// inputs it follows the same way.
+    private(set) var wanted: Result<[Child], YaiaError>
 
     init(scene: DocumentScene, state: JSONObject, env: JSON) throws(YaiaError) {
         self.scene = scene
         self.state = state
         self.env = env
         self.viewModel = try DocumentSceneValue.view(of: state, scene: scene)
+        self.wanted = DocumentSceneValue.children(of: state, scene: scene)
     }
 
     public var name: String { scene.name }
@@ -191,6 +198,7 @@ public struct DocumentSceneValue: LiveScene, Equatable {
             }
             if case .object(let changed) = next, !DocumentSceneValue.same(changed, state) {
                 viewModel = try DocumentSceneValue.view(of: changed, scene: scene, after: state, last: viewModel)
+                wanted = DocumentSceneValue.children(of: changed, scene: scene, after: state, last: wanted)
                 state = changed
             }
             return commands

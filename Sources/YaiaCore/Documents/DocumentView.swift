@@ -13,42 +13,42 @@ struct DocumentViewInputs: Sendable {
     let members: [[String]?]
 
     init(_ view: [(key: String, value: Template)]?) {
-        members = (view ?? []).map { $0.value.stateFields }
+        members = (view ?? []).map { $0.value.stateFields() }
     }
 }
 
 extension Template {
-    /// The state fields the template reads, or nil when they cannot be told.
-    var stateFields: [String]? {
+    /// The state fields the template reads, or nil when they cannot be told;
+    /// reads of the root `other` (a child's item) are not the state's.
+    func stateFields(besides other: String? = nil) -> [String]? {
         switch self {
         case .literal: return []
-        case .rule(let rule, _): return rule.fields(under: "state")
-        case .object(let members):
-            var all: [String] = []
-            for (_, t) in members {
-                guard let fields = t.stateFields else { return nil }
-                all.append(contentsOf: fields)
-            }
-            return all
-        case .array(let items):
-            var all: [String] = []
-            for t in items {
-                guard let fields = t.stateFields else { return nil }
-                all.append(contentsOf: fields)
-            }
-            return all
+        case .rule(let rule, _): return rule.fields(under: "state", besides: other)
+        case .object(let members): return Template.stateFields(of: members.map(\.value), besides: other)
+        case .array(let items): return Template.stateFields(of: items, besides: other)
         }
+    }
+
+    private static func stateFields(of templates: [Template], besides other: String?) -> [String]? {
+        var all: [String] = []
+        for t in templates {
+            guard let fields = t.stateFields(besides: other) else { return nil }
+            all.append(contentsOf: fields)
+        }
+        return all
     }
 }
 
 extension LogicRule {
     /// The keys below `root` the rule reads (its paths' second steps), or
-    /// nil when it reads `root` whole, another root, or what no path names.
-    func fields(under root: String) -> [String]? {
+    /// nil when it reads `root` whole, another root than `other`, or what no
+    /// path names.
+    func fields(under root: String, besides other: String? = nil) -> [String]? {
         guard !program.opaqueReads else { return nil }
         var fields: [String] = []
         for i in program.reads {
             let segments = program.paths[Int(i)].segments
+            if let other, segments.first?.key == other { continue }
             guard segments.count > 1, segments[0].key == root else { return nil }
             if !fields.contains(segments[1].key) { fields.append(segments[1].key) }
         }
