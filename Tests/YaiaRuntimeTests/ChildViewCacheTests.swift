@@ -119,4 +119,21 @@ import YaiaKit
         #expect(rows[4]["pinned"] == true)
         #expect(rows[6]["title"] == "seven")
     }
+
+    @Test(arguments: ViewMode.allCases)
+    func aSendToTheParentThatChangesNoRowKeepsTheListOfRowViewsComposed(view: ViewMode) throws {
+        let rt = try runtime(view: view)
+        defer { rt.shutDown() }
+        func composed() -> JSON? { rt.lock.withLock { rt.state.views.lists[1]?["rows"]?.view } }
+        _ = send(rt, 1, [], ["type": "rowOpened", "payload": ["key": 3]])
+        let before = try #require(composed())
+        _ = send(rt, 1, [], ["type": "rowOpened", "payload": ["key": 4]])
+        // The very list: no row was visited.
+        #expect(try #require(composed()).sharesStorage(with: before))
+        // A row's reduction drops it, and the next has the row's new view.
+        _ = send(rt, 1, ["rows", 5], ["type": "togglePin"])
+        #expect(composed() == nil)
+        var state = rt.lock.withLock { rt.state }
+        #expect(state.composedView(of: 1)["rows"]?.arrayValue?[4]["pinned"] == true)
+    }
 }

@@ -44,6 +44,13 @@ struct SlotChildren: Sendable, Equatable {
     }
 
     func position(of key: JSON) -> Int? { places[key] }
+
+    /// Whether both hold the very same entries (one storage): what was
+    /// composed from one was composed from the other.
+    func sameEntries(as other: SlotChildren) -> Bool {
+        entries.count == other.entries.count
+            && entries.withUnsafeBufferPointer { a in other.entries.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
+    }
     func entry(_ key: JSON) -> Entry? { places[key].map { entries[$0] } }
 }
 

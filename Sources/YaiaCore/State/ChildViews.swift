@@ -40,14 +40,34 @@ extension RuntimeState {
             let entries = slots?[slot.name]?.entries ?? []
             switch slot.kind {
             case .keyed:
+                let children = slots?[slot.name] ?? SlotChildren()
+                if let kept = views.lists[id]?[slot.name], kept.children.sameEntries(as: children) {
+                    o[slot.name] = kept.view
+                    continue
+                }
                 var list: [JSON] = []
                 list.reserveCapacity(entries.count)
                 for entry in entries { list.append(composedView(of: entry.id)) }
                 o[slot.name] = .array(list)
+                var lists = views.lists[id] ?? [:]
+                lists[slot.name] = ViewCache.KeptList(children: children, view: .array(list))
+                views.lists[id] = lists
             case .one, .optional: o[slot.name] = entries.first.map { composedView(of: $0.id) } ?? .null
             }
         }
         return .object(o)
+    }
+
+    /// Scene `id` reduced: the lists composed above it no longer hold its view.
+    mutating func reduced(below id: Int64) {
+        guard !views.lists.isEmpty else { return }
+        var above = scenes.parent(of: id)
+        var levels = 0
+        while let parent = above, levels <= childDepthLimit {
+            views.lists[parent] = nil
+            above = scenes.parent(of: parent)
+            levels += 1
+        }
     }
 
     /// A child's own view model, kept while its seq stays.

@@ -58,6 +58,9 @@ public struct SceneTable: Sendable {
         return box.scene.seq
     }
 
+    /// The parent of scene `id`, read in place.
+    func parent(of id: Int64) -> Int64? { storage.boxes[id]?.scene.link?.parent }
+
     /// Runs `body` on scene `id` in place; nil when there is none.
     mutating func modify<R>(_ id: Int64, _ body: (inout RuntimeState.OpenScene) throws(YaiaError) -> R) throws(YaiaError) -> R? {
         unique()

@@ -77,6 +77,7 @@ extension RuntimeState {
         }) else {
             throw RuntimeState.noSuchScene(id)
         }
+        if inFamily { reduced(below: id) }
         if inspecting {
             var event: JSONObject = ["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": action.json]
             if inFamily, let place = place(of: id) {

@@ -33,6 +33,13 @@ public struct ViewCache: Sendable {
         var seq: Int64
     }
 
+    /// A keyed slot's list of its children's view models, as composed from
+    /// `children` (held, so that its storage is not another's meanwhile).
+    struct KeptList: Sendable {
+        var children: SlotChildren
+        var view: JSON
+    }
+
     /// The runtime's mode (config `"view"`): scenes given none take it.
     public var mode: ViewMode = .whole
     /// The open scenes in patch mode.
@@ -41,6 +48,11 @@ public struct ViewCache: Sendable {
     /// each with the seq it is of: a child's changes only when it reduces,
     /// so a parent's view asks again only the children that did.
     var kept = IDMap<Kept>()
+    /// Each parent's keyed slots' lists as last composed, kept while the
+    /// slot has the same children and none of them, nor any scene below
+    /// them, has reduced since: a parent's send then does not visit its
+    /// 10,000 rows. A reduction below drops its ancestors' (`reduced(below:)`).
+    var lists = IDMap<[String: KeptList]>()
     /// Scenes and flows whose mode is not the runtime's, kept across a
     /// restore for the ids it brings back.
     var sceneModes = IDMap<ViewMode>()
@@ -115,6 +127,7 @@ extension RuntimeState {
         for id in ids {
             views.sent[id] = nil
             views.kept[id] = nil
+            views.lists[id] = nil
             views.sceneModes[id] = nil
         }
         if let flow { views.flowModes[flow] = nil }
@@ -127,6 +140,7 @@ extension RuntimeState {
     mutating func restartViews() {
         views.sent.removeAll()
         views.kept.removeAll()
+        views.lists.removeAll()
         for (id, _) in views.sceneModes where !scenes.contains(id) { views.sceneModes[id] = nil }
         for (id, _) in views.flowModes where flows[id] == nil { views.flowModes[id] = nil }
         for scene in scenes.values where mode(of: scene.id, flow: scene.flow) == .patch {
