@@ -14,8 +14,15 @@
 **   reduce          the commands, "[]"       reduce_view  its view model, "{}"
 **   check           nothing                  view_model   "{}"
 **   state           "{}"                     invariants   "[]"
+**   children        the children its state wants, "[]"
 ** A failing answer makes the function return non-zero (NULL for open and
-** restore) with the bytes as its error.
+** restore) with the bytes as its error; a failing "children" answer whose
+** bytes are "same" answers YAIA_SCENE_SAME_CHILDREN instead.
+**
+** The scene has two child slots, both of its own type, so that children
+** answered by the fuzzer have children too, down to the depth limit:
+** "rows" (keyed, its output "done" mapped to the action "rowDone", its
+** args changes sent as "args") and "detail" (optional, intercepting).
 **
 ** The runtime may call the pack from its workers while the target sets an
 ** answer: the answers are read and written under a lock.
@@ -28,11 +35,15 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-enum { OPEN, RESTORE, REDUCE, REDUCE_VIEW, CHECK, VIEW_MODEL, STATE, INVARIANTS, SLOTS };
+enum { OPEN, RESTORE, REDUCE, REDUCE_VIEW, CHECK, VIEW_MODEL, STATE, INVARIANTS, CHILDREN, SLOTS };
 
-static const char *const slot_names[SLOTS] = {"open",  "restore",    "reduce", "reduce_view",
-                                              "check", "view_model", "state",  "invariants"};
-static const char *const defaults[SLOTS] = {"", "", "[]", "{}", "", "{}", "{}", "[]"};
+static const char *const slot_names[SLOTS] = {"open",  "restore",    "reduce", "reduce_view", "check",
+                                              "view_model", "state", "invariants", "children"};
+static const char *const defaults[SLOTS] = {"", "", "[]", "{}", "", "{}", "{}", "[]", "[]"};
+
+static const char child_slots[] =
+    "{\"rows\": {\"scene\": \"fuzz/answers\", \"kind\": \"keyed\", \"outputs\": {\"done\": \"rowDone\"}, \"argsAction\": \"args\"},"
+    " \"detail\": {\"scene\": \"fuzz/answers\", \"kind\": \"optional\", \"intercept\": true}}";
 
 typedef struct {
     int set, failing;
@@ -142,6 +153,16 @@ static int fuzz_state_json(yaia_scene_state *s, yaia_scene_buffer *out)
 
 static void fuzz_free(yaia_scene_state *s) { free(s); }
 
+static int fuzz_children(yaia_scene_state *s, yaia_scene_buffer *out)
+{
+    (void)s;
+    pthread_mutex_lock(&lock);
+    answer a = answers[CHILDREN];
+    int same = a.set && a.failing && a.length == 4 && memcmp(a.bytes, "same", 4) == 0;
+    pthread_mutex_unlock(&lock);
+    return same ? YAIA_SCENE_SAME_CHILDREN : give(CHILDREN, out);
+}
+
 static int fuzz_invariants(const yaia_scene_type *type, const char *state, size_t n, yaia_scene_buffer *out)
 {
     (void)type, (void)state, (void)n;
@@ -151,7 +172,7 @@ static int fuzz_invariants(const yaia_scene_type *type, const char *state, size_
 static const yaia_scene_type answers_type = {
     sizeof(yaia_scene_type), "fuzz/answers", NULL, fuzz_open,       fuzz_restore,    fuzz_reduce,
     fuzz_check,              fuzz_view_model, fuzz_state_json, fuzz_free, 0, fuzz_invariants, NULL,
-    NULL, NULL, /* no child slots */
+    child_slots, fuzz_children,
 };
 
 static const yaia_scene_type *const scenes[] = {&answers_type};
