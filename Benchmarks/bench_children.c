@@ -8,9 +8,13 @@
 **              row's own id with yaia_send, vs the same send to a lone row
 **   (b) open   the list with 10,000 rows (yaia_execute_n of an `open`),
 **              per row, vs opening a lone row; each closed again, untimed
+**   (c) send   `rowOpened` (keys 1 and 2 in turn) to the list of 10,000
+**              rows, a send that changes none of them, vs the same send to
+**              a list of one row
 ** Medians of batches, all in one run, the lone and the list batches in
 ** turn; the ratios of the medians printed with the goals:
-** (a) at most 2x, (b) at most 3x.
+** (a) at most 2x, (b) at most 3x, (c) at most 2x in patch mode (a whole
+** view model holds every row, so its answer grows with the list).
 **
 **   usage: bench_children DOCUMENTS [PACK LIST_SCENE ROW_SCENE]
 **
@@ -36,10 +40,15 @@
 
 static yaia_runtime *rt;
 static int64_t target;
+/* The actions a batch of sends takes in turn. */
+static const char *actions[2] = {"{\"type\":\"togglePin\"}", "{\"type\":\"togglePin\"}"};
+static const char *const row_actions[2] = {"{\"type\":\"togglePin\"}", "{\"type\":\"togglePin\"}"};
+static const char *const list_actions[2] = {"{\"type\":\"rowOpened\",\"payload\":{\"key\":1}}",
+                                            "{\"type\":\"rowOpened\",\"payload\":{\"key\":2}}"};
 static const char *row_scene;
 static const char *view_mode;
-static char *list_request;
-static size_t list_request_len;
+static char *list_request, *short_list_request;
+static size_t list_request_len, short_list_request_len;
 
 static char *must(char *r, const char *what)
 {
@@ -87,32 +96,36 @@ static int64_t open_row(void)
     return id;
 }
 
-/* Opens the list of ROWS rows; its scene id. */
-static int64_t open_list(void)
+/* Opens the list of ROWS rows (or of one row); its scene id. */
+static int64_t open_list_of(const char *request, size_t length)
 {
-    char *r = must(yaia_execute_n(rt, list_request, list_request_len), "open the list");
+    char *r = must(yaia_execute_n(rt, request, length), "open the list");
     int64_t id = scene_of(r);
     yaia_free(r);
     return id;
 }
 
-static void build_list_request(const char *list_scene)
+static int64_t open_list(void) { return open_list_of(list_request, list_request_len); }
+
+/* The request that opens `list_scene` with `rows` rows. */
+static char *build_list_request(const char *list_scene, int rows, size_t *length)
 {
-    size_t cap = 300 + (size_t)ROWS * 48, len = 0;
-    list_request = malloc(cap);
-    if (!list_request) exit(1);
-    len += (size_t)snprintf(list_request, cap, "{\"op\":\"open\",\"scene\":\"%s\",\"view\":\"%s\",\"args\":{\"items\":[",
+    size_t cap = 300 + (size_t)rows * 48, len = 0;
+    char *request = malloc(cap);
+    if (!request) exit(1);
+    len += (size_t)snprintf(request, cap, "{\"op\":\"open\",\"scene\":\"%s\",\"view\":\"%s\",\"args\":{\"items\":[",
                             list_scene, view_mode);
-    for (int i = 1; i <= ROWS; i++)
-        len += (size_t)snprintf(list_request + len, cap - len, "%s{\"id\":%d,\"title\":\"Item %d\"}", i > 1 ? "," : "", i, i);
-    len += (size_t)snprintf(list_request + len, cap - len, "]}}");
-    list_request_len = len;
+    for (int i = 1; i <= rows; i++)
+        len += (size_t)snprintf(request + len, cap - len, "%s{\"id\":%d,\"title\":\"Item %d\"}", i > 1 ? "," : "", i, i);
+    len += (size_t)snprintf(request + len, cap - len, "]}}");
+    *length = len;
+    return request;
 }
 
 static void run_send(int n)
 {
     for (int i = 0; i < n; i++) {
-        char *r = yaia_send(rt, target, "{\"type\":\"togglePin\"}");
+        char *r = yaia_send(rt, target, actions[i & 1]);
         bench_sink += r[0];
         yaia_free(r);
     }
@@ -121,7 +134,7 @@ static void run_send(int n)
 /* One send's response length, untimed: it must work. */
 static size_t send_bytes(void)
 {
-    char *r = must(yaia_send(rt, target, "{\"type\":\"togglePin\"}"), "togglePin");
+    char *r = must(yaia_send(rt, target, actions[0]), "a send");
     size_t n = strlen(r);
     yaia_free(r);
     return n;
@@ -174,7 +187,9 @@ static void measure(const char *scenes, const char *list_scene, const char *row,
     for (int v = 0; v < 2; v++) {
         view_mode = views[v];
         row_scene = row;
-        build_list_request(list_scene);
+        actions[0] = row_actions[0], actions[1] = row_actions[1];
+        list_request = build_list_request(list_scene, ROWS, &list_request_len);
+        short_list_request = build_list_request(list_scene, 1, &short_list_request_len);
         new_runtime(scenes);
         yaia_runtime *lone_rt = rt;
         new_runtime(scenes);
@@ -202,6 +217,24 @@ static void measure(const char *scenes, const char *list_scene, const char *row,
         double lone_send = median(lone, BATCHES), child_send = median(child, BATCHES), send_ratio = child_send / lone_send;
         rt = lone_rt;
         close_scene(lone_row);
+
+        /* (c) a send to the list that changes no row, and to a list of one row. */
+        int64_t short_list = open_list_of(short_list_request, short_list_request_len);
+        actions[0] = list_actions[0], actions[1] = list_actions[1];
+        target = short_list;
+        size_t short_bytes = send_bytes();
+        rt = list_rt;
+        target = list;
+        size_t parent_bytes = send_bytes();
+        send_batch(lone_rt, short_list, SENDS);  /* warm-up */
+        send_batch(list_rt, list, SENDS);
+        for (int b = 0; b < BATCHES; b++) {
+            lone[b] = send_batch(lone_rt, short_list, SENDS);
+            child[b] = send_batch(list_rt, list, SENDS);
+        }
+        double short_send = median(lone, BATCHES), parent_send = median(child, BATCHES), parent_ratio = parent_send / short_send;
+        rt = lone_rt;
+        close_scene(short_list);
         rt = list_rt;
         close_scene(list);
 
@@ -216,14 +249,22 @@ static void measure(const char *scenes, const char *list_scene, const char *row,
         yaia_runtime_free(lone_rt);
         yaia_runtime_free(list_rt);
         free(list_request);
+        free(short_list_request);
 
         printf("\n  %s, view %s\n", form, view_mode);
         printf("    (a) send togglePin to a lone row          %10.0f ns  %5zu bytes\n", lone_send, lone_bytes);
         printf("        send togglePin to row %d of %d   %10.0f ns  %5zu bytes\n", ROWS / 2, ROWS, child_send, child_bytes);
         printf("    (b) open a lone row                       %10.0f ns\n", lone_open);
         printf("        open a list of %d rows, per row      %10.0f ns  (%.1f ms the list)\n", ROWS, list_open, list_open * ROWS / 1e6);
+        printf("    (c) send rowOpened to a list of one row     %10.0f ns  %5zu bytes\n", short_send, short_bytes);
+        printf("        send rowOpened to the list of %d   %10.0f ns  %5zu bytes\n", ROWS, parent_send, parent_bytes);
         printf("    goal (a) a row of %d at most 2x a lone row: %s (%.2fx)\n", ROWS, goal(send_ratio, 2), send_ratio);
         printf("    goal (b) opening %d rows, per row, at most 3x a lone row: %s (%.2fx)\n", ROWS, goal(open_ratio, 3), open_ratio);
+        if (v == 0)
+            printf("    goal (c) a send to the list of %d changing no row at most 2x one to a list of one row: %s (%.2fx)\n", ROWS,
+                   goal(parent_ratio, 2), parent_ratio);
+        else  /* a whole view model holds every row: its size is the list's */
+            printf("    (c) whole view models hold every row: no goal (%.2fx)\n", parent_ratio);
     }
 }
 
