@@ -6,7 +6,11 @@
 // It keeps each scene's view model (whole, or patched when the runtime sends
 // patches: `view: "patch"` asks for them), follows the flow's stack with the
 // browser's history, reconnects and resumes the session after a reload or a
-// dropped socket.
+// dropped socket. A scene with child slots keeps the `childErrors` of its
+// last update (children that could not open: `{slot, key?, error}` each,
+// docs/composition.md); render reads the top scene's as
+// `context.childErrors`, each stack entry's as its `childErrors`, any
+// scene's with `client.childErrorsOf(id)`. An update without them clears them.
 
 import { applyPatch, PatchError } from "./patch.js";
 import { FlowHistory } from "./history.js";
@@ -33,6 +37,8 @@ const SESSION_KEY = "yaia.session";
 const LEAVING_KEY = "yaia.leaving";
 // The close code of a socket whose session another socket took over.
 const TAKEN_OVER = 4000;
+// What a scene without child errors has: one array, never changed, so a page may compare with ===.
+const NO_ERRORS = Object.freeze([]);
 
 export class Client {
   constructor(options = {}) {
@@ -40,6 +46,7 @@ export class Client {
     this.url = options.url || Client.defaultURL();
     this.storage = options.storage === undefined ? globalThis.sessionStorage : options.storage;
     this.scenes = new Map(); // id -> {id, name, seq, viewModel}
+    this.childErrors = new Map(); // scene id -> {seq, errors} of its last update that had any
     this.flow = null; // {flow, version, stack: [{id, scene, presentation}]}
     this.pending = new Map(); // tag -> {resolve, reject, request}
     this.waiting = []; // requests made while no session was ready
@@ -131,6 +138,13 @@ export class Client {
     for (const s of frame.scenes || []) this.scenes.set(s.scene, { id: s.scene, name: s.name, seq: s.seq, viewModel: s.viewModel });
     this.flow = null;
     for (const f of frame.flows || []) this.setFlow(f); // a page has one flow: the last started
+    // A view model given whole says nothing of children: the errors of a
+    // scene whose seq shows it has not reduced since still stand; any
+    // other's (a flow's stack gives no seq) are not known any more.
+    for (const [id, kept] of this.childErrors) {
+      const s = this.scenes.get(id);
+      if (!s || s.seq === undefined || s.seq !== kept.seq) this.childErrors.delete(id);
+    }
     if (frame.op === "hello") {
       this.session = frame.session;
       this.resumed = frame.resumed;
@@ -159,14 +173,42 @@ export class Client {
     if (frame.dropped) { this.requestSync(); return; }
     if (frame.event === "error") { this.fail(new YaiaError(frame.error)); return; }
     if (Array.isArray(frame.stack) && frame.flow !== undefined) this.setFlow(frame);
-    if (frame.scene !== undefined && typeof frame.scene === "number") this.update(frame);
-    if (frame.closed && frame.scene !== undefined) this.scenes.delete(frame.scene);
+    if (frame.scene !== undefined && typeof frame.scene === "number") {
+      this.update(frame);
+      this.keepChildErrors(frame);
+    }
+    if (frame.closed && frame.scene !== undefined) this.forget(frame.scene);
+  }
+
+  // An update (an answer or event of a reduction: it always lists its
+  // effects; a view or state answer does not) says which children could
+  // not open; one that says nothing says none could. An older update than
+  // the last one kept changes nothing.
+  keepChildErrors(u) {
+    if (u.ok !== true || !Array.isArray(u.effects)) return;
+    // A scene the page no longer holds (popped): nothing to keep. A child is held in its top scene.
+    if (u.top === undefined && !this.scenes.has(u.scene)) { this.childErrors.delete(u.scene); return; }
+    const kept = this.childErrors.get(u.scene);
+    if (kept && typeof u.seq === "number" && typeof kept.seq === "number" && u.seq < kept.seq) return;
+    if (Array.isArray(u.childErrors) && u.childErrors.length) this.childErrors.set(u.scene, { seq: u.seq, errors: u.childErrors });
+    else this.childErrors.delete(u.scene);
+  }
+
+  /** The childErrors of the scene's last update: `[{slot, key?, error}]`, empty when none. */
+  childErrorsOf(id) {
+    const kept = this.childErrors.get(id);
+    return kept ? kept.errors : NO_ERRORS;
+  }
+
+  forget(id) {
+    this.scenes.delete(id);
+    this.childErrors.delete(id);
   }
 
   setFlow(f) {
     if (this.flow && this.flow.flow === f.flow && f.version < this.flow.version) return; // an older stack
     const ids = new Set(f.stack.map((e) => e.id));
-    if (this.flow) for (const e of this.flow.stack) if (!ids.has(e.id)) this.scenes.delete(e.id);
+    if (this.flow) for (const e of this.flow.stack) if (!ids.has(e.id)) this.forget(e.id);
     for (const e of f.stack) {
       const known = this.scenes.get(e.id);
       // A stack's view model without a seq may be newer than the one the
@@ -329,7 +371,8 @@ export class Client {
       client: this,
       scene: top ? top.name : null,
       id: top ? top.id : null,
-      stack: this.flow ? this.flow.stack.map((e) => ({ ...e, viewModel: (this.scenes.get(e.id) || {}).viewModel })) : [],
+      stack: this.flow ? this.flow.stack.map((e) => ({ ...e, viewModel: (this.scenes.get(e.id) || {}).viewModel, childErrors: this.childErrorsOf(e.id) })) : [],
+      childErrors: top ? this.childErrorsOf(top.id) : NO_ERRORS,
       connected: this.connected,
       busy: this.pending.size + this.waiting.length > 0,
       error: this.error,

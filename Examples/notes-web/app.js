@@ -43,11 +43,14 @@ function loginScreen(root) {
 // moved, and only redrawn when its view model changed.
 const ROW = 60;
 const OVERSCAN = 6;
+const NONE = [];
 
 // Each note's row is a child scene (notes/row) of the list, in its slot
 // "rows": its view model is one element of the list's `rows`, and the list's
 // `shown` says which the search shows. An action for a row goes by its path
-// from the list, ["rows", ID].
+// from the list, ["rows", ID]. A row that could not open (the runtime's
+// limits, say) has no view model in `rows`: the list's update names it in
+// its childErrors, and the page draws it as a row that says why.
 function sendRow(listID, id, type, payload) {
   return app.sendChild(["rows", id], type, payload, listID).catch(() => {}).finally(() => app.renderNow());
 }
@@ -61,8 +64,10 @@ function listScreen(root) {
   let rows = []; // the rows' view models, in id order
   let shown = []; // the ids the search shows
   let byID = new Map(); // note id -> index in rows
-  let drawn = null; // [first, last, shown, rows] of the rows in the DOM
+  let drawn = null; // [first, last, shown, rows, failed] of the rows in the DOM
   let nodes = new Map(); // note id -> {li, row, update} of the rows in the DOM
+  let failed = new Map(); // note id -> why its row could not open
+  let errors = null; // the childErrors failed was read from
   const button = (name, text, className) => {
     const b = document.createElement("button");
     b.type = "button";
@@ -123,20 +128,37 @@ function listScreen(root) {
     };
     return { li, row: null, update };
   };
+  // A note whose row could not open: no actions, only why.
+  const failedNode = (id) => {
+    const li = document.createElement("li");
+    li.className = "failed";
+    li.dataset.id = id;
+    const body = document.createElement("span");
+    body.className = "body";
+    const title = document.createElement("span");
+    title.className = "failed-title";
+    title.textContent = `Note ${id} could not open`;
+    const problem = document.createElement("span");
+    problem.className = "row-error";
+    body.append(title, problem);
+    li.append(body);
+    return { li, row: null, failed: true, update: (message) => setText(problem, message) };
+  };
   const draw = () => {
     list.style.height = `${shown.length * ROW}px`;
     const first = Math.max(0, Math.floor(viewport.scrollTop / ROW) - OVERSCAN);
     const last = Math.min(shown.length, Math.ceil((viewport.scrollTop + viewport.clientHeight) / ROW) + OVERSCAN);
-    if (drawn && drawn[0] === first && drawn[1] === last && drawn[2] === shown && drawn[3] === rows) return;
-    drawn = [first, last, shown, rows];
+    if (drawn && drawn[0] === first && drawn[1] === last && drawn[2] === shown && drawn[3] === rows && drawn[4] === failed) return;
+    drawn = [first, last, shown, rows, failed];
     const kept = new Map();
     const order = [];
     for (let i = first; i < last; i++) {
       const id = shown[i];
-      const r = rows[byID.get(id)];
-      if (!r) continue;
+      // A shown note without a row's view model is one whose row could not open.
+      const r = rows[byID.get(id)] || failed.get(id) || "Its row could not open.";
+      const opened = typeof r === "object";
       let n = nodes.get(id);
-      if (!n || kept.has(id)) n = rowNode(id);
+      if (!n || kept.has(id) || Boolean(n.failed) === opened) n = opened ? rowNode(id) : failedNode(id);
       // A patch leaves an unchanged row the same object.
       if (n.row !== r) { n.update(r); n.row = r; }
       const top = `${i * ROW}px`;
@@ -157,9 +179,31 @@ function listScreen(root) {
   // The scene searches: it keeps the query and says which rows match.
   search.oninput = () => send("searchChanged", search.value).catch(() => {});
   add.onclick = () => act(add, "newNote");
+  // The rows that could not open, by note id, from the list's childErrors:
+  // kept the same Map while they say the same, so that the list is not drawn
+  // again for each update that repeats them.
+  const notice = root.querySelector(".notice");
+  const readFailures = (childErrors) => {
+    if (childErrors === errors) return;
+    errors = childErrors;
+    const now = new Map();
+    const others = [];
+    for (const e of childErrors) {
+      const message = (e.error && e.error.message) || (e.error && e.error.code) || "could not open";
+      if (e.slot === "rows" && e.key !== undefined) now.set(e.key, message);
+      else others.push(message);
+    }
+    const same = now.size === failed.size && [...now].every(([id, m]) => failed.get(id) === m);
+    if (!same) failed = now;
+    const count = now.size + others.length;
+    notice.hidden = count === 0;
+    const messages = [...new Set([...now.values(), ...others])];
+    setText(notice, count === 0 ? "" : `${count} ${count === 1 ? "note" : "notes"} could not open` + (messages.length === 1 ? ` (${messages[0]}).` : "."));
+  };
   let query = null;
   return (vm, context) => {
     listID = context.id;
+    readFailures(context.childErrors || NONE);
     setValue(search, vm.query);
     if (vm.query !== query) { query = vm.query; viewport.scrollTop = 0; }
     const rowsNow = vm.rows || [];
@@ -168,7 +212,7 @@ function listScreen(root) {
       if (rowsNow.length !== rows.length || rowsNow.some((r, i) => r.id !== rows[i].id)) byID = new Map(rowsNow.map((r, i) => [r.id, i]));
       rows = rowsNow;
     }
-    if (vm.shown !== shown || drawn === null || drawn[3] !== rows) { shown = vm.shown || []; draw(); }
+    if (vm.shown !== shown || drawn === null || drawn[3] !== rows || drawn[4] !== failed) { shown = vm.shown || []; draw(); }
     setText(root.querySelector(".placeholder"), vm.placeholder);
     setText(root.querySelector(".error"), vm.error || (context.error && context.error.message));
     add.disabled = !vm.canCreate || busy(add) || !context.connected;
