@@ -44,6 +44,7 @@ struct SlotChildren: Sendable, Equatable {
     }
 
     func position(of key: JSON) -> Int? { places[key] }
+    func entry(_ key: JSON) -> Entry? { places[key].map { entries[$0] } }
 
     /// Whether both hold the very same entries (one storage): what was
     /// composed from one was composed from the other.
@@ -51,7 +52,6 @@ struct SlotChildren: Sendable, Equatable {
         entries.count == other.entries.count
             && entries.withUnsafeBufferPointer { a in other.entries.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
     }
-    func entry(_ key: JSON) -> Entry? { places[key].map { entries[$0] } }
 }
 
 /// The children of the scenes that have any, by parent id, slot by slot.

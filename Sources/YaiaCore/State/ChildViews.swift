@@ -37,10 +37,10 @@ extension RuntimeState {
         guard !scene.slots.isEmpty, case .object(var o) = own else { return own }
         let slots = children[id]
         for slot in scene.slots {
-            let entries = slots?[slot.name]?.entries ?? []
+            let children = slots?[slot.name] ?? SlotChildren()
+            let entries = children.entries
             switch slot.kind {
             case .keyed:
-                let children = slots?[slot.name] ?? SlotChildren()
                 if let kept = views.lists[id]?[slot.name], kept.children.sameEntries(as: children) {
                     o[slot.name] = kept.view
                     continue
