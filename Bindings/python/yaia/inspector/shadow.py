@@ -1,7 +1,14 @@
 """A runtime that follows a journal input by input, to tell what each input
 changed: the same scenes, no services and a manual clock, so nothing it does
 reaches the world; each input's line applied as its request, then the
-states of the scenes whose seq moved diffed against their states before."""
+states of the scenes whose seq moved diffed against their states before.
+
+Which scenes moved, the shadow's inspection events tell (one per reduction,
+with the scene and its seq): an input that reduces the login scene beneath a
+list of 10,000 row scenes asks for one state, not for the list of every
+scene. The whole list is asked for only when the set of scenes may have
+changed: an input that is not an action or an outcome, one that moved a
+flow or routed, or one that reduced a scene of a type with child slots."""
 
 from __future__ import annotations
 
@@ -61,13 +68,19 @@ class Shadow:
         # Patch mode: an answer carries a view's change, not a whole view
         # model the shadow would only parse and drop.
         shadow: Dict[str, Any] = {"scenes": list(config.get("scenes", [])), "clock": "manual", "view": "patch",
-                                  "allow": {"ops": ["restore", "register", "snapshot"]}}
+                                  "inspect": True, "allow": {"ops": ["restore", "register", "snapshot"]}}
         if isinstance(config.get("limits"), dict):
             shadow["limits"] = dict(config["limits"])
         self.engine = RuntimeEngine(shadow)
         self.seqs: Dict[int, int] = {}
         self.names: Dict[int, str] = {}
         self.states: Dict[int, Any] = {}
+        #: Whether each scene type has child slots (its reductions may open
+        #: and close scenes), as its schema says.
+        self.parents: Dict[str, bool] = {}
+        #: How many times the whole list of scenes was asked for (the tests
+        #: count it: an input that moved one scene does not ask).
+        self.listings = 0
 
     def close(self) -> None:
         self.engine.close()
@@ -98,6 +111,8 @@ class Shadow:
             request["snapshot"] = held(request.get("snapshot"))
         answer = self.ask(request)
         updates: List[Dict[str, Any]] = [answer]
+        moved: Dict[int, int] = {}
+        whole = line.get("kind") not in ("send", "outcome")
         while True:
             text = self.engine.receive()
             if text is None:
@@ -106,7 +121,16 @@ class Shadow:
                 event = json.loads(text)
             except ValueError:
                 continue
-            if isinstance(event, dict):
+            if not isinstance(event, dict):
+                continue
+            kind = event.get("event")
+            if "dropped" in event:
+                whole = True  # events were lost: the seqs tell what moved
+            if kind == "action" and isinstance(event.get("scene"), int) and isinstance(event.get("seq"), int):
+                moved[event["scene"]] = event["seq"]
+            elif kind not in ("update", "effect"):
+                whole = True  # a flow moved, a route, or what the shadow does not know
+            if kind != "action":
                 updates.append(event)
         if answer.get("ok") is not True:
             done["error"] = answer.get("error")
@@ -125,10 +149,40 @@ class Shadow:
             done["effects"] = effects
         if routes:
             done["routes"] = routes
-        done.update(self._changes())
+        if whole or routes or "stack" in done or any(self._parent(scene) for scene in moved):
+            done.update(self._changes())
+        else:
+            done.update(self._moved(moved))
         return done
 
+    def _parent(self, scene: int) -> bool:
+        """Whether a scene's reductions may open or close scenes: its type has
+        child slots (or the shadow cannot tell)."""
+        name = self.names.get(scene)
+        if name is None or scene not in self.seqs:
+            return True
+        if name not in self.parents:
+            answer = self.ask({"op": "schema", "scene": name})
+            self.parents[name] = answer.get("ok") is not True or bool(answer.get("children"))
+        return self.parents[name]
+
+    def _moved(self, moved: Dict[int, int]) -> Dict[str, Any]:
+        """The patches of the scenes whose seq moved, the set of scenes as it
+        was."""
+        changes: Dict[str, Any] = {}
+        for scene, seq in sorted(moved.items()):
+            if self.seqs.get(scene) == seq:
+                continue
+            state = self.ask({"op": "state", "scene": scene}).get("state")
+            patch = diff(self.states.get(scene), state)
+            if patch:
+                changes[str(scene)] = patch
+            self.states[scene] = state
+            self.seqs[scene] = seq
+        return {"changes": changes} if changes else {}
+
     def _changes(self) -> Dict[str, Any]:
+        self.listings += 1
         listing = self.ask({"op": "scenes"})
         now: Dict[int, int] = {}
         names: Dict[int, str] = {}
