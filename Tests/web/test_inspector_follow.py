@@ -5,12 +5,15 @@ scenes opened and closed."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Dict, List
 
 import pytest
 
 from conftest import REPO, needs_library
+from yaia.inspector import shadow as shadow_module
 from yaia.inspector import travel
+from yaia.inspector.lines import JournalReader, snapshot_text
 from yaia.inspector.shadow import Shadow
 from yaia.inspector.timeline import Timeline
 from yaia.web.engine import RuntimeEngine
@@ -102,3 +105,54 @@ def test_lost_events_make_the_shadow_ask_for_every_scene(tmp_path) -> None:  # t
 
 if __name__ == "__main__":  # pragma: no cover
     pytest.main([__file__])
+
+
+def test_a_restore_line_is_restored_from_its_own_text() -> None:
+    """The snapshot of a restore line as the runtime writes it is cut from
+    the line's text, not parsed and written again; a line laid out
+    otherwise is not cut."""
+    line = {"digest": "00ff", "kind": "restore", "seq": 7, "snapshot": {"scenes": [], "é": "ü"}, "t": 12}
+    snapshot = json.dumps(line["snapshot"], separators=(",", ":"), ensure_ascii=False).encode()
+    text = b'{"digest":"00ff","kind":"restore","seq":7,"snapshot":' + snapshot + b',"t":12}'
+    assert snapshot_text(line, text) == snapshot
+    assert snapshot_text(line, text.replace(b'"seq":7', b'"seq": 7')) is None
+    assert snapshot_text(dict(line, extra=1), text) is None
+    assert snapshot_text(dict(line, kind="send"), text) is None
+    assert snapshot_text(line, b'{"digest":"00ff","kind":"restore","seq":7,"snapshot":,"t":12}') is None
+
+
+@needs_library
+def test_following_a_rewind_reads_its_snapshot_once(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A rewind's restore line (the whole state) is restored in the shadow
+    from the line's own text: its parsed snapshot is not written again, and
+    the timeline is the one that writing it gives."""
+    path = str(tmp_path / "j.jsonl")
+    record(path)
+    timeline = followed(path)
+    target = timeline.entries[10]["seq"]
+    engine = RuntimeEngine({"scenes": [NOTES], "allow": {"ops": ["journal", "replay", "restore", "snapshot"], "files": [str(tmp_path)]}})
+    try:
+        snapshot = travel.snapshot_text_at(engine, path, target, live=False)
+    finally:
+        engine.close()
+    last = timeline.last
+    with open(path, "ab") as out:
+        out.write(b'{"digest":"0","kind":"restore","seq":' + str(last + 1).encode() + b',"snapshot":' + snapshot + b',"t":1}\n')
+    reader = JournalReader(path)
+    lines = reader.read()
+    texts = reader.texts
+    assert texts[-1] is not None and all(t is None for t in texts[:-1])
+
+    def follow(cut: bool) -> List[Dict[str, Any]]:
+        shadow = Shadow({"scenes": [NOTES]})
+        assert shadow.begin(lines[0]) is None
+        done = [shadow.apply(line) for line in lines[1:-1]]
+        if cut:
+            monkeypatch.setattr(shadow_module, "held", lambda snapshot: pytest.fail("the snapshot was written again"))
+        done.append(shadow.apply(lines[-1], texts[-1] if cut else None))
+        monkeypatch.undo()
+        states = [shadow.states.get(scene) for scene in sorted(shadow.states)]
+        shadow.close()
+        return done + [{"states": states}]
+    assert follow(True) == follow(False)
+    timeline.close()

@@ -18,7 +18,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from ..web.engine import RuntimeEngine
 from .diff import diff
-from .lines import request_of
+from .lines import request_of, snapshot_text
 
 __all__ = ["Shadow", "held", "held_text"]
 
@@ -98,27 +98,31 @@ class Shadow:
         self._changes()
         return None
 
-    def apply(self, line: Dict[str, Any]) -> Dict[str, Any]:
-        """Applies one input line; answers with what it did: the scenes it
-        changed (their patches), opened and closed, the effects it started,
-        its routes and stack, or the error that refused it."""
+    def apply(self, line: Dict[str, Any], text: Optional[bytes] = None) -> Dict[str, Any]:
+        """Applies one input line (``text``: a restore line as read);
+        answers with what it did: the scenes it changed (their patches),
+        opened and closed, the effects it started, its routes and stack, or
+        the error that refused it."""
         request = request_of(line)
         done: Dict[str, Any] = {}
         if request is None:
             done["error"] = {"code": "bad_journal", "message": f"no input of kind {str(line.get('kind'))[:40]}"}
             return done
         if line.get("kind") == "restore":
-            request["snapshot"] = held(request.get("snapshot"))
-        answer = self.ask(request)
+            cut = snapshot_text(line, text) if text is not None else None
+            answer = self._restore(held_text(cut) if cut is not None else
+                                   json.dumps(held(request.get("snapshot")), separators=(",", ":")).encode())
+        else:
+            answer = self.ask(request)
         updates: List[Dict[str, Any]] = [answer]
         moved: Dict[int, int] = {}
         whole = line.get("kind") not in ("send", "outcome")
         while True:
-            text = self.engine.receive()
-            if text is None:
+            received = self.engine.receive()
+            if received is None:
                 break
             try:
-                event = json.loads(text)
+                event = json.loads(received)
             except ValueError:
                 continue
             if not isinstance(event, dict):
@@ -154,6 +158,18 @@ class Shadow:
         else:
             done.update(self._moved(moved))
         return done
+
+    def _restore(self, snapshot: bytes) -> Dict[str, Any]:
+        """Restores a snapshot given as JSON text. The answer, every scene's
+        view model whole (a list of 10,000 rows and each row's own), is not
+        read: the runtime writes members by name, so a refusal begins with
+        its error."""
+        data = self.engine.execute(b'{"op":"restore","snapshot":' + snapshot + b"}")
+        data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        if data.startswith(b'{"error":'):
+            answer: Dict[str, Any] = json.loads(data)
+            return answer
+        return {"ok": True}
 
     def _parent(self, scene: int) -> bool:
         """Whether a scene's reductions may open or close scenes: its type has
