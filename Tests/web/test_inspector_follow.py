@@ -122,37 +122,70 @@ def test_a_restore_line_is_restored_from_its_own_text() -> None:
 
 
 @needs_library
-def test_following_a_rewind_reads_its_snapshot_once(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """A rewind's restore line (the whole state) is restored in the shadow
-    from the line's own text: its parsed snapshot is not written again, and
-    the timeline is the one that writing it gives."""
+def test_following_rewinds_restores_the_last_once(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Rewinds' restore lines (each the whole state) tell their changes from
+    the lines themselves; the shadow restores only the last of a series,
+    before the next input, from the line's own text (its parsed snapshot not
+    written again). The timeline and the states after are those of
+    restoring each at once."""
     path = str(tmp_path / "j.jsonl")
     record(path)
     timeline = followed(path)
-    target = timeline.entries[10]["seq"]
-    engine = RuntimeEngine({"scenes": [NOTES], "allow": {"ops": ["journal", "replay", "restore", "snapshot"], "files": [str(tmp_path)]}})
+    last = timeline.last
+    engine = RuntimeEngine({"scenes": [NOTES], "allow": {"ops": ["replay", "restore", "snapshot"], "files": [str(tmp_path)]}})
     try:
-        snapshot = travel.snapshot_text_at(engine, path, target, live=False)
+        snapshots = [travel.snapshot_text_at(engine, path, timeline.entries[i]["seq"], live=False) for i in (10, 3, -5)]
     finally:
         engine.close()
-    last = timeline.last
+    timeline.close()
+    login = {"action": {"payload": "after@example.com", "type": "emailChanged"}, "digest": "0", "kind": "send", "scene": 1}
     with open(path, "ab") as out:
-        out.write(b'{"digest":"0","kind":"restore","seq":' + str(last + 1).encode() + b',"snapshot":' + snapshot + b',"t":1}\n')
+        for i, snapshot in enumerate(snapshots):
+            out.write(b'{"digest":"0","kind":"restore","seq":' + str(last + 1 + i).encode() + b',"snapshot":' + snapshot + b',"t":1}\n')
+        out.write(json.dumps(dict(login, seq=last + 4, t=1), separators=(",", ":"), sort_keys=True).encode() + b"\n")
     reader = JournalReader(path)
     lines = reader.read()
     texts = reader.texts
-    assert texts[-1] is not None and all(t is None for t in texts[:-1])
+    assert [t is not None for t in texts[-4:]] == [True, True, True, False]
 
-    def follow(cut: bool) -> List[Dict[str, Any]]:
+    def follow(later: bool) -> Dict[str, Any]:
         shadow = Shadow({"scenes": [NOTES]})
         assert shadow.begin(lines[0]) is None
-        done = [shadow.apply(line) for line in lines[1:-1]]
-        if cut:
+        done = [shadow.apply(line) for line in lines[1:-4]]
+        if later:
             monkeypatch.setattr(shadow_module, "held", lambda snapshot: pytest.fail("the snapshot was written again"))
-        done.append(shadow.apply(lines[-1], texts[-1] if cut else None))
+        else:
+            monkeypatch.setattr(Shadow, "_put_off", lambda self, image, snapshot: None)
+        restores = shadow.restores
+        done += [shadow.apply(line, text) for line, text in zip(lines[-4:], texts[-4:])]
         monkeypatch.undo()
-        states = [shadow.states.get(scene) for scene in sorted(shadow.states)]
+        states = {scene: shadow.state(scene) for scene in shadow.states}
+        runtime = {scene: shadow.ask({"op": "state", "scene": scene}).get("state") for scene in shadow.states}
+        assert runtime == states
+        out = {"done": done, "states": states, "restores": shadow.restores - restores, "broken": shadow.broken}
         shadow.close()
-        return done + [{"states": states}]
-    assert follow(True) == follow(False)
+        return out
+    later, now = follow(True), follow(False)
+    assert (later["restores"], now["restores"]) == (1, 3)
+    assert later["broken"] is None and later["states"][1]["email"] == "after@example.com"
+    assert {k: later[k] for k in ("done", "states")} == {k: now[k] for k in ("done", "states")}
+
+
+@needs_library
+def test_a_restore_put_off_and_refused_stops_the_timeline(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A restore line whose snapshot the runtime refuses, once the next input
+    makes the shadow restore it, ends the following with the failure shown
+    (the states shown for it were not the runtime's)."""
+    path = tmp_path / "j.jsonl"
+    empty = {"effects": [], "flows": [], "format": "yaia.snapshot/1", "next": {"effect": 1, "flow": 1, "scene": 2}, "scenes": []}
+    forged = dict(empty, scenes=[{"id": 1, "name": "no/such", "seq": 0, "state": {}}])
+    lines = [{"format": "yaia.journal/1", "kind": "begin", "snapshot": empty, "t": 0},
+             {"digest": "0", "kind": "restore", "seq": 1, "snapshot": forged, "t": 1},
+             {"action": {"type": "x"}, "digest": "0", "kind": "send", "scene": 1, "seq": 2, "t": 2}]
+    path.write_text("".join(json.dumps(line, separators=(",", ":"), sort_keys=True) + "\n" for line in lines))
+    timeline = Timeline(str(path), {"scenes": [NOTES]})
+    timeline.catch_up()
+    assert [e["seq"] for e in timeline.entries] == [1]
+    assert timeline.entries[0]["opened"] == [1]
+    assert timeline.failure is not None and "input 2" in timeline.failure and "refused" in timeline.failure
     timeline.close()

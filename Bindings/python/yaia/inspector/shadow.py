@@ -8,7 +8,11 @@ with the scene and its seq): an input that reduces the login scene beneath a
 list of 10,000 row scenes asks for one state, not for the list of every
 scene. The whole list is asked for only when the set of scenes may have
 changed: an input that is not an action or an outcome, one that moved a
-flow or routed, or one that reduced a scene of a type with child slots."""
+flow or routed, or one that reduced a scene of a type with child slots.
+
+A restore (each rewind is one) is put off: the states it gives are in its
+line, which tells what changed, and the runtime restores the snapshot only
+before the next input it applies (a series of rewinds, the last of them)."""
 
 from __future__ import annotations
 
@@ -81,12 +85,29 @@ class Shadow:
         #: How many times the whole list of scenes was asked for (the tests
         #: count it: an input that moved one scene does not ask).
         self.listings = 0
+        #: A restore put off (its snapshot as text, held), and how many were
+        #: made (the tests count them).
+        self.pending: Optional[bytes] = None
+        self.restores = 0
+        #: Why the shadow stopped following (a restore put off was refused).
+        self.broken: Optional[str] = None
 
     def close(self) -> None:
         self.engine.close()
 
     def ask(self, request: Mapping[str, Any]) -> Dict[str, Any]:
+        self._settle()
         return self.engine.execute_value(request)
+
+    def _settle(self) -> None:
+        """Makes the restore put off, if any; a refusal breaks the shadow
+        (the states it showed are not the runtime's)."""
+        if self.pending is None:
+            return
+        snapshot, self.pending = self.pending, None
+        answer = self._restore(snapshot)
+        if answer.get("ok") is not True and self.broken is None:
+            self.broken = f"a restore is refused: {(answer.get('error') or {}).get('message')}"
 
     def begin(self, line: Dict[str, Any]) -> Optional[str]:
         """Restores the journal's first line; a message when it is not one."""
@@ -110,8 +131,12 @@ class Shadow:
             return done
         if line.get("kind") == "restore":
             cut = snapshot_text(line, text) if text is not None else None
-            answer = self._restore(held_text(cut) if cut is not None else
-                                   json.dumps(held(request.get("snapshot")), separators=(",", ":")).encode())
+            snapshot = held_text(cut) if cut is not None else json.dumps(held(request.get("snapshot")), separators=(",", ":")).encode()
+            later = self._put_off(request.get("snapshot"), snapshot)
+            if later is not None:
+                return later
+            self._settle()
+            answer = self._restore(snapshot)
         else:
             answer = self.ask(request)
         updates: List[Dict[str, Any]] = [answer]
@@ -159,11 +184,46 @@ class Shadow:
             done.update(self._moved(moved))
         return done
 
+    def _put_off(self, image: Any, snapshot: bytes) -> Optional[Dict[str, Any]]:
+        """A restore's changes, read from its snapshot (``image``, parsed;
+        ``snapshot``, its text to restore later); None when the snapshot's
+        scenes are not as a runtime writes them (it is restored now)."""
+        scenes = image.get("scenes") if isinstance(image, dict) else None
+        if not isinstance(scenes, list):
+            return None
+        now: Dict[int, Dict[str, Any]] = {}
+        for scene in scenes:
+            if not (isinstance(scene, dict) and isinstance(scene.get("id"), int) and isinstance(scene.get("seq"), int)
+                    and isinstance(scene.get("name"), str) and "state" in scene) or scene["id"] in now:
+                return None
+            now[scene["id"]] = scene
+        changes: Dict[str, Any] = {}
+        for scene_id, scene in now.items():
+            before = self.states.get(scene_id)
+            patch = diff(before, scene["state"]) if scene_id in self.states else [{"op": "add", "path": "", "value": scene["state"]}]
+            if patch:
+                changes[str(scene_id)] = patch
+        out: Dict[str, Any] = {}
+        if changes:
+            out["changes"] = changes
+        opened = [i for i in now if i not in self.seqs]
+        closed = [i for i in self.seqs if i not in now]
+        if opened:
+            out["opened"] = opened
+        if closed:
+            out["closed"] = closed
+        self.states = {i: scene["state"] for i, scene in now.items()}
+        self.seqs = {i: scene["seq"] for i, scene in now.items()}
+        self.names.update((i, scene["name"]) for i, scene in now.items())
+        self.pending = snapshot
+        return out
+
     def _restore(self, snapshot: bytes) -> Dict[str, Any]:
         """Restores a snapshot given as JSON text. The answer, every scene's
         view model whole (a list of 10,000 rows and each row's own), is not
         read: the runtime writes members by name, so a refusal begins with
         its error."""
+        self.restores += 1
         data = self.engine.execute(b'{"op":"restore","snapshot":' + snapshot + b"}")
         data = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         if data.startswith(b'{"error":'):
@@ -233,7 +293,10 @@ class Shadow:
         return out
 
     def snapshot(self) -> Optional[bytes]:
-        """The runtime's snapshot as JSON text, None when it cannot be taken."""
+        """The runtime's snapshot as JSON text, None when it cannot be taken
+        (a restore put off: its own snapshot)."""
+        if self.pending is not None:
+            return self.pending
         text = self.engine.execute(b'{"op":"snapshot"}')
         data = text.encode("utf-8") if isinstance(text, str) else bytes(text)
         # The answer is {"ok":true,"snapshot":...}: cut it out rather than

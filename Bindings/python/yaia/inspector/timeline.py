@@ -105,6 +105,9 @@ class Timeline:
             self.failure = f"line {self.reader.number} has no seq"
             return
         done = self.shadow.apply(line, text)
+        if self.shadow.broken is not None:
+            self.failure = f"input {seq}: {self.shadow.broken}"
+            return
         entry: Dict[str, Any] = {"seq": seq, "kind": _kind(line), "line": str(line.get("kind")), "t": line.get("t")}
         scene = done.get("scene", line.get("scene") if isinstance(line.get("scene"), int) else None)
         if scene is not None:
