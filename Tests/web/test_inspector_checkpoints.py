@@ -129,3 +129,17 @@ def test_the_timeline_gives_its_last_rows(tmp_path) -> None:  # type: ignore[no-
     assert (page["total"], page["start"], page["rows"][-1]["seq"], len(page["rows"])) == (125, 25, 249, 100)
     assert timeline.rows(0, 500, {}, tail=True)["start"] == 0
     assert [r["seq"] for r in timeline.rows(10, 3, {})["rows"]] == [11, 12, 13]
+
+
+def test_a_big_snapshot_is_taken_less_often() -> None:
+    """One input per ``per_input`` bytes of the last snapshot passes before
+    the next is due, on the ``every`` grid: small snapshots come every 4
+    inputs, one of 10 KB at 1 KB per input holds the next off for 10."""
+    points = Checkpoints(every=4, per_input=1000)
+    taken = []
+    for seq in range(1, 61):
+        if points.due(seq):
+            points.add(seq, seq, b"x" * (10_000 if seq == 12 else 100))
+            taken.append(seq)
+    assert taken == [4, 8, 12, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60]
+    assert points.seqs == taken

@@ -148,3 +148,44 @@ def test_the_inspector_beside_the_notes_app(notes, page, browser, tmp_path) -> N
     assert "diverges at input" in inspector.text_content("#banner"), inspector.text_content("#banner")
     assert inspector.get_attribute("#banner", "data-divergence")
     assert not page.errors and not inspector.context.pages[0].evaluate("() => window.inspectorErrors || null")
+
+
+def test_the_inspector_opens_on_one_request_and_one_drawing(notes, page, browser) -> None:  # type: ignore[no-untyped-def]
+    """The page's head asks for the timeline as soon as its socket opens:
+    one frame, tag 0, before the page's script has run; the rows in view are
+    built once, a scroll that keeps them builds none, and only the rows in
+    view are in the page."""
+    page.goto(notes.url)
+    log_in(page)
+    key = page.evaluate("() => window.app.session")
+    page.evaluate("""async () => {
+      const login = window.app.flow.stack[0].id;
+      for (let i = 0; i < 150; i++)
+        await window.app.request({op: "send", scene: login, action: {type: "emailChanged", payload: "u" + i + "@example.com"}});
+    }""")
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    # Once the timeline has followed them all, a page that opens has nothing
+    # more to hear of.
+    following = context.new_page()
+    following.goto(notes.url.split("?")[0] + "inspector/#session=" + key)
+    following.wait_for_function("() => parseInt(document.getElementById('count').textContent) >= 150")
+    following.close()
+    inspector = context.new_page()
+    sent: list = []
+    inspector.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(json.loads(payload))))
+    inspector.goto(notes.url.split("?")[0] + "inspector/#session=" + key)
+    inspector.wait_for_function("() => window.inspectorTimes.open !== null")
+    inspector.wait_for_timeout(100)
+    assert len(sent) == 1
+    assert (sent[0]["op"], sent[0]["tag"], sent[0]["rows"], sent[0]["session"]) == ("attach", 0, 100, key)
+    drawn = inspector.evaluate("() => window.inspectorDraws")
+    assert drawn == 1
+    inspector.evaluate("() => document.getElementById('timeline').dispatchEvent(new Event('scroll'))")
+    inspector.wait_for_timeout(50)
+    assert inspector.evaluate("() => window.inspectorDraws") == drawn
+    in_view = inspector.evaluate("() => Math.ceil(document.getElementById('timeline').clientHeight / 28) + 30")
+    assert 0 < inspector.locator("#rows .row").count() <= in_view
+    inspector.evaluate("() => { document.getElementById('timeline').scrollTop = 0; }")
+    inspector.wait_for_selector("#rows .row[data-seq='1']")
+    assert inspector.evaluate("() => window.inspectorDraws") > drawn
+    context.close()

@@ -5,13 +5,19 @@
 // The trees and the graph are imported when their tab is first opened: the
 // page that opens needs only this file (the server puts it in the page).
 
+// Rows are asked for PAGE at a time (index.html asks for as many, attaching).
 const ROW = 28, PAGE = 100;
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const hash = new URLSearchParams(location.hash.slice(1));
 const session = hash.get("session") || params.get("session");
 const token = params.get("token");
-const times = (window.inspectorTimes = { open: null, select: [], rewind: [] });
+// Opening's steps too (the benchmark tells where its time goes): this script
+// running, and the attach answered.
+const times = (window.inspectorTimes = { open: null, select: [], rewind: [], script: performance.now(), answered: null });
+// How many times the rows were built (a test counts them): scrolling within
+// the rows drawn, or a draw the page asks for twice, builds none.
+window.inspectorDraws = 0;
 
 // -- the socket
 
@@ -30,7 +36,12 @@ function connect() {
   }
   ws.onmessage = (m) => receive(JSON.parse(m.data));
   ws.onclose = () => { status("disconnected", ""); setTimeout(connect, 1000); };
-  if (ws.readyState === WebSocket.OPEN) attach();
+  if (ws.attaching) {
+    // The page's head asked already (index.html): its answer is tag 0.
+    const answered = new Promise((resolve, reject) => pending.set(0, { resolve, reject }));
+    for (const data of ws.early.splice(0)) receive(JSON.parse(data));
+    attach(answered);
+  } else if (ws.readyState === WebSocket.OPEN) attach();
   else ws.onopen = () => attach();
 }
 function ask(request) {
@@ -60,17 +71,18 @@ function fileURL(path, extra = {}) {
 
 // -- state of the page
 
-const view = { total: 0, rows: new Map(), filter: {}, selected: null, spanEnd: null, travel: null, live: true, imported: null, follow: true,
+const view = { total: 0, rows: new Map(), version: 0, drawn: "", filter: {}, selected: null, spanEnd: null, travel: null, live: true, imported: null, follow: true,
                // Bumped by each reload: an answer for an older filter is dropped.
                generation: 0 };
 
-async function attach() {
+async function attach(answered) {
   if (!session) { status("no session", ""); banner("Open the inspector with the tab's session key: /inspector/#session=KEY (in the app's tab: sessionStorage)."); return; }
   try {
     // The last page of the timeline comes with the answer: the page opens
     // scrolled to the end, drawn from it, with no request after this one.
     const generation = ++view.generation;
-    const answer = await ask({ op: "attach", session, import: view.imported || undefined, rows: PAGE, filter: view.filter });
+    const answer = await (answered || ask({ op: "attach", session, import: view.imported || undefined, rows: PAGE, filter: view.filter }));
+    if (times.answered === null) times.answered = performance.now();
     view.live = answer.live;
     status(answer.live ? "live" : `file ${answer.path ? answer.path.split("/").pop() : ""}`, answer.live ? "live" : "");
     setTravel(answer.travel);
@@ -117,6 +129,7 @@ async function reload() {
 }
 async function show(page) {
   view.rows.clear();
+  view.version++;
   page.rows.forEach((r, i) => view.rows.set(page.start + i, r));
   view.total = page.total;
   $("count").textContent = `${page.total} of ${page.inputs} inputs${page.failure ? ` · ${page.failure}` : ""}`;
@@ -138,14 +151,20 @@ async function draw() {
       const answer = await ask({ op: "inputs", start: page, count: PAGE, filter: view.filter });
       if (generation !== view.generation) return;
       answer.rows.forEach((r, i) => view.rows.set(page + i, r));
+      view.version++;
     }
   }
-  const host = $("rows");
-  host.textContent = "";
+  // Setting scrollTop (show) asks for a draw of the same rows again.
+  const drawn = [view.version, from, to, view.selected, view.spanEnd, view.travel, view.at].join();
+  if (drawn === view.drawn) return;
+  view.drawn = drawn;
+  window.inspectorDraws++;
+  const rows = document.createDocumentFragment();
   for (let i = from; i < to; i++) {
     const r = view.rows.get(i);
-    if (r) host.appendChild(rowView(r, i));
+    if (r) rows.appendChild(rowView(r, i));
   }
+  $("rows").replaceChildren(rows);
 }
 function redraw() { if (!drawing) drawing = draw().finally(() => { drawing = null; }); }
 
@@ -155,19 +174,23 @@ function describe(r) {
   return `${r.line}${r.name ? ` ${r.name}` : ""}`;
 }
 
+// A row is a copy of this one, its parts filled in: no HTML read per row.
+const ROW_PARTS = ["seq", "kind", "what", "scene", "diff"];
+const rowTemplate = document.createElement("div");
+for (const part of ROW_PARTS) rowTemplate.appendChild(document.createElement("span")).className = part;
+
 function rowView(r, i) {
-  const el = document.createElement("div");
+  const el = rowTemplate.cloneNode(true);
+  const [seq, kind, what, scene, d] = el.children;
   const lo = Math.min(view.selected ?? -1, view.spanEnd ?? view.selected ?? -1), hi = Math.max(view.selected ?? -1, view.spanEnd ?? -1);
   el.className = "row" + (r.seq === view.selected ? " selected" : "") + (r.seq > lo && r.seq <= hi ? " span" : "")
     + (r.ops ? "" : " unchanged") + (view.travel && r.seq === view.at ? " current" : "");
   el.style.top = `${i * ROW}px`;
   el.dataset.seq = r.seq;
-  el.innerHTML = `<span class="seq"></span><span class="kind"></span><span class="what"></span><span class="scene"></span><span class="diff"></span>`;
-  el.querySelector(".seq").textContent = r.seq;
-  el.querySelector(".kind").textContent = r.kind;
-  el.querySelector(".what").textContent = describe(r);
-  el.querySelector(".scene").textContent = r.scene ? `#${r.scene}` : "";
-  const d = el.querySelector(".diff");
+  seq.textContent = r.seq;
+  kind.textContent = r.kind;
+  what.textContent = describe(r);
+  scene.textContent = r.scene ? `#${r.scene}` : "";
   d.textContent = r.error ? r.error.code : r.paths.join(", ") + (r.ops > r.paths.length ? ` +${r.ops - r.paths.length}` : "");
   if (r.error) d.classList.add("error");
   el.onclick = (e) => (e.shiftKey && view.selected !== null ? span(r.seq) : select(r.seq));

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-__all__ = ["JournalReader", "request_of", "FORMAT"]
+__all__ = ["JournalReader", "request_of", "snapshot_text", "FORMAT"]
 
 FORMAT = "yaia.journal/1"
 
@@ -39,6 +39,21 @@ def request_of(line: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     return request
 
 
+def snapshot_text(line: Dict[str, Any], text: bytes) -> Optional[bytes]:
+    """A restore line's snapshot as JSON text, cut from the line's ``text``
+    as the runtime writes it (members by name: digest, kind, seq, snapshot,
+    t), so that a state of 10,000 notes is not written again to be restored;
+    None for a line laid out otherwise (its parsed snapshot is written then)."""
+    if line.get("kind") != "restore" or set(line) != {"digest", "kind", "seq", "snapshot", "t"}:
+        return None
+    head = ('{"digest":' + json.dumps(line["digest"]) + ',"kind":"restore","seq":' + json.dumps(line["seq"])
+            + ',"snapshot":').encode()
+    tail = (',"t":' + json.dumps(line["t"]) + "}").encode()
+    if len(text) <= len(head) + len(tail) or not text.startswith(head) or not text.endswith(tail):
+        return None
+    return text[len(head):len(text) - len(tail)]
+
+
 class JournalReader:
     """Reads the lines added to a journal since the last call. A line longer
     than ``max_line`` bytes, or one that is not a JSON object, ends the
@@ -54,12 +69,15 @@ class JournalReader:
         #: Where each line the last ``read`` gave ends in the file (the byte
         #: after its newline): a rewind copies the lines after a snapshot.
         self.ends: List[int] = []
+        #: Each restore line's text, as read (None for the other lines).
+        self.texts: List[Optional[bytes]] = []
 
     def read(self, limit: int = 1 << 30) -> List[Dict[str, Any]]:
         if self.failure is not None:
             return []
         out: List[Dict[str, Any]] = []
         self.ends = []
+        self.texts = []
         try:
             with open(self.path, "rb") as f:
                 f.seek(self.offset)
@@ -93,6 +111,7 @@ class JournalReader:
                 return out
             out.append(value)
             self.ends.append(base + start)
+            self.texts.append(text if value.get("kind") == "restore" else None)
         self.rest = data[start:]
         if len(self.rest) > self.max_line:
             self.failure = f"line {self.number + 1} is longer than {self.max_line} bytes"

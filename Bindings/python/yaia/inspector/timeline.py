@@ -83,15 +83,15 @@ class Timeline:
             return len(self.entries)
         try:
             lines = self.reader.read()
-            for line, end in zip(lines, self.reader.ends):
-                self._follow(line, end)
+            for line, end, text in zip(lines, self.reader.ends, self.reader.texts):
+                self._follow(line, end, text)
             if self.reader.failure and not self.failure:
                 self.failure = self.reader.failure
             return len(self.entries)
         finally:
             self.following.release()
 
-    def _follow(self, line: Dict[str, Any], end: int) -> None:
+    def _follow(self, line: Dict[str, Any], end: int, text: Optional[bytes] = None) -> None:
         if self.failure is not None:
             return
         if self.shadow is None:
@@ -104,7 +104,10 @@ class Timeline:
         if not isinstance(seq, int):
             self.failure = f"line {self.reader.number} has no seq"
             return
-        done = self.shadow.apply(line)
+        done = self.shadow.apply(line, text)
+        if self.shadow.broken is not None:
+            self.failure = f"input {seq}: {self.shadow.broken}"
+            return
         entry: Dict[str, Any] = {"seq": seq, "kind": _kind(line), "line": str(line.get("kind")), "t": line.get("t")}
         scene = done.get("scene", line.get("scene") if isinstance(line.get("scene"), int) else None)
         if scene is not None:
