@@ -173,6 +173,21 @@ static double list_open_batch(yaia_runtime *runtime)
     return ns;
 }
 
+/* The medians of BATCHES batches of sends to `a` in `art` and to `b` in
+** `brt`, in turn, after a batch of each to warm up. */
+static void send_medians(yaia_runtime *art, int64_t a, yaia_runtime *brt, int64_t b, double *a_ns, double *b_ns)
+{
+    double as[BATCHES], bs[BATCHES];
+    send_batch(art, a, SENDS);
+    send_batch(brt, b, SENDS);
+    for (int i = 0; i < BATCHES; i++) {
+        as[i] = send_batch(art, a, SENDS);
+        bs[i] = send_batch(brt, b, SENDS);
+    }
+    *a_ns = median(as, BATCHES);
+    *b_ns = median(bs, BATCHES);
+}
+
 static const char *goal(double ratio, double most) { return ratio <= most ? "met" : "NOT met"; }
 
 /*
@@ -208,13 +223,9 @@ static void measure(const char *scenes, const char *list_scene, const char *row,
         int64_t child_row = target = scene_of(r);
         yaia_free(r);
         size_t child_bytes = send_bytes();
-        send_batch(lone_rt, lone_row, SENDS);  /* warm-up */
-        send_batch(list_rt, child_row, SENDS);
-        for (int b = 0; b < BATCHES; b++) {
-            lone[b] = send_batch(lone_rt, lone_row, SENDS);
-            child[b] = send_batch(list_rt, child_row, SENDS);
-        }
-        double lone_send = median(lone, BATCHES), child_send = median(child, BATCHES), send_ratio = child_send / lone_send;
+        double lone_send, child_send;
+        send_medians(lone_rt, lone_row, list_rt, child_row, &lone_send, &child_send);
+        double send_ratio = child_send / lone_send;
         rt = lone_rt;
         close_scene(lone_row);
 
@@ -226,13 +237,9 @@ static void measure(const char *scenes, const char *list_scene, const char *row,
         rt = list_rt;
         target = list;
         size_t parent_bytes = send_bytes();
-        send_batch(lone_rt, short_list, SENDS);  /* warm-up */
-        send_batch(list_rt, list, SENDS);
-        for (int b = 0; b < BATCHES; b++) {
-            lone[b] = send_batch(lone_rt, short_list, SENDS);
-            child[b] = send_batch(list_rt, list, SENDS);
-        }
-        double short_send = median(lone, BATCHES), parent_send = median(child, BATCHES), parent_ratio = parent_send / short_send;
+        double short_send, parent_send;
+        send_medians(lone_rt, short_list, list_rt, list, &short_send, &parent_send);
+        double parent_ratio = parent_send / short_send;
         rt = lone_rt;
         close_scene(short_list);
         rt = list_rt;

@@ -5,14 +5,13 @@ did not open as a row that says why, under a notice that counts them."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
 
 from conftest import REPO, FakeEngine, needs_library
-from test_notes_web import log_in, titles
+from test_notes_web import log_in, notes_runtime, plugin_dir, titles
 from yaia.web import WebConfig
 
 NOTES = 8
@@ -33,19 +32,10 @@ def seed(store_so: Path, db: Path) -> None:
 @pytest.fixture(params=["documents", "pack"])
 def bounded_server(request, make_server, tmp_path):  # type: ignore[no-untyped-def]
     """The notes app on a server whose sessions hold too few scenes for a row per note."""
-    if request.param == "documents":
-        scenes = str(REPO / "Examples/notes-documents")
-    else:
-        scenes = os.environ.get("YAIA_NOTES_PACK") or str(REPO / "Examples/notes/.build/release/libnotes.so")
-        if not Path(scenes).is_file():
-            pytest.skip(f"{scenes} is not built (make notes)")
-    plugins = Path(os.environ.get("YAIA_PLUGIN_DIR") or REPO / ".build/yaia/plugins")
-    if not (plugins / "auth.so").is_file() or not (plugins / "store.so").is_file():
-        pytest.skip(f"the example plugins are not built in {plugins} (make plugins)")
     db = tmp_path / "notes.db"
-    seed(plugins / "store.so", db)
-    runtime = {"scenes": [scenes], "limits": {"scenes": SCENES},
-               "plugins": [str(plugins / "auth.so"), {"path": str(plugins / "store.so"), "config": {"path": str(db)}}]}
+    runtime = notes_runtime(request.param, db)
+    seed(plugin_dir() / "store.so", db)
+    runtime["limits"] = {"scenes": SCENES}
     return make_server(WebConfig(runtime=runtime, start="notes/login", static=str(REPO / "Examples/notes-web")))
 
 

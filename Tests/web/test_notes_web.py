@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Dict
 
 import pytest
 
@@ -18,19 +18,28 @@ SHOTS = REPO / ".build" / "web-screenshots"
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture(params=["documents", "pack"])
-def notes_server(request, make_server, tmp_path):  # type: ignore[no-untyped-def]
-    if request.param == "documents":
+def plugin_dir() -> Path:
+    return Path(os.environ.get("YAIA_PLUGIN_DIR") or REPO / ".build/yaia/plugins")
+
+
+def notes_runtime(kind: str, db: Path) -> Dict[str, Any]:
+    """The notes app's runtime config over the scene documents or the Swift
+    pack ("documents", "pack"), its store in db; skips what is not built."""
+    if kind == "documents":
         scenes = str(REPO / "Examples/notes-documents")
     else:
         scenes = os.environ.get("YAIA_NOTES_PACK") or str(REPO / "Examples/notes/.build/release/libnotes.so")
         if not Path(scenes).is_file():
             pytest.skip(f"{scenes} is not built (make notes)")
-    plugins = Path(os.environ.get("YAIA_PLUGIN_DIR") or REPO / ".build/yaia/plugins")
+    plugins = plugin_dir()
     if not (plugins / "auth.so").is_file() or not (plugins / "store.so").is_file():
         pytest.skip(f"the example plugins are not built in {plugins} (make plugins)")
-    runtime = {"scenes": [scenes], "plugins": [str(plugins / "auth.so"),
-                                               {"path": str(plugins / "store.so"), "config": {"path": str(tmp_path / "notes.db")}}]}
+    return {"scenes": [scenes], "plugins": [str(plugins / "auth.so"), {"path": str(plugins / "store.so"), "config": {"path": str(db)}}]}
+
+
+@pytest.fixture(params=["documents", "pack"])
+def notes_server(request, make_server, tmp_path):  # type: ignore[no-untyped-def]
+    runtime = notes_runtime(request.param, tmp_path / "notes.db")
     server = make_server(WebConfig(runtime=runtime, start="notes/login", static=str(REPO / "Examples/notes-web")))
     server.kind = request.param
     return server
