@@ -63,13 +63,26 @@ extension RuntimeState {
         }
     }
 
+    /// Actions one input may deliver: one to each child a parent may hold
+    /// (its args changed; no more than the scenes that may be open) and one
+    /// back from each. A chain in which each reduction says two things (an
+    /// output up, a message down) doubles at every level, which the depth
+    /// bound alone would let reach 2^16.
+    var deliveryLimit: Int { 2 * min(childLimit, sceneLimit) }
+
     /// Reduces `action` on scene `to` because of scene `from`, its update
-    /// queued after the one that caused it; chains stop at the navigation depth.
+    /// queued after the one that caused it; chains stop at the navigation
+    /// depth, and an input's deliveries at `deliveryLimit`.
     mutating func deliver(_ action: Action, to target: Int64, from source: Int64, in context: inout Reducing) {
         guard context.depth < RuntimeState.maxNavigationDepth else {
             context.steps.append(.warn("scene \(source): actions delivered \(RuntimeState.maxNavigationDepth) levels deep; \(action.type) dropped"))
             return
         }
+        guard context.delivered < deliveryLimit else {
+            context.steps.append(.warn("scene \(source): \(deliveryLimit) actions delivered for one input; \(action.type) dropped"))
+            return
+        }
+        context.delivered += 1
         context.depth += 1
         defer { context.depth -= 1 }
         do throws(YaiaError) {

@@ -14,6 +14,8 @@ extension RuntimeState {
         var results: [Step] = []
         /// How many results deep the current reduction is.
         var depth = 0
+        /// Actions delivered so far by the input (outputs, child messages, args).
+        var delivered = 0
 
         public init(env: any RuntimeEnvironment) { self.env = env }
     }
