@@ -25,12 +25,13 @@
 ** (YAIA_FUZZ_ANSWERS, default fuzz_pack.so beside this program) and a few C
 ** functions bound in its config, safe for any arguments their signatures
 ** admit (no plugin: one with a thread of its own costs more than the rest
-** of a run), and at most 2000 scenes: the fuzzing pack's scene has children
-** of its own type, and an input that wants several at each level would
-** otherwise open thousands of them before the depth limit. Its config grants perform, register, scenario_from_journal
-** and the state ops, with files confined to a private temporary directory,
-** the process's working directory while it runs: requests name files there
-** with relative paths. It does not grant "bind" or "load_plugin": binding
+** of a run), and at most 200 scenes: the fuzzing pack's scene has children
+** of its own type, an input that wants several at each level would open
+** thousands before the depth limit, and every update of a parent carries
+** its family's whole view. Its config grants perform, register,
+** scenario_from_journal and the state ops, with files confined to a
+** private temporary directory, the process's working directory while it
+** runs: requests name files there with relative paths. It does not grant "bind" or "load_plugin": binding
 ** an arbitrary C function with a wrong signature can crash legitimately.
 ** The directory is emptied after every input, and removed at exit.
 **
@@ -164,7 +165,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     atexit(remove_work_dir);
 
     if (asprintf(&config,
-                 "{\"scenes\":[\"%s\",\"%s\"],\"workers\":2,\"limits\":{\"scenes\":2000},"
+                 "{\"scenes\":[\"%s\",\"%s\"],\"workers\":2,\"limits\":{\"scenes\":200},"
                  "\"allow\":{\"ops\":[\"perform\",\"journal\",\"replay\",\"snapshot\",\"restore\",\"rewind\","
                  "\"register\",\"scenario_from_journal\"],"
                  "\"files\":[\"%s\"]},"
