@@ -68,39 +68,37 @@ function listScreen(root) {
   let nodes = new Map(); // note id -> {li, row, update} of the rows in the DOM
   let failed = new Map(); // note id -> why its row could not open
   let errors = null; // the childErrors failed was read from
+  const element = (tag, className) => {
+    const e = document.createElement(tag);
+    if (className) e.className = className;
+    return e;
+  };
   const button = (name, text, className) => {
-    const b = document.createElement("button");
+    const b = element("button", className);
     b.type = "button";
     b.name = name;
     b.textContent = text;
-    if (className) b.className = className;
     return b;
   };
   // A row's DOM, made once, then updated from its view model.
   const rowNode = (id) => {
-    const li = document.createElement("li");
-    const open = document.createElement("button");
-    open.className = "open";
+    const li = element("li");
+    const open = element("button", "open");
     open.dataset.id = id;
-    const title = document.createElement("span");
-    title.className = "title";
-    const preview = document.createElement("span");
-    preview.className = "preview";
+    const title = element("span", "title");
+    const preview = element("span", "preview");
     open.append(title, preview);
     open.onclick = () => sendRow(listID, id, "open");
-    const form = document.createElement("form");
-    form.className = "rename";
-    const draft = document.createElement("input");
+    const form = element("form", "rename");
+    const draft = element("input");
     draft.name = "draft";
     draft.setAttribute("aria-label", "Title");
     draft.oninput = () => sendRow(listID, id, "draftChanged", draft.value);
     draft.onkeydown = (event) => { if (event.key === "Escape") sendRow(listID, id, "cancelRename"); };
     form.onsubmit = (event) => { event.preventDefault(); sendRow(listID, id, "commitRename"); };
     form.append(draft);
-    const problem = document.createElement("span");
-    problem.className = "row-error";
-    const tools = document.createElement("span");
-    tools.className = "tools";
+    const problem = element("span", "row-error");
+    const tools = element("span", "tools");
     const rename = button("rename", "Rename", "quiet");
     rename.onclick = () => sendRow(listID, id, "startRename").then(() => draft.focus());
     const remove = button("delete", "Delete", "quiet");
@@ -130,16 +128,12 @@ function listScreen(root) {
   };
   // A note whose row could not open: no actions, only why.
   const failedNode = (id) => {
-    const li = document.createElement("li");
-    li.className = "failed";
+    const li = element("li", "failed");
     li.dataset.id = id;
-    const body = document.createElement("span");
-    body.className = "body";
-    const title = document.createElement("span");
-    title.className = "failed-title";
+    const body = element("span", "body");
+    const title = element("span", "failed-title");
     title.textContent = `Note ${id} could not open`;
-    const problem = document.createElement("span");
-    problem.className = "row-error";
+    const problem = element("span", "row-error");
     body.append(title, problem);
     li.append(body);
     return { li, row: null, failed: true, update: (message) => setText(problem, message) };
