@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Callable, Dict, List, Mapping, Optional
 
 from ..web.engine import RuntimeEngine
 from .diff import diff
@@ -197,24 +197,8 @@ class Shadow:
                     and isinstance(scene.get("name"), str) and "state" in scene) or scene["id"] in now:
                 return None
             now[scene["id"]] = scene
-        changes: Dict[str, Any] = {}
-        for scene_id, scene in now.items():
-            before = self.states.get(scene_id)
-            patch = diff(before, scene["state"]) if scene_id in self.states else [{"op": "add", "path": "", "value": scene["state"]}]
-            if patch:
-                changes[str(scene_id)] = patch
-        out: Dict[str, Any] = {}
-        if changes:
-            out["changes"] = changes
-        opened = [i for i in now if i not in self.seqs]
-        closed = [i for i in self.seqs if i not in now]
-        if opened:
-            out["opened"] = opened
-        if closed:
-            out["closed"] = closed
-        self.states = {i: scene["state"] for i, scene in now.items()}
-        self.seqs = {i: scene["seq"] for i, scene in now.items()}
-        self.names.update((i, scene["name"]) for i, scene in now.items())
+        out = self._move_to({i: scene["seq"] for i, scene in now.items()}, {i: scene["name"] for i, scene in now.items()},
+                            lambda i: now[i]["state"], every=True)
         self.pending = snapshot
         return out
 
@@ -245,17 +229,7 @@ class Shadow:
     def _moved(self, moved: Dict[int, int]) -> Dict[str, Any]:
         """The patches of the scenes whose seq moved, the set of scenes as it
         was."""
-        changes: Dict[str, Any] = {}
-        for scene, seq in sorted(moved.items()):
-            if self.seqs.get(scene) == seq:
-                continue
-            state = self.ask({"op": "state", "scene": scene}).get("state")
-            patch = diff(self.states.get(scene), state)
-            if patch:
-                changes[str(scene)] = patch
-            self.states[scene] = state
-            self.seqs[scene] = seq
-        return {"changes": changes} if changes else {}
+        return self._move_to({**self.seqs, **moved}, {}, self._state)
 
     def _changes(self) -> Dict[str, Any]:
         self.listings += 1
@@ -266,24 +240,33 @@ class Shadow:
             if isinstance(item, dict) and isinstance(item.get("id"), int):
                 now[item["id"]] = int(item.get("seq") or 0)
                 names[item["id"]] = str(item.get("name"))
-        out: Dict[str, Any] = {}
-        closed = [i for i in self.seqs if i not in now]
-        opened = [i for i in now if i not in self.seqs]
+        return self._move_to(now, names, self._state)
+
+    def _state(self, scene: int) -> Any:
+        return self.ask({"op": "state", "scene": scene}).get("state")
+
+    def _move_to(self, seqs: Dict[int, int], names: Dict[int, str], state_of: Callable[[int], Any],
+                 every: bool = False) -> Dict[str, Any]:
+        """Takes ``seqs`` (scene id -> seq) as the open scenes: the states of
+        those whose seq moved (of all, when ``every``: a restore may bring
+        another state at the same seq) come from ``state_of``. Answers the
+        patches, and the scenes opened and closed."""
+        closed = [i for i in self.seqs if i not in seqs]
+        opened = [i for i in seqs if i not in self.seqs]
         changes: Dict[str, Any] = {}
-        for scene, seq in now.items():
-            if self.seqs.get(scene) == seq and scene in self.states:
+        for scene, seq in seqs.items():
+            if not every and self.seqs.get(scene) == seq and scene in self.states:
                 continue
-            answer = self.ask({"op": "state", "scene": scene})
-            state = answer.get("state")
-            before = self.states.get(scene)
-            patch = diff(before, state) if scene in self.states else [{"op": "add", "path": "", "value": state}]
+            state = state_of(scene)
+            patch = diff(self.states[scene], state) if scene in self.states else [{"op": "add", "path": "", "value": state}]
             if patch:
                 changes[str(scene)] = patch
             self.states[scene] = state
         for scene in closed:
             self.states.pop(scene, None)
-        self.seqs = now
+        self.seqs = dict(seqs)
         self.names.update(names)
+        out: Dict[str, Any] = {}
         if changes:
             out["changes"] = changes
         if opened:
