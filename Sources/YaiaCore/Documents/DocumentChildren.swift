@@ -98,27 +98,8 @@ extension SceneDocument {
 }
 
 extension DocumentChild {
-    /// The state fields the slot's expressions read, or nil when they cannot
-    /// be told; what `key` and `args` read of an item follows from `from`.
-    var stateFields: [String]? {
-        var all: [String] = []
-        for template in [from, key, args] {
-            guard let template else { continue }
-            guard let fields = template.stateFields(besides: "item") else { return nil }
-            all.append(contentsOf: fields)
-        }
-        return all
-    }
-
-    /// What all of `slots` read of the state, or nil when one cannot tell.
-    static func stateFields(_ slots: [DocumentChild]) -> [String]? {
-        var all: [String] = []
-        for slot in slots {
-            guard let fields = slot.stateFields else { return nil }
-            all.append(contentsOf: fields.filter { !all.contains($0) })
-        }
-        return all
-    }
+    /// What the slot evaluates: its list or value, and each item's key and args.
+    var templates: [Template] { [from, key, args].compactMap { $0 } }
 }
 
 extension DocumentSceneValue {

@@ -25,7 +25,8 @@ public struct DocumentScene: Sendable {
         self.document = document
         self.budget = budget
         viewInputs = DocumentViewInputs(document.storage.view)
-        childInputs = DocumentChild.stateFields(document.storage.children)
+        // What `key` and `args` read of an item follows from `from`.
+        childInputs = Template.stateFields(of: document.storage.children.flatMap(\.templates), besides: "item")
     }
 
     /// Reads and checks a document (`bad_document` with all its problems).

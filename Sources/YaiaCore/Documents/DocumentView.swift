@@ -29,7 +29,8 @@ extension Template {
         }
     }
 
-    private static func stateFields(of templates: [Template], besides other: String?) -> [String]? {
+    /// What all of `templates` read of the state, or nil when one cannot tell.
+    static func stateFields(of templates: [Template], besides other: String? = nil) -> [String]? {
         var all: [String] = []
         for t in templates {
             guard let fields = t.stateFields(besides: other) else { return nil }
