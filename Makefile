@@ -465,7 +465,7 @@ bench: lib $(EXAMPLES_PACK) $(NOTES_PACK) plugins $(TEST_PLUGINS) $(CBIN)/bench_
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_journal.py $(BENCH_JOURNAL)
 	$(CBIN)/bench_packs $(EXAMPLES_PACK) $(NOTES_PACK)
 	$(LOGIC_BENCH) $(YAIA_JSONLOGIC_TESTS)
-	$(PATHS_BENCH) $(EXAMPLES_PACK)
+	$(PATHS_BENCH) $(EXAMPLES_PACK) Examples/notes-documents
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_logic.py $(YAIA_JSONLOGIC_TESTS)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_web.py $(NOTES_PACK) $(PLUGINS)
 	PYTHONPATH=Bindings/python $(PYTHON) Benchmarks/bench_inspector.py $(NOTES_PACK) $(PLUGINS)

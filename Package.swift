@@ -74,7 +74,7 @@ let package = Package(
         // JSON Logic in the engine, timed by `make bench`.
         .executableTarget(name: "YaiaBenchLogic", dependencies: ["YaiaCore", "YaiaKit", "YaiaRuntime"], path: "Benchmarks/logic"),
         // The paths kept for speed against their general paths, timed by `make bench`.
-        .executableTarget(name: "YaiaBenchPaths", dependencies: ["YaiaABI", "CYaia", "YaiaKit", "YaiaRuntime"], path: "Benchmarks/paths"),
+        .executableTarget(name: "YaiaBenchPaths", dependencies: ["YaiaABI", "CYaia", "YaiaCore", "YaiaKit", "YaiaRuntime"], path: "Benchmarks/paths"),
         .testTarget(name: "YaiaCoreTests", dependencies: ["YaiaCore", "YaiaKit", "YaiaExamples"]),
         .testTarget(name: "YaiaRuntimeTests", dependencies: ["YaiaRuntime", "YaiaExamples", "YaiaKit", "CYaiaScene"]),
         .testTarget(name: "YaiaTestingTests", dependencies: ["YaiaTesting", "YaiaExamples", "YaiaKit"]),

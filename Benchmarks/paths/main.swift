@@ -5,15 +5,16 @@
 // "Paths kept for speed"). Each path must give the general path's result
 // before it is timed.
 //
-// Usage: yaia-bench-paths PATH_TO_libyaia-examples.so [NAME]
-// Naming a path (send, action, general-action, execute, logic,
-// general-logic) runs
-// only it, 200,000 calls untimed: for callgrind.
+// Usage: yaia-bench-paths PATH_TO_libyaia-examples.so NOTES_DOCUMENTS [NAME]
+// Naming a path (send, action, general-action, jobs, commands,
+// general-commands, execute, logic, general-logic, search, general-search)
+// runs only it, 200,000 calls untimed (2,000 for the searches): for callgrind.
 #if canImport(Glibc)
 import Glibc
 #endif
 import CYaia
 import YaiaABI
+import YaiaCore
 import YaiaKit
 import YaiaRuntime
 
@@ -58,10 +59,13 @@ func nowNs() -> Double {
     return samples.map { $0.sorted()[batches / 2] }
 }
 
-guard CommandLine.arguments.count >= 2 else { fail("usage: yaia-bench-paths PATH_TO_libyaia-examples.so [NAME]") }
-let pack = CommandLine.arguments[1]
-guard !pack.contains("\""), !pack.contains("\\") else { fail("no quotes or backslashes in the path: \(pack)") }
-let only = CommandLine.arguments.count > 2 ? CommandLine.arguments[2] : nil
+let usage = "usage: yaia-bench-paths PATH_TO_libyaia-examples.so NOTES_DOCUMENTS [NAME]"
+guard CommandLine.arguments.count >= 3 else { fail(usage) }
+let pack = CommandLine.arguments[1], documents = CommandLine.arguments[2]
+for path in [pack, documents] where path.contains("\"") || path.contains("\\") {
+    fail("no quotes or backslashes in the path: \(path)")
+}
+let only = CommandLine.arguments.count > 3 ? CommandLine.arguments[3] : nil
 
 var sink = 0
 
@@ -149,7 +153,56 @@ guard viaCache == logicAnswer(cachedLogic), viaCache == logicAnswer(generalLogic
     fail("the logic rule cache and the general path answer differently")
 }
 
+// A search keystroke in the notes' list as scene documents, over 1,000
+// notes, and its view's rule (list.json's "shown") fused or not (LogicSearch).
+let notes = 1_000
+func note(_ i: Int) -> JSON {
+    let words = ["lyon", "bank", "milk", "train", "garden", "tax", "piano", "paint", "dentist", "books"]
+    let word = words[i % words.count], other = words[(i * 7) % words.count]
+    return ["id": .int(Int64(i)), "title": .string(word.prefix(1).uppercased() + word.dropFirst() + " \(i)"),
+            "body": .string("About \(word) and \(other), number \(i).\nSecond line of note \(i), to be cut from the preview.")]
+}
+let noteList = JSON.array(JSONArray((1...notes).map(note)))
+guard let listRuntime = yaia_runtime_new("{\"scenes\":[\"\(documents)\"]}", &error) else { fail("no runtime with \(documents)") }
+let listOpened = answer(yaia_open(listRuntime, "notes/list", #"{"user":{"email":"ada@example.com"}}"#))
+guard listOpened.contains("\"ok\":true"), let listText = listOpened.split(separator: "\"scene\":").dropFirst().first,
+      let list = Int64(listText.prefix { $0.isNumber }) else { fail("cannot open notes/list: \(listOpened)") }
+var loaded = JSONWriter()
+loaded.write(["type": "loaded", "payload": ["items": .array(JSONArray((1...notes).map { ["key": .string("note/\($0)"), "value": note($0)] }))]])
+let loadedText = loaded.withBytes { String(decoding: $0, as: UTF8.self) }
+guard answer(yaia_send(listRuntime, list, loadedText)).contains("\"ok\":true") else {
+    fail("the notes do not load")
+}
+let queries = [#"{"type":"searchChanged","payload":"l"}"#, #"{"type":"searchChanged","payload":"ly"}"#]
+var typed = 0
+@MainActor func search() {
+    typed &+= 1
+    let r = yaia_send(listRuntime, list, queries[typed & 1])
+    sink &+= Int(r?[0] ?? 0)
+    yaia_free(r)
+}
+let shownRule: JSON = ["map": [["filter": [["var": "state.notes"], ["or": [
+    ["in": [["lower": ["root": "state.query"]], ["lower": ["var": "title"]]]],
+    ["in": [["lower": ["root": "state.query"]], ["lower": ["var": "body"]]]],
+]]]], ["var": "id"]]]
+let searchData: JSON = ["state": ["notes": noteList, "query": "Ly"]]
+guard let fusedSearch = try? LogicRule(shownRule), let generalSearch = try? LogicRule(unfused: shownRule) else {
+    fail("the search rule does not compile")
+}
+@MainActor func shown(_ rule: LogicRule) -> Int {
+    guard case .array(let ids)? = try? rule.evaluate(searchData) else { return -1 }
+    return ids.count
+}
+guard case let found = shown(fusedSearch), found > 0, found == shown(generalSearch),
+      (try? fusedSearch.evaluate(searchData)) == (try? generalSearch.evaluate(searchData)) else {
+    fail("the fused search and the general path differ")
+}
+
 if let only {
+    if only == "search" || only == "general-search" {
+        for _ in 0..<2_000 { sink &+= shown(only == "search" ? fusedSearch : generalSearch) }
+        exit(sink == 0 ? 1 : 0)
+    }
     for _ in 0..<200_000 {
         switch only {
         case "send": send()
@@ -171,6 +224,7 @@ if let only {
 let sendTimes = medianNs([send, { sink &+= parsedAction() == nil ? 1 : 0 }, { sink &+= generalAction() == nil ? 1 : 0 }])
 let commandTimes = medianNs([sendJobs, { sink &+= textCommands()?.count ?? 0 }, { sink &+= generalCommands()?.count ?? 0 }])
 let logicTimes = medianNs([execute, cachedLogic, generalLogic])
+let searchTimes = medianNs([search, { sink &+= shown(fusedSearch) }, { sink &+= shown(generalSearch) }])
 let sendNs = sendTimes[0], executeNs = logicTimes[0]
 
 struct Row {
@@ -188,6 +242,8 @@ let rows = [
         serves: "yaia_send on example/jobs (an effect)", rowNs: commandTimes[0]),
     Row(path: "logic rule cache vs general request path", fast: logicTimes[1], general: logicTimes[2],
         serves: "yaia_execute(logic), a repeated rule", rowNs: executeNs),
+    Row(path: "fused search vs lower, then in", fast: searchTimes[1], general: searchTimes[2],
+        serves: "a search in notes-documents' list", rowNs: searchTimes[0]),
 ]
 
 print("Paths kept for speed: each against its general path, medians of \(batches) batches (sink \(sink % 10))\n")
@@ -195,6 +251,7 @@ print("  " + "end-to-end row".padded(44) + "ns/call".leftPadded(10))
 print("  " + "yaia_send on example/login".padded(44) + format(sendNs).leftPadded(10))
 print("  " + "yaia_send on example/jobs (an effect)".padded(44) + format(commandTimes[0]).leftPadded(10))
 print("  " + "yaia_execute(logic), a repeated rule".padded(44) + format(executeNs).leftPadded(10))
+print("  " + "a search in notes-documents' list (\(notes) notes)".padded(44) + format(searchTimes[0]).leftPadded(10))
 print("\n  " + "path".padded(44) + "fast".leftPadded(8) + "general".leftPadded(9) + "gain ns".leftPadded(9) + "  verdict")
 for row in rows {
     let gain = row.general - row.fast
@@ -204,6 +261,7 @@ for row in rows {
           + format(gain).leftPadded(9) + "  " + verdict)
 }
 yaia_runtime_free(rt)
+yaia_runtime_free(listRuntime)
 logicRuntime.shutDown()
 
 func format(_ value: Double) -> String {

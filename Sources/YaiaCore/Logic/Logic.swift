@@ -22,7 +22,18 @@ public struct LogicRule: Sendable {
     /// JSON Pointer into the rule below `pointer`. With `roots`, every path
     /// read from the data must start with one of them.
     public init(_ rule: JSON, roots: Set<String>? = nil, at pointer: String = "") throws(YaiaError) {
+        try self.init(rule, roots: roots, at: pointer, fusing: true)
+    }
+
+    /// `rule` compiled without the fused search (LogicSearch): the general
+    /// path it stands in for, which the tests and the paths bench compare.
+    package init(unfused rule: JSON) throws(YaiaError) {
+        try self.init(rule, roots: nil, at: "", fusing: false)
+    }
+
+    private init(_ rule: JSON, roots: Set<String>?, at pointer: String, fusing: Bool) throws(YaiaError) {
         var compiler = LogicCompiler(roots: roots, base: pointer, firstOnly: true)
+        compiler.fuses = fusing
         let root = compiler.compile(rule, .top)
         if let problem = compiler.problems.first { throw problem.error }
         program = LogicProgram(compiler, root: root)

@@ -51,6 +51,9 @@ struct LogicCompiler {
     /// evaluated once (LogicOnce).
     var elementReads = 0
     var onceSlots = 0
+    /// Whether `in` of a `lower` is fused (LogicSearch): off only to time
+    /// and test the general path.
+    var fuses = true
     var problems: [LogicProblem] = []
     var tokens: [Token] = []
     var depth = 0
@@ -245,7 +248,9 @@ struct LogicCompiler {
                 return emit(LogicInstruction(kind: .unary, op: op, a: argument(args, 0, scope)))
             case 2 where op != .merge:
                 let a = argument(args, 0, scope)
-                return emit(LogicInstruction(kind: .binary, op: op, a: a, b: argument(args, 1, scope)))
+                let b = argument(args, 1, scope)
+                if op == .in, let fused = fusedSearch(a, b) { return emit(fused) }
+                return emit(LogicInstruction(kind: .binary, op: op, a: a, b: b))
             default:
                 let (start, count) = arguments(args, scope)
                 return emit(LogicInstruction(kind: .nary, op: op, checked: scope.inReduce, a: start, b: count))

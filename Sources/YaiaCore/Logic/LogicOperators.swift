@@ -49,6 +49,7 @@ extension LogicMachine {
         case .divide: return (try number(x) / (try number(y))).json
         case .modulo: return (try number(x) % (try number(y))).json
         case .in: return .bool(try contains(y, x))
+        case .inLowered: return .bool(try containsLowered(y, x, scope))
         case .cat:
             var out = ""
             try appendText(x, to: &out)
@@ -169,27 +170,34 @@ extension LogicMachine {
     /// Where the bytes of `needle` first occur in `s`.
     static func find(_ needle: String, in s: String, from start: Int = 0) -> Int? {
         var s = s, needle = needle
-        return s.withUTF8 { h in
-            needle.withUTF8 { n -> Int? in
-                guard n.count > 0 else { return start <= h.count ? start : nil }
-                guard h.count >= n.count else { return nil }
-                let first = n[0]
-                var i = start
-                let last = h.count - n.count
-                outer: while i <= last {
-                    if h[i] == first {
-                        var k = 1
-                        while k < n.count {
-                            if h[i + k] != n[k] { i += 1; continue outer }
-                            k += 1
-                        }
-                        return i
-                    }
-                    i += 1
-                }
-                return nil
-            }
+        return s.withUTF8 { h in needle.withUTF8 { firstIndex(of: $0, in: h, from: start, folding: false) } }
+    }
+
+    /// Where `n` first occurs in `h` from `start`; `folding`: compared with
+    /// `h`'s ASCII capitals lowered, as in `lowered(h)` for ASCII text.
+    @inline(__always)
+    static func firstIndex(of n: UnsafeBufferPointer<UInt8>, in h: UnsafeBufferPointer<UInt8>, from start: Int, folding: Bool) -> Int? {
+        @inline(__always) func byte(_ i: Int) -> UInt8 {
+            let c = h[i]
+            return folding && c &- 0x41 < 26 ? c | 0x20 : c
         }
+        guard n.count > 0 else { return start <= h.count ? start : nil }
+        guard h.count >= n.count else { return nil }
+        let first = n[0]
+        var i = start
+        let last = h.count - n.count
+        outer: while i <= last {
+            if byte(i) == first {
+                var k = 1
+                while k < n.count {
+                    if byte(i + k) != n[k] { i += 1; continue outer }
+                    k += 1
+                }
+                return i
+            }
+            i += 1
+        }
+        return nil
     }
 
     /// JavaScript's substr(start, length), as JSON Logic extends it: a

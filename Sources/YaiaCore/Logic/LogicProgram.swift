@@ -59,6 +59,8 @@ enum LogicOp: UInt8, Sendable {
     // Scene extras.
     case now, lower, upper, trim, length, startsWith, endsWith, split, join
     case append, remove, without, replaceById, set
+    /// `in` of a `lower`, fused by the compiler (LogicSearch); no name of its own.
+    case inLowered
 }
 
 /// `count` is `length` of a `filter`, counted without building the list.
