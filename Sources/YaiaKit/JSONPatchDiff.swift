@@ -42,16 +42,20 @@ package struct JSONDiffer {
             diffObjects(a.members, b.members, at: path, depth: depth)
         case let (.array(a), .array(b)) where depth < maxDepth:
             let before = operations.count
+            let whole: Int
             if case .flat(let x) = a.storage, case .flat(let y) = b.storage {
-                diffArrays(x, y, at: path, depth: depth)
+                whole = diffArrays(x, y, at: path, depth: depth)
             } else {
-                diffArrays(a, b, at: path, depth: depth)
+                whole = diffArrays(a, b, at: path, depth: depth)
             }
             // Changes scattered through a list (a filter's result narrowed,
-            // say) pair elements that no longer match: past one operation per
-            // element of the new list, the list itself is the smaller patch.
+            // say) pair elements that no longer match. An operation that
+            // carries a whole element costs the element and its path (counted
+            // twice); one inside an element costs less than the element
+            // (counted once). Past the new list's length, the list itself is
+            // the smaller patch, and the cheaper one to apply.
             let written = operations.count - before
-            if written > 4 && written > b.count {
+            if written > 4 && written + whole > b.count {
                 operations.removeSubrange(before...)
                 operations.append(.replace(path: path, value: new))
             }
@@ -85,7 +89,7 @@ package struct JSONDiffer {
     /// The common prefix and suffix are skipped; the middle is diffed
     /// element by element, the longer side's rest added or removed. One
     /// changed element gives operations under its own path only.
-    private mutating func diffArrays(_ a: [JSON], _ b: [JSON], at path: String, depth: Int) {
+    private mutating func diffArrays(_ a: [JSON], _ b: [JSON], at path: String, depth: Int) -> Int {
         var start = 0
         while start < a.count && start < b.count && same(a[start], b[start], depth: depth + 1) { start += 1 }
         var endA = a.count
@@ -94,13 +98,13 @@ package struct JSONDiffer {
             endA -= 1
             endB -= 1
         }
-        diffMiddle(a, b, start: start, ends: (endA, endB), at: path, depth: depth)
+        return diffMiddle(a, b, start: start, ends: (endA, endB), at: path, depth: depth)
     }
 
     /// As above, for arrays one of which is a tree: the prefix and suffix
     /// walks step over the nodes both share, so an array and its copy with
     /// a few changes cost those changes, O(changed leaves x log n).
-    private mutating func diffArrays(_ a: JSONArray, _ b: JSONArray, at path: String, depth: Int) {
+    private mutating func diffArrays(_ a: JSONArray, _ b: JSONArray, at path: String, depth: Int) -> Int {
         var skipped = 0
         let shorter = min(a.count, b.count)
         let start = JSONArrayWalk.commonPrefix(a, b, limit: shorter, skipped: &skipped) { x, y in
@@ -110,16 +114,23 @@ package struct JSONDiffer {
             same(x, y, depth: depth + 1)
         }
         visited += skipped
-        diffMiddle(a, b, start: start, ends: (a.count - suffix, b.count - suffix), at: path, depth: depth)
+        return diffMiddle(a, b, start: start, ends: (a.count - suffix, b.count - suffix), at: path, depth: depth)
     }
 
-    /// Diffs what lies between the common prefix and suffix.
+    /// Diffs what lies between the common prefix and suffix. Returns how
+    /// many operations it wrote that carry a whole element (or none: a
+    /// remove) rather than a change inside one.
     private mutating func diffMiddle<C: RandomAccessCollection<JSON>>(
         _ a: C, _ b: C, start: Int, ends: (Int, Int), at path: String, depth: Int
-    ) where C.Index == Int {
+    ) -> Int where C.Index == Int {
         let (endA, endB) = ends
         let paired = min(endA, endB) - start
+        var whole = 0
         for k in start..<start + paired where !unchanged(a[k], b[k]) {
+            switch (a[k], b[k]) {
+            case (.array, .array), (.object, .object): break
+            default: whole += 1
+            }
             diff(a[k], b[k], at: JSONPointer.appending(path, k), depth: depth + 1)
         }
         // Only one side has a rest: inserted in order, or removed from the end down.
@@ -129,6 +140,7 @@ package struct JSONDiffer {
         for k in stride(from: endA - 1, through: start + paired, by: -1) {
             operations.append(.remove(path: JSONPointer.appending(path, k)))
         }
+        return whole + (endB - start - paired) + (endA - start - paired)
     }
 
     /// Shared storage or equal scalars: settled without writing a path.

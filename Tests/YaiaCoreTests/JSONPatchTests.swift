@@ -201,4 +201,21 @@ struct JSONPatchDiffTests {
         #expect(small.count <= 4 && small.allSatisfy { $0.path != "/items" })
         #expect(applied(small, to: old) == ["items": .array(few)])
     }
+
+    @Test("a list of ids a filter widens is replaced whole once its element operations pass half its length")
+    func widenedIdsReplaceTheList() {
+        let ids = (0..<1_000).map { JSON.int(Int64($0)) }
+        // From every other id to all of them (a search's character deleted):
+        // the pairs shift, each an operation carrying an id, then the adds;
+        // fewer operations than ids, but each weighs more than an id.
+        let half: JSON = ["shown": .array(JSONArray(ids.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)))]
+        let all: JSON = ["shown": .array(JSONArray(ids))]
+        let ops = JSONPatch.diff(from: half, to: all)
+        #expect(ops.count == 1 && ops.first?.path == "/shown")
+        #expect(applied(ops, to: half) == all)
+        // Ten ids dropped near the end: ten removes, the list not written.
+        let tail: JSON = ["shown": .array(JSONArray(ids.prefix(990) + ids.suffix(0)))]
+        let few = JSONPatch.diff(from: ["shown": .array(JSONArray(ids))], to: tail)
+        #expect(few.count == 10 && few.allSatisfy { $0.path != "/shown" })
+    }
 }
