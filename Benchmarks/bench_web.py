@@ -15,7 +15,8 @@ budget follows the size of its data) and are measured after the pack.
 Headless Chromium (Debian's) runs the page, driven by Playwright; the times
 are the page's own (`performance.now`): from the input event to the end of
 the render that shows the query's rows, layout included; from `send` to its
-answer. The floor: a frame the server answers itself (no runtime, no
+answer, and the same action sent on a bare socket of the page (the client
+and the page's render left out). The floor: a frame the server answers itself (no runtime, no
 thread), and a bare aiohttp echo server (a process of its own) answering the
 same page, and a Python client. Without Playwright or Chromium the
 benchmark says so and measures nothing.
@@ -204,6 +205,28 @@ def python_echo(url: str, n: int) -> List[float]:
     return asyncio.run(run())
 
 
+# In the page: the same action on a bare socket of the page's own, to a
+# session of its own (hello, then a flow started at the login): the socket
+# and the server without yaia.js and the page's render.
+BARE_SEND_JS = """async ({url, n}) => {
+  const ws = new WebSocket(url);
+  await new Promise((ok, fail) => { ws.onopen = ok; ws.onerror = fail; });
+  const answers = new Map();
+  ws.onmessage = (event) => { const frame = JSON.parse(event.data); const ok = answers.get(frame.tag); if (ok) { answers.delete(frame.tag); ok(frame); } };
+  const ask = (request) => new Promise((ok) => { answers.set(request.tag, ok); ws.send(JSON.stringify(request)); });
+  await ask({op: "hello", tag: 0});
+  const started = await ask({op: "start", scene: "notes/login", view: "patch", tag: 1});
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const request = {op: "send", flow: started.flow, action: {type: "emailChanged", payload: "ada" + (i % 10) + "@example.com"}, tag: i + 2};
+    const t0 = performance.now();
+    await ask(request);
+    times.push(performance.now() - t0);
+  }
+  ws.close();
+  return times;
+}"""
+
 # In the page: a frame the server answers itself (an unknown op), with no
 # runtime and no thread: the floor under an action's round trip.
 FLOOR_JS = """async (n) => {
@@ -250,6 +273,8 @@ def measure(browser: Any, url: str, echo_url: Optional[str], rounds: int) -> Dic
     out: Dict[str, Any] = {}
     if echo_url:
         out["trips"] = page.evaluate(ROUND_TRIP_JS, ROUND_TRIPS)
+        socket_url = re.sub(r"^http", "ws", url.split("?")[0].rstrip("/")) + "/ws"
+        out["bare"] = page.evaluate(BARE_SEND_JS, {"url": socket_url, "n": ROUND_TRIPS})
         out["floor"] = page.evaluate(FLOOR_JS, ROUND_TRIPS)
         out["echo"] = page.evaluate(ECHO_JS, {"url": echo_url, "n": ROUND_TRIPS})
     page.fill("input[name=email]", "ada@example.com")
@@ -353,6 +378,7 @@ def main() -> int:
     print("The Swift pack:")
     table(search_rows(search, pack_runtime) + [
         ("action round trip over the socket (ms)", trips),
+        ("  the same action on a bare socket of the page (ms)", tail(on_pack["bare"])),
         ("  floor: a frame the server answers itself (ms)", tail(on_pack["floor"])),
         ("  floor: a bare aiohttp echo, from the page (ms)", tail(on_pack["echo"])),
         ("  floor: the same echo, from a Python client (ms)", tail(python_floor))])

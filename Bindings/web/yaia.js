@@ -59,6 +59,7 @@ export class Client {
     this.backoff = 100;
     this.closedByPage = false;
     this.renderQueued = false;
+    this.busyUndrawn = false; // a request went out since the last render
     this.schemas = new Schemas(this);
     this.history = options.history === false ? null : new FlowHistory(this, options);
     this.takeover = false;
@@ -290,7 +291,7 @@ export class Client {
       const item = { request: { ...request, tag: this.nextTag++ }, resolve, reject };
       if (this.ready && this.ws.readyState === WebSocket.OPEN) this.transmit(item);
       else this.waiting.push(item);
-      this.scheduleRender();
+      this.scheduleBusyRender();
     });
   }
 
@@ -365,7 +366,18 @@ export class Client {
     });
   }
 
+  // A request changes only `busy`, which nothing shows before the next
+  // frame is painted: it is drawn then, or by the render of its answer when
+  // that comes first (on loopback it mostly does), not by a render of its own.
+  scheduleBusyRender() {
+    if (this.busyUndrawn || !this.options.render) return;
+    if (typeof globalThis.requestAnimationFrame !== "function") { this.scheduleRender(); return; }
+    this.busyUndrawn = true;
+    globalThis.requestAnimationFrame(() => { if (this.busyUndrawn) this.renderNow(); });
+  }
+
   renderNow() {
+    this.busyUndrawn = false;
     const top = this.top();
     const context = {
       client: this,

@@ -168,3 +168,51 @@ def test_the_client_reconnects_and_resumes_its_session(make_server, page) -> Non
     page.wait_for_function("() => window.app.ready && window.app.resumed")
     assert page.evaluate("() => window.app.session") == key
     assert restored == [None, {"fake": True}]
+
+
+# The page's frames run when the test says: requestAnimationFrame only keeps
+# its callbacks. Each render is recorded with `busy` and the items shown.
+FRAMES_BY_HAND = """() => {
+  const app = window.app;
+  window.frames_ = [];
+  globalThis.requestAnimationFrame = (f) => window.frames_.push(f);
+  window.seen = [];
+  const render = app.options.render;
+  app.options.render = (vm, send, context) => { window.seen.push({ busy: context.busy, items: vm.items.length }); render(vm, send, context); };
+}"""
+PAINT = "() => { const n = window.seen.length; window.frames_.splice(0).forEach((f) => f(0)); return window.seen.slice(n); }"
+# Every microtask the send left has run once a task has.
+SETTLED = "() => new Promise((resolve) => setTimeout(resolve, 0))"
+
+
+def test_a_request_is_drawn_busy_with_the_next_frame_unless_its_answer_came_first(make_server, page) -> None:  # type: ignore[no-untyped-def]
+    gate = threading.Event()
+    gate.set()
+    engine = scripted()
+    engine.gate = gate
+    sent = iter(range(1, 10))
+
+    def send(request: Dict[str, Any]) -> Dict[str, Any]:
+        seq = next(sent)
+        return {"ok": True, "scene": 1, "seq": seq, "viewBase": seq - 1, "viewPatch": [{"op": "add", "path": "/items/-", "value": seq}]}
+    engine.answers["send"] = send
+    server = make_server(WebConfig(), lambda restore: engine)
+    page.goto(server.url)
+    page.wait_for_function("() => document.querySelector('#view').textContent.includes('\"a\"')")
+    page.evaluate(FRAMES_BY_HAND)
+    page.evaluate("() => window.app.actions('t/list')")  # the scene's schema, asked once
+    page.evaluate(PAINT)
+    # The answer comes before the frame: its render is the only one.
+    assert page.evaluate("() => window.app.send('add').then(() => window.seen.length)") == 1
+    assert page.evaluate(PAINT) == []
+    assert page.evaluate("() => window.seen") == [{"busy": False, "items": 2}]
+    # The answer is held back: nothing is drawn for the request until the next frame, which shows it busy.
+    gate.clear()
+    page.evaluate("() => { window.answered = window.app.send('add'); }")
+    page.evaluate(SETTLED)
+    assert page.evaluate("() => window.seen.length") == 1
+    assert page.evaluate(PAINT) == [{"busy": True, "items": 2}]
+    gate.set()
+    page.wait_for_function("() => window.seen.length === 3")
+    assert page.evaluate("() => window.seen[2]") == {"busy": False, "items": 3}
+    assert page.errors == []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import secrets
 import sys
@@ -12,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..errors import YaiaError
 from .config import GRANTABLE_OPS, WebConfig, is_loopback
-from .serve import check, serve
+from .serve import check, run, serve
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -78,7 +77,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"yaia web: {error}", file=sys.stderr)
         return 2
     try:
-        asyncio.run(serve(config))
+        run(serve(config))
     except KeyboardInterrupt:
         pass
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any, Dict, Optional
+from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
 from aiohttp import WSMsgType, web
 
@@ -48,12 +48,16 @@ class Connection:
             return
         self.outbox.put_nowait(text)
 
-    def sink(self, text: Frame) -> None:
-        """put() from a session's worker thread."""
+    def sink(self, frames: List[Frame]) -> None:
+        """put() of each frame, in order, from a session's worker thread."""
         try:
-            self.loop.call_soon_threadsafe(self.put, text)
+            self.loop.call_soon_threadsafe(self._put_all, frames)
         except RuntimeError:
             pass  # the loop is closed: the server is stopping
+
+    def _put_all(self, frames: List[Frame]) -> None:
+        for text in frames:
+            self.put(text)
 
     async def _write(self) -> None:
         while True:

@@ -8,7 +8,7 @@ import collections
 import concurrent.futures
 import json
 import threading
-from typing import Any, Callable, Deque, Dict, Mapping, Optional, Tuple
+from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Tuple
 
 from ..errors import YaiaError
 from .engine import Engine, Frame, envelope, full_views
@@ -17,8 +17,10 @@ __all__ = ["Session", "MakeEngine", "Sink"]
 
 #: Makes a session's engine, from a snapshot to restore or from nothing.
 MakeEngine = Callable[[Optional[Mapping[str, Any]]], Engine]
-#: Takes a frame for the tab; called on the worker thread, must not block.
-Sink = Callable[[Frame], None]
+#: Takes frames for the tab, in order: a request's answer with the events
+#: drained after it, in one call (one hand-off to the event loop, not one a
+#: frame). Called on the worker thread; must not block.
+Sink = Callable[[List[Frame]], None]
 
 # Events drained in one go before the worker looks at its requests again.
 _DRAIN_BATCH = 256
@@ -124,6 +126,7 @@ class Session:
                     self._cond.wait()
                 job = self._jobs.popleft() if self._jobs else None
                 self._wakeup = False
+            out: List[Frame] = []
             if job is not None:
                 kind, value = job
                 if kind == "call" and self.engine is None:
@@ -133,20 +136,25 @@ class Session:
                     self._end(value)
                     return
                 try:
-                    self._do(kind, value)
+                    self._do(kind, value, out)
                 except Exception as error:  # a bug here must not end the session's thread silently
-                    self._sink(envelope("internal", f"the web session failed: {type(error).__name__}"))
-            self._drain()
+                    out.append(envelope("internal", f"the web session failed: {type(error).__name__}"))
+            # The answer waits for the events queued by now, and they all go
+            # in one hand-off, made last: the loop, woken by it, does not have
+            # to take the GIL from a worker still draining.
+            self._drain(out)
+            if out:
+                self._sink(out)
 
-    def _do(self, kind: str, value: Any) -> None:
+    def _do(self, kind: str, value: Any, out: List[Frame]) -> None:
         if kind == "hello":
-            self._hello(value)
+            self._hello(value, out)
         elif self.engine is None:
-            self._sink(envelope("bad_handle", "the session has no runtime"))
+            out.append(envelope("bad_handle", "the session has no runtime"))
         elif kind == "request":
-            self._sink(self.engine.execute(value))
+            out.append(self.engine.execute(value))
         elif kind == "sync":
-            self._sink(self._views("sync", value))
+            out.append(self._views("sync", value))
         elif kind == "call":
             fn, done = value
             try:
@@ -156,7 +164,7 @@ class Session:
         if kind == "request" and self.watch is not None:
             self.watch()
 
-    def _drain(self) -> None:
+    def _drain(self, out: List[Frame]) -> None:
         if self.engine is None:
             return
         for i in range(_DRAIN_BATCH):
@@ -165,7 +173,7 @@ class Session:
                 if i and self.watch is not None:
                     self.watch()
                 return
-            self._sink(text)
+            out.append(text)
         with self._cond:
             self._wakeup = True  # more to come: after the requests waiting
 
@@ -179,7 +187,7 @@ class Session:
             answer["tag"] = tag
         return json.dumps(answer, separators=(",", ":"), sort_keys=True)
 
-    def _hello(self, hello: Dict[str, Any]) -> None:
+    def _hello(self, hello: Dict[str, Any], out: List[Frame]) -> None:
         tag = hello.pop("tag", None)
         try:
             if self._restore is not None:
@@ -191,12 +199,12 @@ class Session:
             if self.engine is None:
                 self.engine = self._make_engine(None)
         except YaiaError as error:
-            self._sink(envelope(error.code, error.message, tag=tag))
+            out.append(envelope(error.code, error.message, tag=tag))
             return
         self._restore = None
         self.engine.set_notifier(self._wake)
         hello.update(session=self.key, resumed=self.resumed)
-        self._sink(self._views("hello", tag, hello))
+        out.append(self._views("hello", tag, hello))
 
     def _end(self, done: "concurrent.futures.Future[Optional[Dict[str, Any]]]") -> None:
         snapshot: Optional[Dict[str, Any]] = None
