@@ -304,10 +304,11 @@ test-python: $(NOTES_PACK)
 # >>> web block: this block, the recipe lines that run the notes app in a
 # >>> browser (demo) and bench_web.py (bench), and test-web among test's suites
 # >>> belong to the web shell.
-# The server runs on aiohttp; the browser tests drive Debian's Chromium with
-# Playwright, which must never download a browser of its own.
+# The server runs on aiohttp, its loop on uvloop (a loop in C: an action's
+# round trip is several loop turns); the browser tests drive Debian's
+# Chromium with Playwright, which must never download a browser of its own.
 APT_PACKAGES += chromium
-PY_PACKAGES  += aiohttp playwright
+PY_PACKAGES  += aiohttp uvloop playwright
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 WEB_SHOTS    := $(BUILD)/web-screenshots
 
