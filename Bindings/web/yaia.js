@@ -40,6 +40,16 @@ const TAKEN_OVER = 4000;
 // What a scene without child errors has: one array, never changed, so a page may compare with ===.
 const NO_ERRORS = Object.freeze([]);
 
+// Runs `fn` in a task of its own, soon: a message to itself, which browsers
+// deliver without setTimeout's clamping.
+const afterMicrotasks = (() => {
+  if (typeof globalThis.MessageChannel !== "function") return (fn) => setTimeout(fn, 0);
+  const channel = new MessageChannel();
+  const queue = [];
+  channel.port1.onmessage = () => { const fn = queue.shift(); if (fn) fn(); };
+  return (fn) => { queue.push(fn); channel.port2.postMessage(0); };
+})();
+
 export class Client {
   constructor(options = {}) {
     this.options = options;
@@ -357,10 +367,13 @@ export class Client {
 
   // -- rendering: once per burst of frames, after they are all applied
 
+  // Drawn in a task of its own, after the page's reactions to what came (a
+  // send's caller resumes in a microtask): the caller has its answer without
+  // waiting for the draw, and what it does with it is drawn in the same render.
   scheduleRender() {
     if (this.renderQueued || !this.options.render) return;
     this.renderQueued = true;
-    queueMicrotask(() => {
+    afterMicrotasks(() => {
       this.renderQueued = false;
       this.renderNow();
     });

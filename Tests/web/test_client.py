@@ -202,8 +202,11 @@ def test_a_request_is_drawn_busy_with_the_next_frame_unless_its_answer_came_firs
     page.evaluate(FRAMES_BY_HAND)
     page.evaluate("() => window.app.actions('t/list')")  # the scene's schema, asked once
     page.evaluate(PAINT)
-    # The answer comes before the frame: its render is the only one.
-    assert page.evaluate("() => window.app.send('add').then(() => window.seen.length)") == 1
+    # The answer comes before the frame: its render is the only one, drawn
+    # once the send's caller has had the answer.
+    assert page.evaluate("() => window.app.send('add').then(() => window.seen.length)") == 0
+    page.evaluate(SETTLED)
+    assert page.evaluate("() => window.seen.length") == 1
     assert page.evaluate(PAINT) == []
     assert page.evaluate("() => window.seen") == [{"busy": False, "items": 2}]
     # The answer is held back: nothing is drawn for the request until the next frame, which shows it busy.
