@@ -109,6 +109,7 @@ def test_the_notes_app_in_a_browser(notes_server, page) -> None:  # type: ignore
     # Rename in place: the row, a child scene of the list, checks the title,
     # writes it with its own store.put and tells the list.
     page.click(".notes li:has-text('Trip') button[name=rename]")
+    page.wait_for_function("() => document.activeElement && document.activeElement.name === 'draft'")
     page.fill(".notes input[name=draft]:visible", "  ")
     page.press(".notes input[name=draft]:visible", "Enter")
     page.wait_for_selector(".notes .row-error:text('A title is required')")
