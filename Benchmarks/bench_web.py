@@ -16,9 +16,9 @@ Headless Chromium (Debian's) runs the page, driven by Playwright; the times
 are the page's own (`performance.now`): from the input event to the end of
 the render that shows the query's rows, layout included; from `send` to its
 answer, and the same action sent on a bare socket of the page (the client
-and the page's render left out). The floor: a frame the server answers itself (no runtime, no
-thread), and a bare aiohttp echo server (a process of its own) answering the
-same page, and a Python client. Without Playwright or Chromium the
+and the page's render left out). The floor: a frame the server answers
+itself (no runtime, no thread), and a bare aiohttp echo server (a process of
+its own) answering the same page, and a Python client. Without Playwright or Chromium the
 benchmark says so and measures nothing.
 """
 
