@@ -7,8 +7,10 @@
 //
 // Usage: yaia-bench-paths PATH_TO_libyaia-examples.so NOTES_DOCUMENTS [NAME]
 // Naming a path (send, action, general-action, jobs, commands,
-// general-commands, execute, logic, general-logic, search, general-search)
-// runs only it, 200,000 calls untimed (2,000 for the searches): for callgrind.
+// general-commands, execute, logic, general-logic, search, general-search,
+// request, general-request)
+// runs only it, 200,000 calls untimed (2,000 for the searches and the
+// requests): for callgrind.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -198,9 +200,34 @@ guard case let found = shown(fusedSearch), found > 0, found == shown(generalSear
     fail("the fused search and the general path differ")
 }
 
+// A send request to that list through the request path, its update written
+// once with its tag (Op.write), or read back into a tree and written again.
+guard let requests = try? Runtime(catalog: Catalog(), config: ["scenes": [.string(documents)]]) else { fail("no runtime with \(documents)") }
+// SendRequestPathTests holds the two answers equal.
+guard case .int(let requestList)? = (try? requests.open("notes/list", args: ["user": ["email": "ada@example.com"]]))?["scene"],
+      (try? requests.send(scene: requestList, action: Action("loaded", payload: ["items": .array(JSONArray((1...notes).map {
+          ["key": .string("note/\($0)"), "value": note($0)] }))]))) != nil else { fail("the request path's list does not load") }
+let searchRequests = ["l", "ly"].map { Array(#"{"op":"send","scene":\#(requestList),"action":{"type":"searchChanged","payload":"\#($0)"},"tag":1}"#.utf8) }
+var requestWriter = JSONWriter()
+var requested = 0
+@MainActor func writtenSend() {
+    requested &+= 1
+    requestWriter.reset()
+    searchRequests[requested & 1].withUnsafeBufferPointer { requests.execute($0, into: &requestWriter) }
+    sink &+= requestWriter.byteCount
+}
+@MainActor func treeSend() {
+    requested &+= 1
+    requestWriter.reset()
+    searchRequests[requested & 1].withUnsafeBufferPointer { requestWriter.write(requests.execute($0)) }
+    sink &+= requestWriter.byteCount
+}
+
 if let only {
-    if only == "search" || only == "general-search" {
-        for _ in 0..<2_000 { sink &+= shown(only == "search" ? fusedSearch : generalSearch) }
+    let slow: [String: @MainActor () -> Void] = ["search": { sink &+= shown(fusedSearch) }, "general-search": { sink &+= shown(generalSearch) },
+                                                 "request": writtenSend, "general-request": treeSend]
+    if let run = slow[only] {
+        for _ in 0..<2_000 { run() }
         exit(sink == 0 ? 1 : 0)
     }
     for _ in 0..<200_000 {
@@ -225,6 +252,7 @@ let sendTimes = medianNs([send, { sink &+= parsedAction() == nil ? 1 : 0 }, { si
 let commandTimes = medianNs([sendJobs, { sink &+= textCommands()?.count ?? 0 }, { sink &+= generalCommands()?.count ?? 0 }])
 let logicTimes = medianNs([execute, cachedLogic, generalLogic])
 let searchTimes = medianNs([search, { sink &+= shown(fusedSearch) }, { sink &+= shown(generalSearch) }])
+let requestTimes = medianNs([writtenSend, treeSend])
 let sendNs = sendTimes[0], executeNs = logicTimes[0]
 
 struct Row {
@@ -244,6 +272,8 @@ let rows = [
         serves: "yaia_execute(logic), a repeated rule", rowNs: executeNs),
     Row(path: "fused search vs lower, then in", fast: searchTimes[1], general: searchTimes[2],
         serves: "a search in notes-documents' list", rowNs: searchTimes[0]),
+    Row(path: "a send request written once vs via its tree", fast: requestTimes[0], general: requestTimes[1],
+        serves: "that search as a send request", rowNs: requestTimes[0]),
 ]
 
 print("Paths kept for speed: each against its general path, medians of \(batches) batches (sink \(sink % 10))\n")
@@ -252,16 +282,17 @@ print("  " + "yaia_send on example/login".padded(44) + format(sendNs).leftPadded
 print("  " + "yaia_send on example/jobs (an effect)".padded(44) + format(commandTimes[0]).leftPadded(10))
 print("  " + "yaia_execute(logic), a repeated rule".padded(44) + format(executeNs).leftPadded(10))
 print("  " + "a search in notes-documents' list (\(notes) notes)".padded(44) + format(searchTimes[0]).leftPadded(10))
-print("\n  " + "path".padded(44) + "fast".leftPadded(8) + "general".leftPadded(9) + "gain ns".leftPadded(9) + "  verdict")
+print("\n  " + "path".padded(44) + "fast".leftPadded(11) + "general".leftPadded(11) + "gain ns".leftPadded(11) + "  verdict")
 for row in rows {
     let gain = row.general - row.fast
     let share = gain / row.rowNs * 100
     let verdict = share >= minimumGain ? "kept: gains \(format(share))% of \(row.serves)" : "NOT worth keeping (\(format(share))% of \(row.serves))"
-    print("  " + row.path.padded(44) + format(row.fast).leftPadded(8) + format(row.general).leftPadded(9)
-          + format(gain).leftPadded(9) + "  " + verdict)
+    print("  " + row.path.padded(44) + format(row.fast).leftPadded(11) + format(row.general).leftPadded(11)
+          + format(gain).leftPadded(11) + "  " + verdict)
 }
 yaia_runtime_free(rt)
 yaia_runtime_free(listRuntime)
+requests.shutDown()
 logicRuntime.shutDown()
 
 func format(_ value: Double) -> String {

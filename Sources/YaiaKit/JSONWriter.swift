@@ -43,6 +43,9 @@ public struct JSONWriter: ~Copyable {
     /// Forgets the text so far, keeping the memory.
     package mutating func reset() { count = 0 }
 
+    /// Forgets what was written after the first `byteCount` bytes.
+    package mutating func truncate(to byteCount: Int) { count = min(count, max(byteCount, 0)) }
+
     /// How many bytes have been written.
     @usableFromInline package var byteCount: Int { count }
 

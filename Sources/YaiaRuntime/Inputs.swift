@@ -152,8 +152,9 @@ extension Runtime {
     /// scenarios, simulation, replay): with a journal, under its input lock
     /// and recorded; applied to the state, which answers an `Update`; a
     /// request's update written into `writer` by `Update.write`, the view
-    /// model as the scene writes it (a pack's is not parsed).
-    func reduce(_ input: Reduction, into writer: inout JSONWriter) throws(YaiaError) {
+    /// model as the scene writes it (a pack's is not parsed), with `tag`,
+    /// the request's, among its members.
+    func reduce(_ input: Reduction, into writer: inout JSONWriter, tag: JSON? = nil) throws(YaiaError) {
         var work = Work()
         defer { run(work) }
         let journal = journaling.load(ordering: .relaxed) ? lock.withLock { self.journal } : nil
@@ -169,7 +170,8 @@ extension Runtime {
         try apply(&work, offThread: offThread) { (state, env, steps) throws(YaiaError) in
             switch input {
             case .send(let target, let action, let text):
-                let update = try state.send(target, action, text: text, env: env, steps: &steps)
+                var update = try state.send(target, action, text: text, env: env, steps: &steps)
+                update.tag = tag
                 let last = update.writeObject(into: &writer)
                 journal?.recordSend(target, action: action, text: text, digest: journal?.digest(of: update, written: writer, last: last), time: time)
             case .resolve(let id, let outcome):

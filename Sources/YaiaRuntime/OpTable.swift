@@ -9,6 +9,10 @@ import YaiaKit
 struct Op: Sendable {
     /// Answers a request, given as its object; what it throws becomes the envelope.
     typealias Handler = @Sendable (Runtime, JSONObject) throws(YaiaError) -> JSON
+    /// Writes the answer to a request, with its tag (nil: none), into a
+    /// writer: an answer the runtime makes as text (a send's update) is
+    /// then not read back into a tree to be written again.
+    typealias Writer = @Sendable (Runtime, JSONObject, JSON?, inout JSONWriter) throws(YaiaError) -> Void
     /// Applies a journal line in a replay; answers with the response whose digest is checked.
     typealias Replayer = @Sendable (Runtime, JSONObject) throws(YaiaError) -> JSON?
 
@@ -27,12 +31,28 @@ struct Op: Sendable {
     /// nil: the op changes no state a journal records.
     let journal: Journaled?
     let handle: Handler
+    /// The op's answer as text, for ops that make it so; `handle` then reads it.
+    let write: Writer?
 
     init(_ name: String, privileged: Bool = false, journal: Journaled? = nil, handle: @escaping Handler) {
         self.name = name
         self.privileged = privileged
         self.journal = journal
         self.handle = handle
+        write = nil
+    }
+
+    /// An op that writes its answer: its tree is that text, read.
+    init(_ name: String, journal: Journaled? = nil, write: @escaping Writer) {
+        self.name = name
+        privileged = false
+        self.journal = journal
+        self.write = write
+        handle = { r, o throws(YaiaError) in
+            var writer = JSONWriter()
+            try write(r, o, nil, &writer)
+            return try Runtime.tree(of: writer)
+        }
     }
 
     /// The kind of journal line the op's input is written as, if it is journaled.
@@ -47,7 +67,9 @@ struct Op: Sendable {
 
 extension Op {
     static let open = Op("open", journal: .line { r, o throws(YaiaError) in try r.replayOpen(o) }) { r, o throws(YaiaError) in try r.request(open: o) }
-    static let send = Op("send", journal: .line { r, o throws(YaiaError) in try r.replaySend(o) }) { r, o throws(YaiaError) in try r.request(send: o) }
+    static let send = Op("send", journal: .line { r, o throws(YaiaError) in try r.replaySend(o) }) { r, o, tag, w throws(YaiaError) in
+        try r.request(send: o, tag: tag, into: &w)
+    }
     static let resolve = Op("resolve", journal: .line(kind: "outcome") { r, o throws(YaiaError) in try r.replayOutcome(o) }) { r, o throws(YaiaError) in
         try r.request(resolve: o)
     }

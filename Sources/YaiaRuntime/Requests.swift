@@ -15,11 +15,27 @@ extension Runtime {
         return execute(request)
     }
 
-    /// `execute`, its answer written into `writer`. A plain `logic`
-    /// request is answered without building the request (`fastLogic`).
+    /// `execute`, its answer written into `writer` (after what it holds).
+    /// A plain `logic` request is answered without building the request
+    /// (`fastLogic`); an op that writes its answer (`Op.write`: a send's
+    /// update) writes it here, its tag among its members, and is not read
+    /// back into a tree.
     public func execute(_ bytes: UnsafeBufferPointer<UInt8>, into writer: inout JSONWriter) {
         if fastLogic(bytes, into: &writer) { return }
-        writer.write(execute(bytes))
+        let request: JSON
+        do throws(YaiaError) {
+            request = try limits.parse(bytes)
+        } catch {
+            return writer.write(error.envelope())
+        }
+        guard case .object(let o) = request, let write = (try? entry(of: o))?.write else { return writer.write(execute(request)) }
+        let start = writer.byteCount
+        do throws(YaiaError) {
+            try write(self, o, o["tag"], &writer)
+        } catch {
+            writer.truncate(to: start)
+            writer.write(error.envelope(tag: o["tag"]))
+        }
     }
 
     public func execute(_ request: JSON) -> JSON {
@@ -28,7 +44,7 @@ extension Runtime {
         }
         let tag = o["tag"]
         do throws(YaiaError) {
-            var response = try handle(o)
+            var response = try entry(of: o).handle(self, o)
             if let tag, case .object(var r) = response {
                 r["tag"] = tag
                 response = .object(r)
@@ -39,14 +55,15 @@ extension Runtime {
         }
     }
 
-    private func handle(_ o: JSONObject) throws(YaiaError) -> JSON {
+    /// The op a request names, when the request may use it.
+    private func entry(of o: JSONObject) throws(YaiaError) -> Op {
         guard let opValue = o["op"] else { throw YaiaError(.badRequest, "the request has no \"op\"", at: "/op") }
         guard case .string(let op) = opValue else {
             throw YaiaError(.badRequest, "\"op\" must be a string, not \(opValue.kindName)", at: "/op")
         }
         guard let entry = Op.named[op] else { throw Op.unknown(op) }
         try grants.check(entry)
-        return try entry.handle(self, o)
+        return entry
     }
 }
 
@@ -71,7 +88,8 @@ extension Runtime {
         }
     }
 
-    func request(send o: JSONObject) throws(YaiaError) -> JSON {
+    /// A send's update, written with the request's `tag`.
+    func request(send o: JSONObject, tag: JSON?, into writer: inout JSONWriter) throws(YaiaError) {
         let target: Int64
         let toFlow = o["flow"] != nil
         if toFlow {
@@ -84,7 +102,7 @@ extension Runtime {
         guard let actionValue = o["action"] else { throw YaiaError(.badRequest, "send needs an \"action\"", at: "/action") }
         let action = try Action(json: actionValue, at: "/action")
         do throws(YaiaError) {
-            return toFlow ? try send(flow: target, action: action) : try send(scene: target, action: action)
+            try reduce(.send(toFlow ? .flow(target) : .scene(target), action, text: nil), into: &writer, tag: tag)
         } catch {
             // The scene locates faults within the action.
             throw error.at == nil ? error : error.nested(under: "/action")

@@ -3,7 +3,7 @@ import YaiaKit
 /// What one reduction of a scene did, as the runtime answers it (a request's
 /// update) or queues it (an event): `{"childErrors"?, "effect"?, "effects",
 /// "event"?, "flow"?, "from"?, "navigationErrors"?, "ok", "path"?, "routes",
-/// "scene", "seq", "stack"?, "top"?, "version"?, "viewAt"?, "viewModel"}`. Described once (`members`): its text
+/// "scene", "seq", "stack"?, "tag"?, "top"?, "version"?, "viewAt"?, "viewModel"}`. Described once (`members`): its text
 /// and its tree follow from it.
 public struct Update: JSONMembers {
     public let scene: Int64
@@ -20,6 +20,8 @@ public struct Update: JSONMembers {
     /// What an update of a parent or a child scene adds; nil for the
     /// others, which then carry one word for it and copy nothing more.
     public internal(set) var family: Family?
+    /// The tag of the request it answers, given back (docs/abi.md).
+    public var tag: JSON?
 
     /// Children that could not open or be told: `{"slot"?, "key"?, "error"}` each.
     public internal(set) var childErrors: [JSON] {
@@ -116,6 +118,7 @@ public struct Update: JSONMembers {
         sink.member("scene", int: scene)
         sink.member("seq", int: seq)
         stack(into: &sink)
+        if let tag { sink.member("tag", tag) }
         if let place = family?.place { sink.member("top", int: place.top) }
         if let flow { sink.member("version", int: flow.version) }
         if let at = family?.place?.viewAt { sink.member("viewAt", string: at) }
