@@ -525,7 +525,7 @@ SWIFT_ASAN   := $(SWIFT) build --build-tests --scratch-path $(FUZZ_SCRATCH) --sa
 SWIFT_TEST_SOURCES := $(shell find Tests -name '*.swift')
 
 FUZZ_SECONDS ?= 600
-FUZZ_SHORT   ?= 20
+FUZZ_SHORT   ?= 15
 FUZZ_TARGET  := $(FUZZ_SCRATCH)/bin/fuzz_execute
 # The scene pack whose answers the fuzz input writes; the target finds it beside itself.
 FUZZ_ANSWERS := $(FUZZ_SCRATCH)/bin/fuzz_pack.so

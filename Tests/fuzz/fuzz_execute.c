@@ -25,7 +25,7 @@
 ** (YAIA_FUZZ_ANSWERS, default fuzz_pack.so beside this program) and a few C
 ** functions bound in its config, safe for any arguments their signatures
 ** admit (no plugin: one with a thread of its own costs more than the rest
-** of a run), and at most 200 scenes: the fuzzing pack's scene has children
+** of a run), and at most 64 scenes: the fuzzing pack's scene has children
 ** of its own type, an input that wants several at each level would open
 ** thousands before the depth limit, and every update of a parent carries
 ** its family's whole view. Its config grants perform, register,
@@ -165,7 +165,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     atexit(remove_work_dir);
 
     if (asprintf(&config,
-                 "{\"scenes\":[\"%s\",\"%s\"],\"workers\":2,\"limits\":{\"scenes\":200},"
+                 "{\"scenes\":[\"%s\",\"%s\"],\"workers\":2,\"limits\":{\"scenes\":64},"
                  "\"allow\":{\"ops\":[\"perform\",\"journal\",\"replay\",\"snapshot\",\"restore\",\"rewind\","
                  "\"register\",\"scenario_from_journal\"],"
                  "\"files\":[\"%s\"]},"
