@@ -75,10 +75,7 @@ public struct JSONArray: Sendable {
     /// Whether both are the same storage, so equal without a look inside.
     package func sharesStorage(with other: JSONArray) -> Bool {
         switch (storage, other.storage) {
-        case let (.flat(a), .flat(b)):
-            guard a.count == b.count else { return false }
-            if a.isEmpty { return true }
-            return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
+        case let (.flat(a), .flat(b)): return a.sharesBuffer(with: b)
         case let (.tree(a), .tree(b)): return a === b
         default: return false
         }

@@ -8,18 +8,10 @@ extension JSON {
     package func sharesStorage(with other: JSON) -> Bool {
         switch (self, other) {
         case let (.array(a), .array(b)): return a.sharesStorage(with: b)
-        case let (.object(a), .object(b)): return sameBuffer(a.members, b.members)
+        case let (.object(a), .object(b)): return a.sharesStorage(with: b)
         default: return false
         }
     }
-}
-
-/// Two live arrays with one element buffer share it, and a shared buffer is
-/// never written (copy on write): equal contents.
-private func sameBuffer<T>(_ a: [T], _ b: [T]) -> Bool {
-    guard a.count == b.count else { return false }
-    if a.isEmpty { return true }
-    return a.withUnsafeBufferPointer { x in b.withUnsafeBufferPointer { y in x.baseAddress == y.baseAddress } }
 }
 
 package struct JSONDiffer {
@@ -171,7 +163,7 @@ package struct JSONDiffer {
             visited += skipped
             return equal
         case let (.object(x), .object(y)):
-            if sameBuffer(x.members, y.members) { return true }
+            if x.sharesStorage(with: y) { return true }
             guard x.count == y.count, depth < maxDepth else { return false }
             for (p, q) in zip(x.members, y.members) {
                 if compareKeys(p.key, q.key) != 0 || !same(p.value, q.value, depth: depth + 1) { return false }

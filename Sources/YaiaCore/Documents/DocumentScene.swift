@@ -221,7 +221,7 @@ public struct DocumentSceneValue: LiveScene, Equatable {
     /// (the parts a reduction left alone) is equal at once.
     static func same(_ a: JSONObject, _ b: JSONObject) -> Bool {
         guard a.count == b.count else { return false }
-        if shareStorage(a.members, b.members) { return true }
+        if a.sharesStorage(with: b) { return true }
         for (m, n) in zip(a.members, b.members) {
             guard compareKeys(m.key, n.key) == 0, same(m.value, n.value) else { return false }
         }
@@ -237,10 +237,6 @@ public struct DocumentSceneValue: LiveScene, Equatable {
         default:
             return a == b
         }
-    }
-
-    static func shareStorage<T>(_ x: [T], _ y: [T]) -> Bool {
-        x.withUnsafeBufferPointer { p in y.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
     }
 
     static func view(of state: JSONObject, scene: DocumentScene) throws(YaiaError) -> JSON {

@@ -90,7 +90,7 @@ extension DocumentSceneValue {
         case let (.double(x)?, .double(y)?): return x.bitPattern == y.bitPattern
         case let (.string(x)?, .string(y)?): return x.utf8.count == y.utf8.count && x.utf8.elementsEqual(y.utf8)
         case let (.array(x)?, .array(y)?): return x.sharesStorage(with: y)
-        case let (.object(x)?, .object(y)?): return x.count == y.count && shareStorage(x.members, y.members)
+        case let (.object(x)?, .object(y)?): return x.sharesStorage(with: y)
         default: return false
         }
     }

@@ -23,7 +23,7 @@ extension LogicMachine {
             return try x.sameElements(as: y) { p, q throws(LogicStop) in try same(p, q) }
         case (.object(let x), .object(let y)):
             guard x.count == y.count else { return false }
-            if LogicMachine.shareStorage(x.members, y.members) { return true }
+            if x.sharesStorage(with: y) { return true }
             try charge(1 + x.count >> 4)
             for (m, n) in zip(x.members, y.members) {
                 guard compareKeys(m.key, n.key) == 0, try same(m.value, n.value) else { return false }
@@ -32,10 +32,6 @@ extension LogicMachine {
         default:
             return false
         }
-    }
-
-    static func shareStorage<T>(_ x: [T], _ y: [T]) -> Bool {
-        x.withUnsafeBufferPointer { p in y.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
     }
 
     static func plainNumber(_ value: JSON) -> LogicNumber {

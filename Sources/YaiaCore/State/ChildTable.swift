@@ -45,13 +45,6 @@ struct SlotChildren: Sendable, Equatable {
 
     func position(of key: JSON) -> Int? { places[key] }
     func entry(_ key: JSON) -> Entry? { places[key].map { entries[$0] } }
-
-    /// Whether both hold the very same entries (one storage): what was
-    /// composed from one was composed from the other.
-    func sameEntries(as other: SlotChildren) -> Bool {
-        entries.count == other.entries.count
-            && entries.withUnsafeBufferPointer { a in other.entries.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress } }
-    }
 }
 
 /// The children of the scenes that have any, by parent id, slot by slot.

@@ -41,7 +41,7 @@ extension RuntimeState {
             let entries = children.entries
             switch slot.kind {
             case .keyed:
-                if let kept = views.lists[id]?[slot.name], kept.children.sameEntries(as: children) {
+                if let kept = views.lists[id]?[slot.name], kept.children.entries.sharesBuffer(with: entries) {
                     o[slot.name] = kept.view
                     continue
                 }
