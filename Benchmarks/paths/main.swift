@@ -183,10 +183,9 @@ var typed = 0
     sink &+= Int(r?[0] ?? 0)
     yaia_free(r)
 }
-let shownRule: JSON = ["map": [["filter": [["var": "state.notes"], ["or": [
-    ["in": [["lower": ["root": "state.query"]], ["lower": ["var": "title"]]]],
-    ["in": [["lower": ["root": "state.query"]], ["lower": ["var": "body"]]]],
-]]]], ["var": "id"]]]
+// The rule as the list's document has it: its view's "shown".
+guard let listText = readFile(documents + "/list.json"), let listDocument = try? listText.withUnsafeBufferPointer({ try JSONParser.parse($0) }),
+      let shownRule = listDocument["view"]?["shown"] else { fail("no view member \"shown\" in \(documents)/list.json") }
 let searchData: JSON = ["state": ["notes": noteList, "query": "Ly"]]
 guard let fusedSearch = try? LogicRule(shownRule), let generalSearch = try? LogicRule(unfused: shownRule) else {
     fail("the search rule does not compile")
