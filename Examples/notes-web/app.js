@@ -20,18 +20,24 @@ function act(button, type, payload) {
 
 const setValue = (input, value) => { if (document.activeElement !== input && input.value !== value) input.value = value; };
 const setText = (node, text) => { const t = text == null ? "" : String(text); if (node.textContent !== t) node.textContent = t; };
+// Written only when it changes: `hidden` written again, even unchanged, has
+// the browser work the element's style out again (`disabled` does not).
+const setHidden = (node, hidden) => { if (node.hidden !== hidden) node.hidden = hidden; };
 const busy = (button) => button.dataset.busy === "1";
 
+// Each keystroke in a field is an action, and its answer a render: the
+// screen finds its nodes once and writes only what changed.
 function loginScreen(root) {
   const form = root.querySelector("form");
   const [email, password, submit] = [form.email, form.password, form.submit];
+  const [emailError, error] = [form.querySelector('[data-for="email"]'), form.querySelector(".error")];
   email.oninput = () => send("emailChanged", email.value).catch(() => {});
   password.oninput = () => send("passwordChanged", password.value).catch(() => {});
   form.onsubmit = (event) => { event.preventDefault(); act(submit, "submit"); };
   return (vm, context) => {
     setValue(email, vm.email);
-    setText(form.querySelector('[data-for="email"]'), vm.emailError);
-    setText(form.querySelector(".error"), vm.error || (context.error && context.error.message));
+    setText(emailError, vm.emailError);
+    setText(error, vm.error || (context.error && context.error.message));
     submit.disabled = !vm.canSubmit || vm.isSubmitting || busy(submit) || !context.connected;
     setText(submit, vm.isSubmitting ? "Signing in…" : "Sign in");
   };
@@ -240,13 +246,14 @@ function editorScreen(root) {
 
 const screens = { "notes/login": ["login", loginScreen], "notes/list": ["list", listScreen], "notes/editor": ["editor", editorScreen] };
 
+const [offline, who, logout] = ["offline", "who", "logout"].map((id) => document.getElementById(id));
+
 function render(vm, sendAction, context) {
   send = sendAction;
-  document.getElementById("offline").hidden = context.connected;
+  setHidden(offline, context.connected);
   const list = context.stack.find((e) => e.scene === "notes/list");
-  setText(document.getElementById("who"), list && list.viewModel ? list.viewModel.user : "");
-  const logout = document.getElementById("logout");
-  logout.hidden = context.scene !== "notes/list";
+  setText(who, list && list.viewModel ? list.viewModel.user : "");
+  setHidden(logout, context.scene !== "notes/list");
   if (!vm || !screens[context.scene]) return;
   if (!screen || screen.id !== context.id) {
     const [template, make] = screens[context.scene];
@@ -268,7 +275,7 @@ function render(vm, sendAction, context) {
   }
 }
 
-document.getElementById("logout").onclick = () => send("logout").catch(() => {});
+logout.onclick = () => send("logout").catch(() => {});
 // Patches: a keystroke in the search sends what changed in the list, not the list.
 const app = connect({ start: "notes/login", view: "patch", render });
 window.app = app; // for the console, and for tests

@@ -147,8 +147,11 @@ def test_the_client_keeps_a_scene_s_child_errors_from_its_last_update(make_serve
     page.wait_for_function("() => window.app.childErrorsOf(1).length === 1")
     held["seq"] = 7
     syncs = len([r for r in engine.requests if r["op"] == "scenes"])
+    # The scene is at seq 7 before the sync as after it: the sync is seen
+    # by the scene's entry, which the client makes anew from its answer.
+    page.evaluate("() => { window.beforeSync = window.app.scenes.get(1); }")
     engine.push(update(9, dropped=1, viewBase=8, viewPatch=[]))
-    page.wait_for_function(f"() => window.app.scenes.get(1).seq === 7")
+    page.wait_for_function("() => window.app.scenes.get(1) !== window.beforeSync && window.app.scenes.get(1).seq === 7")
     assert len([r for r in engine.requests if r["op"] == "scenes"]) == syncs + 1
     assert errors_of(page) == a
     held["seq"] = 9

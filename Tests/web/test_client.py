@@ -219,3 +219,13 @@ def test_a_request_is_drawn_busy_with_the_next_frame_unless_its_answer_came_firs
     page.wait_for_function("() => window.seen.length === 3")
     assert page.evaluate("() => window.seen[2]") == {"busy": False, "items": 3}
     assert page.errors == []
+
+
+def test_an_isolated_server_s_page_is_cross_origin_isolated_and_connects(make_server, page) -> None:  # type: ignore[no-untyped-def]
+    for isolated in (True, False):
+        server = make_server(WebConfig(isolated=isolated), lambda restore: scripted())
+        page.goto(server.url)
+        page.wait_for_function("() => document.querySelector('#view').textContent.includes('\"a\"')")
+        assert page.evaluate("() => crossOriginIsolated") is isolated
+        assert page.evaluate("() => window.app.send('add').then((answer) => answer.ok)") is True
+    assert page.errors == []

@@ -310,3 +310,21 @@ def test_the_runtime_keeps_its_own_request_bound() -> None:
     assert "request_bytes" not in WebConfig().runtime_config()["limits"]
     given = WebConfig(runtime={"limits": {"request_bytes": 4096}})
     assert given.runtime_config()["limits"]["request_bytes"] == 4096
+
+
+@pytest.mark.parametrize("isolated", [True, False])
+def test_an_isolated_server_serves_everything_cross_origin_isolated(make_server, isolated) -> None:  # type: ignore[no-untyped-def]
+    server = make_server(WebConfig(isolated=isolated), fakes())
+    policies = {"Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "credentialless"}
+
+    async def run() -> None:
+        async with aiohttp.ClientSession() as client:
+            for path in ("", "yaia/yaia.js", "index.html", "no-such-file"):
+                async with client.get(server.url + path) as response:
+                    assert response.status == (404 if path == "no-such-file" else 200)
+                    got = {name: response.headers.get(name) for name in policies}
+                    assert got == (policies if isolated else dict.fromkeys(policies)), path
+        _, hello, close = await open_tab(server.ws_url)  # the socket is the same either way
+        assert hello["ok"] is True
+        await close()
+    asyncio.run(run())

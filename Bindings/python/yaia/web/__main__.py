@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--resume-seconds", type=float, default=600.0, help="how long a closed tab's session is kept (600)")
     p.add_argument("--inspector", action="store_true",
                    help="serve the inspector at /inspector/ (each session keeps a journal; docs/inspector.md)")
+    p.add_argument("--isolated", action="store_true",
+                   help="serve pages cross-origin isolated (COOP and COEP; docs/web.md): precise performance.now()")
     p.add_argument("--sessions", type=int, default=64, help="connected sessions at most (64)")
     return p
 
@@ -65,7 +67,8 @@ def config_from(args: argparse.Namespace) -> WebConfig:
         token = secrets.token_urlsafe(24)
     return WebConfig(runtime=runtime, allow=frozenset(args.allow), host=args.host, port=args.port,
                      static=args.static, start=args.start, token=token, origins=tuple(args.origin),
-                     resume_seconds=args.resume_seconds, sessions=args.sessions, inspector=args.inspector)
+                     resume_seconds=args.resume_seconds, sessions=args.sessions, inspector=args.inspector,
+                     isolated=args.isolated)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -17,7 +17,7 @@ from .connection import Connection
 from .engine import Engine, RuntimeEngine
 from .session import MakeEngine
 
-__all__ = ["Server", "CLIENT_DIR"]
+__all__ = ["Server", "CLIENT_DIR", "ISOLATION_HEADERS"]
 
 def _client_dir() -> Path:
     # An installed package carries the client beside this module (setup.py
@@ -36,6 +36,18 @@ _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 
 def _valid_key(key: Any) -> bool:
     return isinstance(key, str) and 16 <= len(key) <= 64 and set(key) <= _KEY_CHARS
+
+
+#: What makes a page cross-origin isolated (WebConfig.isolated). COEP
+#: credentialless rather than require-corp: images and scripts of other
+#: origins still load (without cookies), where require-corp would refuse
+#: every one whose server does not send Cross-Origin-Resource-Policy.
+ISOLATION_HEADERS = {"Cross-Origin-Opener-Policy": "same-origin",
+                     "Cross-Origin-Embedder-Policy": "credentialless"}
+
+
+async def _isolate(request: web.Request, response: web.StreamResponse) -> None:
+    response.headers.update(ISOLATION_HEADERS)
 
 
 class Server:
@@ -160,6 +172,8 @@ class Server:
         app.router.add_static("/yaia/", CLIENT_DIR, follow_symlinks=False)
         app.router.add_static("/", self.config.static or CLIENT_DIR, follow_symlinks=False)
         app.on_shutdown.append(self._shutdown)
+        if self.config.isolated:
+            app.on_response_prepare.append(_isolate)
         return app
 
     async def _shutdown(self, app: web.Application) -> None:
