@@ -78,7 +78,7 @@ extension RuntimeState {
         var inFamily = false
         // Read before the state changes: an action as text is built here only for the inspector.
         let inspected = inspecting ? try sent.action().json : nil
-        guard var update = try scenes.modify(id, { (scene) throws(YaiaError) -> Update in
+        var update = try scenes.modify(id, missing: { RuntimeState.noSuchScene(id) }) { (scene) throws(YaiaError) -> Update in
             // A scene with slots or a parent gives no patch of its own: its
             // view is composed and diffed here (familyView), from the view
             // model its reduction writes. A patch asked of it would go unread,
@@ -88,8 +88,6 @@ extension RuntimeState {
             flowID = scene.flow
             inFamily = scene.inFamily
             return Update(scene: id, seq: scene.seq, cause: cause, view: .scene(scene.value))
-        }) else {
-            throw RuntimeState.noSuchScene(id)
         }
         if inFamily { reduced(below: id) }
         if let inspected {
