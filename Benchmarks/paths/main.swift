@@ -7,7 +7,7 @@
 //
 // Usage: yaia-bench-paths PATH_TO_libyaia-examples.so NOTES_DOCUMENTS [NAME]
 // Naming a path (send, action, general-action, jobs, commands,
-// general-commands, execute, logic, general-logic, search, general-search,
+// general-commands, checked-action, built-action, execute, logic, general-logic, search, general-search,
 // request, general-request)
 // runs only it, 200,000 calls untimed (2,000 for the searches and the
 // requests): for callgrind.
@@ -123,6 +123,18 @@ let commandBytes = Array(#"[{"effect":{"args":null,"catch":"failed","id":"k","op
     }
 }
 guard let read = textCommands(), read == generalCommands() else { fail("Command.list(from:) and the general path differ") }
+// That send's action as yaia_send reads it: its payload checked but not built
+// (ActionText: the pack reads the text itself), or built (Action(parsing:)).
+let jobsActionBytes = Array(jobsAction.utf8)
+@MainActor func checkedAction() -> Int {
+    jobsActionBytes.withUnsafeBufferPointer { (try? ActionText(parsing: $0))?.bytes.count ?? 0 }
+}
+@MainActor func builtAction() -> Action? {
+    jobsActionBytes.withUnsafeBufferPointer { try? Action(parsing: $0) }
+}
+guard let built = builtAction(), jobsActionBytes.withUnsafeBufferPointer({ try? ActionText(parsing: $0).action() }) == built else {
+    fail("ActionText and Action(parsing:) differ")
+}
 
 // A host evaluating one rule over and over: a plain logic request through
 // the rule cache (`Runtime.execute(_:into:)`, as yaia_execute takes it) or
@@ -237,6 +249,8 @@ if let only {
         case "jobs": sendJobs()
         case "commands": sink &+= textCommands()?.count ?? 0
         case "general-commands": sink &+= generalCommands()?.count ?? 0
+        case "checked-action": sink &+= checkedAction()
+        case "built-action": sink &+= builtAction() == nil ? 1 : 0
         case "execute": execute()
         case "logic": cachedLogic()
         case "general-logic": generalLogic()
@@ -248,7 +262,8 @@ if let only {
 
 // Each path with its general path and the row it serves, batches in turn.
 let sendTimes = medianNs([send, { sink &+= parsedAction() == nil ? 1 : 0 }, { sink &+= generalAction() == nil ? 1 : 0 }])
-let commandTimes = medianNs([sendJobs, { sink &+= textCommands()?.count ?? 0 }, { sink &+= generalCommands()?.count ?? 0 }])
+let commandTimes = medianNs([sendJobs, { sink &+= textCommands()?.count ?? 0 }, { sink &+= generalCommands()?.count ?? 0 },
+                             { sink &+= checkedAction() }, { sink &+= builtAction() == nil ? 1 : 0 }])
 let logicTimes = medianNs([execute, cachedLogic, generalLogic])
 let searchTimes = medianNs([search, { sink &+= shown(fusedSearch) }, { sink &+= shown(generalSearch) }])
 let requestTimes = medianNs([writtenSend, treeSend])
@@ -266,6 +281,8 @@ let rows = [
     Row(path: "Action(parsing:) vs Action(json: parse)", fast: sendTimes[1], general: sendTimes[2],
         serves: "yaia_send on example/login", rowNs: sendNs),
     Row(path: "Command.list(from:) vs Command(json: parse)", fast: commandTimes[1], general: commandTimes[2],
+        serves: "yaia_send on example/jobs (an effect)", rowNs: commandTimes[0]),
+    Row(path: "ActionText vs Action(parsing:)", fast: commandTimes[3], general: commandTimes[4],
         serves: "yaia_send on example/jobs (an effect)", rowNs: commandTimes[0]),
     Row(path: "logic rule cache vs general request path", fast: logicTimes[1], general: logicTimes[2],
         serves: "yaia_execute(logic), a repeated rule", rowNs: executeNs),

@@ -89,14 +89,13 @@ public protocol LiveScene: Sendable {
     /// scene whose state lives elsewhere (a pack's) can fail to give it.
     var json: JSON { get throws(YaiaError) }
 
-    /// `reduce`, given the action's text too when the caller has it (a
-    /// scene that reads text itself then need not write it again).
-    mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> [Command]
     /// Writes the view model; a scene that has it as text copies the text.
     func writeViewModel(into writer: inout JSONWriter)
-    /// `reduce`, given the host's values too (`env`: the clock's `now` and
-    /// what the host set); only scenes that read them (documents) ask.
-    mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command]
+    /// `reduce`, as the runtime calls it: the action as it was sent (a
+    /// scene that reads text itself takes the caller's text, and builds no
+    /// value), and the host's values (`env`: the clock's `now` and what the
+    /// host set), which only scenes that read them (documents) ask.
+    mutating func reduce(_ sent: SentAction, env: () -> JSON) throws(YaiaError) -> [Command]
 
     /// Patch mode: the next reduction should keep its view model's change as
     /// JSON Patch operations, when the scene can give them itself (a pack's
@@ -114,12 +113,8 @@ public protocol LiveScene: Sendable {
 }
 
 extension LiveScene {
-    public mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> [Command] {
-        try reduce(action)
-    }
-
-    public mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command] {
-        try reduce(action, text: text)
+    public mutating func reduce(_ sent: SentAction, env: () -> JSON) throws(YaiaError) -> [Command] {
+        try reduce(try sent.action())
     }
 
     public func writeViewModel(into writer: inout JSONWriter) { writer.write(viewModel) }

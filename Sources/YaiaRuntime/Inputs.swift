@@ -20,15 +20,16 @@ extension Runtime {
     }
 
     public func send(scene id: Int64, action: Action) throws(YaiaError) -> JSON {
-        try answer(.send(.scene(id), action, text: nil))
+        try answer(.send(.scene(id), .value(action)))
     }
 
-    /// `yaia_send`: the action as the caller's text, read within the
-    /// runtime's limits, and its update written into `writer`.
+    /// `yaia_send`: the action as the caller's text, checked within the
+    /// runtime's limits (its payload built only for a scene that needs it as
+    /// a value), and its update written into `writer`.
     public func send(scene id: Int64, actionText text: UnsafeBufferPointer<UInt8>, into writer: inout JSONWriter) throws(YaiaError) {
         try limits.checkSize(text.count)
-        let action = try Action(parsing: text, maxDepth: limits.depth + Limits.wrapping)
-        try reduce(.send(.scene(id), consume action, text: text), into: &writer)
+        let action = try ActionText(parsing: text, maxDepth: limits.depth + Limits.wrapping)
+        try reduce(.send(.scene(id), .text(action)), into: &writer)
     }
 
     /// The scene at `path` (`[SLOT, KEY?, ...]`, docs/composition.md) below
@@ -73,7 +74,7 @@ extension Runtime {
 
     /// Sends an action to the top scene of a flow.
     public func send(flow id: Int64, action: Action) throws(YaiaError) -> JSON {
-        try answer(.send(.flow(id), action, text: nil))
+        try answer(.send(.flow(id), .value(action)))
     }
 
     /// The current stack of a flow.
@@ -134,8 +135,7 @@ extension Runtime {
 
 /// An input that reduces a scene: an action sent, or an effect's outcome.
 enum Reduction {
-    /// `text`: the action as the caller sent it, when it has it.
-    case send(SendTarget, Action, text: UnsafeBufferPointer<UInt8>?)
+    case send(SendTarget, SentAction)
     /// The host's outcome for a pending effect: answered, or thrown when the
     /// scene cannot read it (the effect then stays pending).
     case resolve(effect: Int64, Outcome)
@@ -169,11 +169,11 @@ extension Runtime {
         }
         try apply(&work, offThread: offThread) { (state, env, steps) throws(YaiaError) in
             switch input {
-            case .send(let target, let action, let text):
-                var update = try state.send(target, action, text: text, env: env, steps: &steps)
+            case .send(let target, let sent):
+                var update = try state.send(target, sent, env: env, steps: &steps)
                 update.tag = tag
                 let last = update.writeObject(into: &writer)
-                journal?.recordSend(target, action: action, text: text, digest: journal?.digest(of: update, written: writer, last: last), time: time)
+                journal?.recordSend(target, sent, digest: journal?.digest(of: update, written: writer, last: last), time: time)
             case .resolve(let id, let outcome):
                 let update = try state.resolve(effect: id, outcome: outcome, env: env, steps: &steps)
                 let last = update.writeObject(into: &writer)

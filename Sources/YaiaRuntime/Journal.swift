@@ -86,13 +86,16 @@ final class Journal: @unchecked Sendable {
         }
     }
 
-    /// Records a send. `text` is the action exactly as the caller sent it
-    /// (valid JSON, already parsed), recorded instead of formatted again;
-    /// without it, the action is formatted. Caller holds the input lock.
-    func recordSend(_ target: SendTarget, action: Action, text: UnsafeBufferPointer<UInt8>?, digest: UInt64?, time: Int64) {
-        if let text {
-            appendSend(target, action: UnsafeRawBufferPointer(text), digest: digest, time: time)
+    /// Records a send. An action sent as text (valid JSON, already checked)
+    /// is recorded exactly as the caller sent it instead of formatted again;
+    /// a value is formatted. Caller holds the input lock.
+    func recordSend(_ target: SendTarget, _ sent: SentAction, digest: UInt64?, time: Int64) {
+        let action: Action
+        switch sent {
+        case .text(let text):
+            appendSend(target, action: UnsafeRawBufferPointer(text.bytes), digest: digest, time: time)
             return
+        case .value(let value): action = value
         }
         actionScratch.reset()
         action.write(into: &actionScratch)

@@ -102,7 +102,7 @@ extension Runtime {
         guard let actionValue = o["action"] else { throw YaiaError(.badRequest, "send needs an \"action\"", at: "/action") }
         let action = try Action(json: actionValue, at: "/action")
         do throws(YaiaError) {
-            try reduce(.send(toFlow ? .flow(target) : .scene(target), action, text: nil), into: &writer, tag: tag)
+            try reduce(.send(toFlow ? .flow(target) : .scene(target), .value(action)), into: &writer, tag: tag)
         } catch {
             // The scene locates faults within the action.
             throw error.at == nil ? error : error.nested(under: "/action")

@@ -305,10 +305,11 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     var name: String { type.name }
 
     /// Calls `body` with the action's text: the caller's, or written anew.
-    private func withText<T>(_ action: Action, _ text: UnsafeBufferPointer<UInt8>?, _ body: (UnsafePointer<CChar>?, Int) -> T) -> T {
-        if let text {
+    private func withText<T>(_ sent: SentAction, _ body: (UnsafePointer<CChar>?, Int) -> T) -> T {
+        if let text = sent.text {
             return UnsafeRawPointer(text.baseAddress).map { body($0.assumingMemoryBound(to: CChar.self), text.count) } ?? body(nil, 0)
         }
+        guard case .value(let action) = sent else { return body(nil, 0) }
         input.writer.reset()
         action.write(into: &input.writer)
         return input.writer.withBytes { raw in body(raw.baseAddress?.assumingMemoryBound(to: CChar.self), raw.count) }
@@ -317,20 +318,21 @@ final class LivePackScene: LiveScene, @unchecked Sendable {
     func check(_ action: Action) throws(YaiaError) {
         guard let check = type.type.pointee.check else { return }
         out.writer.reset()
-        let status = withText(action, nil) { check(state, $0, $1, out.handle) }
+        let status = withText(.value(action)) { check(state, $0, $1, out.handle) }
         if status != 0 { throw out.error(.badPayload, scene: name) }
     }
 
-    func reduce(_ action: Action) throws(YaiaError) -> [Command] { try reduce(action, text: nil) }
+    func reduce(_ action: Action) throws(YaiaError) -> [Command] { try reduce(.value(action), env: { [:] }) }
 
-    func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?) throws(YaiaError) -> [Command] {
+    /// An action sent as text is handed to the pack as it came: no value is built.
+    func reduce(_ sent: SentAction, env: () -> JSON) throws(YaiaError) -> [Command] {
         operations = nil
         let patching = patchAsked && packMatchesHost ? type.reducePatch : nil
         patchAsked = false
         guard let reduce = patching ?? type.type.pointee.reduce else { throw YaiaError(.scenePackError, "scene \(name) has no reduce") }
         out.writer.reset()
         nextView.writer.reset()
-        let status = withText(action, text) { reduce(state, $0, $1, out.handle, nextView.handle) }
+        let status = withText(sent) { reduce(state, $0, $1, out.handle, nextView.handle) }
         guard status == 0 else { throw out.error(.badPayload, scene: name) }
         // The pack has reduced: until this succeeds, the view model it last
         // wrote is not the one the host holds.

@@ -4,11 +4,15 @@ import YaiaKit
 
 /// `Action(parsing:)` reads an action straight from its text; it must agree
 /// with `Action(json: JSONParser.parse(...))` on every input, errors included.
+/// So must `ActionText`, which checks the payload without building it (what
+/// yaia_send does), and the action it builds from it afterwards.
 @Suite struct ActionParsingTests {
     func both(_ bytes: [UInt8]) -> (Result<Action, YaiaError>, Result<Action, YaiaError>) {
         bytes.withUnsafeBufferPointer { buffer in
-            (Result { () throws(YaiaError) in try Action(parsing: buffer) },
-             Result { () throws(YaiaError) in try Action(json: try JSONParser.parse(buffer)) })
+            let fast = Result { () throws(YaiaError) in try Action(parsing: buffer) }
+            let text = Result { () throws(YaiaError) in try ActionText(parsing: buffer).action() }
+            #expect(text == fast)
+            return (fast, Result { () throws(YaiaError) in try Action(json: try JSONParser.parse(buffer)) })
         }
     }
 
@@ -23,6 +27,8 @@ import YaiaKit
         #"{"type":"a","payload":01}"#, "{\"type\":\"a\u{1}\"}", #"{"type":"é","payload":"ü"}"#,
         String(repeating: "[", count: 600) + String(repeating: "]", count: 600),
         #"{"type":"a","payload":"# + String(repeating: "[", count: 600) + String(repeating: "]", count: 600) + "}",
+        #"{"type":"a","payload":1,"payload":{"b":[true,-0.5e3,"\u00e9"]}}"#, #"{"payload":  "x"  ,"type":"a"}"#,
+        #"{"type":"a","payload":{"b":1,}}"#, #"{"type":"a","payload":"\x"}"#, #"{"type":"a","payload":tru}"#,
     ])
     func agreesWithTheTwoStepForm(_ text: String) {
         let (fast, plain) = both(Array(text.utf8))

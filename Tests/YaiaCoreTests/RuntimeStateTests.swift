@@ -247,7 +247,7 @@ import YaiaKit
         for text in sends {
             try Array(text.utf8).withUnsafeBufferPointer { buffer in
                 var steps: [Step] = []
-                let update = try state.send(.scene(scene), try Action(parsing: buffer), text: buffer, env: world, steps: &steps)
+                let update = try state.send(.scene(scene), .text(try ActionText(parsing: buffer)), env: world, steps: &steps)
                 var written = JSONWriter()
                 let last = update.writeObject(into: &written)
                 let tree = update.json

@@ -44,7 +44,7 @@ import YaiaKit
         journal.record(.close(scene: 1), digest: nil)
         #expect(journal.close())
         let written = try String(contentsOfFile: path, encoding: .utf8)
-        journal.recordSend(.scene(1), action: Action("emailChanged", payload: "a@b.c"), text: nil, digest: 7, time: 0)
+        journal.recordSend(.scene(1), .value(Action("emailChanged", payload: "a@b.c")), digest: 7, time: 0)
         journal.record(.close(scene: 2), digest: nil)
         #expect(journal.flush())
         journal.unlockInput()
@@ -64,8 +64,8 @@ import YaiaKit
         journal.lockInput()
         journal.begin(snapshot: ["scenes": []])
         for action in actions {
-            Array(action.utf8).withUnsafeBufferPointer { text in
-                journal.recordSend(.scene(1), action: Action("t"), text: text, digest: nil, time: 0)
+            try Array(action.utf8).withUnsafeBufferPointer { text in
+                journal.recordSend(.scene(1), .text(try ActionText(parsing: text)), digest: nil, time: 0)
             }
         }
         #expect(journal.close())

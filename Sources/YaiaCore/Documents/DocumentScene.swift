@@ -159,7 +159,8 @@ public struct DocumentSceneValue: LiveScene, Equatable {
     }
 
     /// A runtime's reduction: `env` is the host's values now.
-    public mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command] {
+    public mutating func reduce(_ sent: SentAction, env: () -> JSON) throws(YaiaError) -> [Command] {
+        let action = try sent.action()
         let values = env()
         self.env = values
         return try reduce(action, env: values)

@@ -50,8 +50,8 @@ public struct RuntimeState: Sendable {
         var inFamily: Bool { !slots.isEmpty || link != nil }
 
         /// Reduces in place; on error nothing changes. Returns the commands.
-        mutating func reduce(_ action: Action, text: UnsafeBufferPointer<UInt8>?, env: () -> JSON) throws(YaiaError) -> [Command] {
-            let commands = try value.reduce(action, text: text, env: env)
+        mutating func reduce(_ sent: SentAction, env: () -> JSON) throws(YaiaError) -> [Command] {
+            let commands = try value.reduce(sent, env: env)
             seq &+= 1
             return commands
         }

@@ -61,10 +61,13 @@ public struct SceneTable: Sendable {
     /// The parent of scene `id`, read in place.
     func parent(of id: Int64) -> Int64? { storage.boxes[id]?.scene.link?.parent }
 
-    /// Runs `body` on scene `id` in place; nil when there is none.
-    mutating func modify<R>(_ id: Int64, _ body: (inout RuntimeState.OpenScene) throws(YaiaError) -> R) throws(YaiaError) -> R? {
+    /// Runs `body` on scene `id` in place; `missing` when there is none.
+    /// Its result (an update, on every send) comes back as it is, not as an
+    /// optional to unwrap.
+    mutating func modify<R>(_ id: Int64, missing: () -> YaiaError,
+                            _ body: (inout RuntimeState.OpenScene) throws(YaiaError) -> R) throws(YaiaError) -> R {
         unique()
-        guard let box = storage.boxes[id] else { return nil }
+        guard let box = storage.boxes[id] else { throw missing() }
         return try body(&box.scene)
     }
 

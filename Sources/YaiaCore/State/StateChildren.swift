@@ -86,7 +86,7 @@ extension RuntimeState {
         context.depth += 1
         defer { context.depth -= 1 }
         do throws(YaiaError) {
-            _ = try reduce(target, action, text: nil, cause: .result(from: source), in: &context)
+            _ = try reduce(target, action, cause: .result(from: source), in: &context)
         } catch {
             context.steps.append(.warn("scene \(target) refused \(action.type) from scene \(source): \(error.message)"))
             context.steps.append(.event(["ok": false, "event": "error", "scene": .int(target), "from": .int(source),

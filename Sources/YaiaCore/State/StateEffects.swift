@@ -35,7 +35,7 @@ extension RuntimeState {
             return update
         }
         return try reducing(env: env, steps: &steps) { (state, context) throws(YaiaError) in
-            try state.reduce(record.scene, action, text: nil, cause: .request, in: &context)
+            try state.reduce(record.scene, action, cause: .request, in: &context)
         }
     }
 
@@ -63,7 +63,7 @@ extension RuntimeState {
         guard scenes.contains(record.scene), let action = record.effect.outcomeAction(outcome) else { return .ended }
         do throws(YaiaError) {
             return .reduced(try reducing(env: env, steps: &steps) { (state, context) throws(YaiaError) in
-                try state.reduce(record.scene, action, text: nil, cause: .effect(id), in: &context)
+                try state.reduce(record.scene, action, cause: .effect(id), in: &context)
             })
         } catch {
             steps.append(.warn("scene \(record.scene) refused the outcome of effect \(id): \(error.message)"))

@@ -137,7 +137,7 @@ extension RuntimeState {
                 context.depth += 1
                 defer { context.depth -= 1 }
                 do throws(YaiaError) {
-                    _ = try reduce(to, action, text: nil, cause: .result(from: from), in: &context)
+                    _ = try reduce(to, action, cause: .result(from: from), in: &context)
                 } catch {
                     context.steps.append(.warn("scene \(to) refused the result of scene \(from): \(error.message)"))
                     context.steps.append(.event(["ok": false, "event": "error", "scene": .int(to), "from": .int(from),

@@ -31,9 +31,15 @@ extension RuntimeState {
         return try body(&self, &context)
     }
 
-    /// Reduces `action` on `target` for a request. `text` is the action as
-    /// the caller sent it, when it has it.
-    public mutating func send<E: RuntimeEnvironment>(_ target: SendTarget, _ action: Action, text: UnsafeBufferPointer<UInt8>? = nil,
+    /// Reduces `action` on `target` for a request.
+    public mutating func send<E: RuntimeEnvironment>(_ target: SendTarget, _ action: Action,
+                                                     env: E, steps: inout [Step]) throws(YaiaError) -> Update {
+        try send(target, .value(action), env: env, steps: &steps)
+    }
+
+    /// Reduces `sent` on `target` for a request: an action as text is built
+    /// into a value only for a reader that needs one.
+    public mutating func send<E: RuntimeEnvironment>(_ target: SendTarget, _ sent: SentAction,
                                                      env: E, steps: inout [Step]) throws(YaiaError) -> Update {
         let id: Int64
         switch target {
@@ -49,16 +55,20 @@ extension RuntimeState {
         defer { swap(&context.steps, &steps) }
         // A child whose slot intercepts: its parent gets the action first.
         if !children.isEmpty, let link = scenes[id]?.link, let slot = slot(of: link), slot.intercept {
-            return try reduce(link.parent, willSend(action, to: link, slot), text: nil, cause: .request, in: &context)
+            return try reduce(link.parent, .value(willSend(try sent.action(), to: link, slot)), cause: .request, in: &context)
         }
-        return try reduce(id, action, text: text, cause: .request, in: &context)
+        return try reduce(id, sent, cause: .request, in: &context)
+    }
+
+    /// `reduce` of an action as a value.
+    mutating func reduce(_ id: Int64, _ action: Action, cause: Cause, in context: inout Reducing) throws(YaiaError) -> Update {
+        try reduce(id, .value(action), cause: cause, in: &context)
     }
 
     /// Reduces `action` on scene `id`. Effects are admitted and, in a flow,
     /// routes applied. An update not caused by a request is queued as an
     /// event, in order; a request's is only returned.
-    mutating func reduce(_ id: Int64, _ action: Action, text: UnsafeBufferPointer<UInt8>?, cause: Cause,
-                         in context: inout Reducing) throws(YaiaError) -> Update {
+    mutating func reduce(_ id: Int64, _ sent: SentAction, cause: Cause, in context: inout Reducing) throws(YaiaError) -> Update {
         if effects.exhausted { throw scenes.contains(id) ? idsExhausted("effect") : RuntimeState.noSuchScene(id) }
         // In place: the scene's state is not copied; the update holds the
         // scene as reduced (the one copy of its value).
@@ -66,22 +76,22 @@ extension RuntimeState {
         var commands: [Command] = []
         let patching = !views.sent.isEmpty && views.sent[id] != nil
         var inFamily = false
-        guard var update = try scenes.modify(id, { (scene) throws(YaiaError) -> Update in
+        // Read before the state changes: an action as text is built here only for the inspector.
+        let inspected = inspecting ? try sent.action().json : nil
+        var update = try scenes.modify(id, missing: { RuntimeState.noSuchScene(id) }) { (scene) throws(YaiaError) -> Update in
             // A scene with slots or a parent gives no patch of its own: its
             // view is composed and diffed here (familyView), from the view
             // model its reduction writes. A patch asked of it would go unread,
             // and its view model be made a second time when read.
             if patching && !scene.inFamily { scene.value.patchNextReduction() }
-            commands = try scene.reduce(action, text: text, env: { context.env.sceneValues })
+            commands = try scene.reduce(sent, env: { context.env.sceneValues })
             flowID = scene.flow
             inFamily = scene.inFamily
             return Update(scene: id, seq: scene.seq, cause: cause, view: .scene(scene.value))
-        }) else {
-            throw RuntimeState.noSuchScene(id)
         }
         if inFamily { reduced(below: id) }
-        if inspecting {
-            var event: JSONObject = ["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": action.json]
+        if let inspected {
+            var event: JSONObject = ["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": inspected]
             if inFamily, let place = place(of: id) {
                 event["top"] = .int(place.top)
                 event["path"] = place.path
