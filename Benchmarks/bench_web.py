@@ -367,21 +367,6 @@ def search_rows(measured: Dict[str, Any], in_runtime: List[float]) -> List["tupl
             ("  typed back to back, over the last one's paint (ms)", [s["ms"] for s in measured["back to back"]["typed"]])]
 
 
-def playwright_or_none(script: str) -> Any:
-    """Playwright's sync_playwright, or None after saying why nothing is
-    measured (no Playwright, or no Chromium where Debian puts it). For
-    bench_inspector.py, which drives the inspector's page with it."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        print(f"{script}: Playwright is not installed (make deps): nothing measured")
-        return None
-    if not Path(CHROMIUM).is_file():
-        print(f"{script}: no Chromium at {CHROMIUM} (make deps): nothing measured")
-        return None
-    return sync_playwright
-
-
 def main() -> int:
     if len(sys.argv) != 3:
         print(__doc__)
