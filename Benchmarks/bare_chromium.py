@@ -66,6 +66,7 @@ class BareChromium:
         self._next = 0
         self.session: Optional[str] = None
         self.target: Optional[str] = None
+        self._sessions: Dict[str, str] = {}
 
     def call(self, method: str, params: Optional[Dict[str, Any]] = None, timeout: float = 600.0) -> Dict[str, Any]:
         """A DevTools command's result (in the open page's session, once
@@ -94,13 +95,34 @@ class BareChromium:
         *whole, self._buffer = (self._buffer + chunk).split(b"\0")
         return [json.loads(m) for m in whole]
 
-    def open(self, url: str) -> None:
-        """Opens url in a new page, which later calls act on; the page
-        opened before is closed."""
+    def open(self, url: str, keep: bool = False, script: Optional[str] = None) -> str:
+        """Opens url in a new page, which later calls act on, and returns
+        its target id; the page opened before is closed unless ``keep``
+        (then :meth:`switch` goes back to it). ``script`` runs in the page
+        before any of its own (Page.addScriptToEvaluateOnNewDocument): to
+        wrap what the page uses, for instance. It needs the Page domain,
+        whose events come a few a navigation, none a socket frame."""
+        if self.target is not None and not keep:
+            self.close_page()
+        self.target = self.call("Target.createTarget", {"url": "about:blank" if script else url})["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": self.target, "flatten": True})["sessionId"]
+        self._sessions[self.target] = self.session
+        if script:
+            self.call("Page.enable")
+            self.call("Page.addScriptToEvaluateOnNewDocument", {"source": script})
+            self.call("Page.navigate", {"url": url})
+        return self.target
+
+    def switch(self, target: str) -> None:
+        """Later calls act on the page ``target``, one opened and kept."""
+        self.target, self.session = target, self._sessions[target]
+
+    def close_page(self) -> None:
+        """Closes the page calls act on; none is then until the next open."""
         if self.target is not None:
             self.call("Target.closeTarget", {"targetId": self.target})
-        self.target = self.call("Target.createTarget", {"url": url})["targetId"]
-        self.session = self.call("Target.attachToTarget", {"targetId": self.target, "flatten": True})["sessionId"]
+            self._sessions.pop(self.target, None)
+        self.target = self.session = None
 
     def evaluate(self, function: str, arg: Any = None, timeout: float = 600.0) -> Any:
         """What the page's JavaScript function returns for arg (awaited)."""
@@ -111,7 +133,7 @@ class BareChromium:
             raise PageError(str(details.get("exception", {}).get("description") or details.get("text")))
         return answer.get("result", {}).get("value")
 
-    def wait_for(self, condition: str, timeout: float = 30.0) -> None:
+    def wait_for(self, condition: str, timeout: float = 30.0, poll: float = 0.05) -> None:
         """Until the page's expression is true. Until then it may throw, and
         the page may have no context yet to evaluate in (it is loading)."""
         deadline = time.monotonic() + timeout
@@ -124,7 +146,7 @@ class BareChromium:
                 why = str(error)
             if time.monotonic() > deadline:
                 raise PageError(f"not true in {timeout:.0f} s: {condition} ({why})")
-            time.sleep(0.05)
+            time.sleep(poll)
 
     def close(self) -> None:
         """Closes the browser as its window's close would: its processes end

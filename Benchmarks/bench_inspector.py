@@ -20,9 +20,12 @@ open, from navigation to the timeline drawn (and where that time goes: the
 page's HTML received, its script running, the attach answered); select, from the click to the
 input's patches shown; rewind, from the click to the app rewound and the
 timeline drawn again. Frames are every WebSocket message the inspector's
-page received (Playwright's framereceived). Headless Chromium (Debian's)
-driven by Playwright; without them the benchmark says so and measures
-nothing.
+page received, counted by the page itself: a script run before the page's
+own wraps WebSocket. Headless Chromium (Debian's) driven over its DevTools
+pipe with nothing but Runtime.evaluate (bare_chromium.py, as bench_web.py:
+Playwright has the browser report every socket frame to it, work on the
+same two cores as what is measured); without Chromium the benchmark says
+so and measures nothing.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from typing import Any, Dict, List
 
 import bench_web  # noqa: E402 (Benchmarks/ is the script's folder)
 import yaia
+from bare_chromium import BareChromium
 
 CHROMIUM = bench_web.CHROMIUM
 PAGE = bench_web.PAGE
@@ -98,6 +102,24 @@ STEPS = (("html", "the page's HTML received"), ("script", "its script running"),
          ("drawn", "the timeline drawn"))
 
 
+# Before the inspector's own script: the size in bytes of the largest frame
+# any socket of the page receives. A string is encoded only when it may be
+# larger than the largest yet (its UTF-8 is at most three bytes a unit).
+LARGEST_FRAME_JS = """(() => {
+  const Native = WebSocket;
+  const utf8 = new TextEncoder();
+  let largest = 0;
+  const size = (data) => typeof data === "string" ? (data.length * 3 > largest ? utf8.encode(data).length : 0) : (data.byteLength ?? data.size ?? 0);
+  globalThis.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => { largest = Math.max(largest, size(event.data)); });
+    }
+  };
+  globalThis.largestFrame = () => largest;
+})();"""
+
+
 def median(values: List[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -106,60 +128,56 @@ def verdict(ok: bool) -> str:
     return "met" if ok else "NOT met"
 
 
-def measure(browser: Any, url: str) -> Dict[str, Any]:
-    base = url.split("?")[0].rstrip("/")
-    app = browser.new_page(viewport={"width": 1000, "height": 800})
-    app.goto(url)
-    app.wait_for_selector(".screen[data-scene='notes/login']")
-    app.fill("input[name=email]", "ada@example.com")
-    app.fill("input[name=password]", "hunter2")
-    app.click("button[name=submit]")
-    app.wait_for_selector(".screen[data-scene='notes/list']")
-    app.wait_for_function(f"() => window.app.top().viewModel.shown.length === {NOTES}", timeout=600_000)
-    key = app.evaluate("() => window.app.session || sessionStorage.getItem('yaia.session')")
-    start = time.perf_counter()
-    app.evaluate(RECORD_JS, {"total": INPUTS, "every": INPUTS_PER_SEARCH, "start": 6})
-    recorded = time.perf_counter() - start
-    largest = [0]
+def opened(browser: BareChromium, url: str) -> str:
+    """The inspector's page at url, opened beside the app's, once it has
+    drawn its timeline; its target id."""
+    target = browser.open(url, keep=True, script=LARGEST_FRAME_JS)
+    browser.wait_for("window.inspectorTimes && window.inspectorTimes.open !== null", timeout=120)
+    return target
 
-    def watch(ws: Any) -> None:
-        def frame(payload: Any) -> None:
-            size = len(payload.encode("utf-8") if isinstance(payload, str) else payload)
-            largest[0] = max(largest[0], size)
-        ws.on("framereceived", frame)
+
+def measure(browser: BareChromium, url: str) -> Dict[str, Any]:
+    base = url.split("?")[0].rstrip("/")
+    app = browser.open(url)
+    browser.wait_for("document.querySelector(\".screen[data-scene='notes/login']\")")
+    browser.evaluate(bench_web.FILL_JS, ["input[name=email]", "ada@example.com"])
+    browser.evaluate(bench_web.FILL_JS, ["input[name=password]", "hunter2"])
+    browser.wait_for("!document.querySelector('button[name=submit]').disabled")
+    browser.evaluate(bench_web.CLICK_JS, "button[name=submit]")
+    browser.wait_for("document.querySelector(\".screen[data-scene='notes/list']\")")
+    browser.wait_for(f"window.app.top().viewModel.shown.length === {NOTES}", timeout=600)
+    key = browser.evaluate("() => window.app.session || sessionStorage.getItem('yaia.session')")
+    start = time.perf_counter()
+    browser.evaluate(RECORD_JS, {"total": INPUTS, "every": INPUTS_PER_SEARCH, "start": 6}, timeout=3600)
+    recorded = time.perf_counter() - start
+    largest = 0
 
     inspector_url = f"{base}/inspector/#session={key}"
     out: Dict[str, Any] = {"recorded": recorded, "opens": [], "steps": []}
     # The timeline follows the journal as it grows: wait until it has all.
-    start = time.perf_counter()
-    page = browser.new_page(viewport={"width": 1200, "height": 900})
-    page.on("websocket", watch)
     # The server is busy following what was just recorded: the page may be
     # slow to come, on a loaded machine.
-    page.goto(inspector_url, timeout=1_800_000)
-    page.wait_for_function(f"() => parseInt(document.getElementById('count').textContent) >= {INPUTS}",
-                           timeout=1_800_000, polling=500)
+    start = time.perf_counter()
+    browser.open(inspector_url, keep=True, script=LARGEST_FRAME_JS)
+    browser.wait_for(f"parseInt(document.getElementById('count').textContent) >= {INPUTS}", timeout=1800, poll=0.5)
     out["followed"] = time.perf_counter() - start
-    page.close()
+    largest = max(largest, browser.evaluate("() => largestFrame()"))
+    browser.close_page()
     for _ in range(OPENS):
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.on("websocket", watch)
-        page.goto(inspector_url)
-        page.wait_for_function("() => window.inspectorTimes && window.inspectorTimes.open !== null", timeout=120_000)
-        out["opens"].append(page.evaluate("() => window.inspectorTimes.open"))
-        out["steps"].append(page.evaluate(STEPS_JS))
-        page.close()
-    page = browser.new_page(viewport={"width": 1200, "height": 900})
-    page.on("websocket", watch)
-    page.goto(inspector_url)
-    page.wait_for_function("() => window.inspectorTimes && window.inspectorTimes.open !== null", timeout=120_000)
-    out["select"] = page.evaluate(SELECT_JS, {"count": SELECTS, "rewind": False})["select"]
-    times = page.evaluate(SELECT_JS, {"count": REWINDS, "rewind": True})
+        opened(browser, inspector_url)
+        out["opens"].append(browser.evaluate("() => window.inspectorTimes.open"))
+        out["steps"].append(browser.evaluate(STEPS_JS))
+        largest = max(largest, browser.evaluate("() => largestFrame()"))
+        browser.close_page()
+    opened(browser, inspector_url)
+    out["select"] = browser.evaluate(SELECT_JS, {"count": SELECTS, "rewind": False})["select"]
+    times = browser.evaluate(SELECT_JS, {"count": REWINDS, "rewind": True})
     out["rewind"] = times["rewind"]
-    out["inputs"] = page.evaluate("() => document.getElementById('count').textContent")
-    out["largest"] = largest[0]
-    page.close()
-    app.close()
+    out["inputs"] = browser.evaluate("() => document.getElementById('count').textContent")
+    out["largest"] = max(largest, browser.evaluate("() => largestFrame()"))
+    browser.close_page()
+    browser.switch(app)
+    browser.close_page()
     return out
 
 
@@ -168,8 +186,8 @@ def main() -> int:
         print(__doc__)
         return 2
     pack, plugins = sys.argv[1], Path(sys.argv[2])
-    sync_playwright = bench_web.playwright_or_none("bench_inspector.py")
-    if sync_playwright is None:
+    if not Path(CHROMIUM).is_file():
+        print(f"bench_inspector.py: no Chromium at {CHROMIUM} (make deps): nothing measured")
         return 0
     with tempfile.TemporaryDirectory(prefix="yaia-bench-inspector-") as folder:
         db = Path(folder) / "notes.db"
@@ -183,9 +201,10 @@ def main() -> int:
             if not found:
                 print(f"bench_inspector.py: the server did not start: {line}", file=sys.stderr)
                 return 1
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            browser = BareChromium(CHROMIUM, 1200, 900)
+            try:
                 out = measure(browser, found.group(0))
+            finally:
                 browser.close()
         finally:
             bench_web.stop(server)
