@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 from .errors import YaiaError
 from . import ffi
 from .handle import _Closeable
-from .sends import PLAIN_ANSWER, answered, general_send, keep_type, quote, type_texts
+from .sends import answered, general_send, keep_type, plain_head, quote, type_texts
 from .views import _BROKEN, held_view
 from .values import MISSING, FlowStack, LinkItem, StackEntry, Update
 
@@ -82,7 +82,7 @@ class Scene(_RuntimeObject):
         self._closed = False
         self._send_prefix = b'{"op":"send","scene":%d,"action":' % scene_id
         self._id_arg = ctypes.c_int64(scene_id)
-        self._id_text = b"%d" % scene_id
+        self._plain_head = plain_head(scene_id)
 
     def send(
         self,
@@ -115,15 +115,13 @@ class Scene(_RuntimeObject):
                 return general_send(self, action, payload, error, meta, tag)
             runtime = self.runtime
             text = runtime._send_scene(runtime._handle_arg, self._id_arg, data)
-            if text is not None:
-                plain = PLAIN_ANSWER.match(text)
-                if plain is not None and plain[1] == self._id_text:
-                    # Update._unread, written out: a call less.
-                    update = _new(Update)
-                    fields = update.__dict__
-                    fields["scene"] = self.id
-                    fields["_text"] = text
-                    return update
+            if text is not None and text.startswith(self._plain_head) and self.id not in runtime._held:
+                # Update._unread, written out: a call less.
+                update = _new(Update)
+                fields = update.__dict__
+                fields["scene"] = self.id
+                fields["_text"] = text
+                return update
             return answered(runtime, text)
         return general_send(self, action, payload, error, meta, tag)
 

@@ -13,7 +13,7 @@ and other answers are parsed whole.
 The commonest send, a type name with a string payload (a keystroke), is
 Scene.send's own lane (yaia/scenes.py): the action's text from the
 payload's and the type's (type_texts, written once per type), then the
-call, then one match of the answer. It writes the text canonical_action
+call, then one check of the answer's start (plain_head). It writes the text canonical_action
 writes, in about a tenth less of the binding's own work than the general
 lane (general_send; Benchmarks/bench_python_send.py shows both).
 """
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ctypes
 import json.encoder
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, cast
 
@@ -36,10 +35,16 @@ if TYPE_CHECKING:
 # How json quotes a string with ensure_ascii=False, as ffi.encode does (C).
 quote: Callable[[str], str] = json.encoder.encode_basestring
 
-# The start of a plain answer, up to its view model (the library's keys come
-# sorted, and the view model is the last member); group 1 is the scene's id.
-# One pattern for every scene: compiling one per scene costs more than a send.
-PLAIN_ANSWER = re.compile(rb'\{"effects":\[\],"ok":true,"routes":\[\],"scene":([0-9]+),"seq":[0-9]+,"viewModel":')
+def plain_head(scene: int) -> bytes:
+    """The start of a plain answer of ``scene``, up to its seq: a success
+    with no effects, no routes, and none of the members that come before
+    "scene" in the library's sorted keys (a flow's change, a child's path,
+    navigation errors, an event's cause). After its seq, such an answer
+    carries the whole view model, or a patch when the scene is in patch mode
+    (held, yaia/views.py): every other member of an update comes with one
+    of those before "scene". So an answer that starts so, of a scene not
+    held, is plain (Update._unread reads it)."""
+    return b'{"effects":[],"ok":true,"routes":[],"scene":%d,"seq":' % scene
 
 
 # Action type -> the end of its action's text, ',"type":"T"}' (canonical:
@@ -151,10 +156,8 @@ def general_send(target: Any, action: Any, payload: Any, error: bool, meta: Any,
         data = canonical_action(action, payload, error, meta)
         if data is not None:
             text = runtime._send_scene(runtime._handle_arg, scene, data)
-            if text is not None:
-                plain = PLAIN_ANSWER.match(text)
-                if plain is not None and plain[1] == target._id_text:
-                    return Update._unread(target.id, text)
+            if text is not None and text.startswith(target._plain_head) and target.id not in runtime._held:
+                return Update._unread(target.id, text)
             return answered(runtime, text)
     data = target._send_prefix + action_text(action, payload, error, meta)
     if tag is not MISSING:
