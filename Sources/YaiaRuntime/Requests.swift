@@ -6,13 +6,11 @@ extension Runtime {
     /// Performs a request given as JSON text; answers with a response or an
     /// error envelope, never throws.
     public func execute(_ bytes: UnsafeBufferPointer<UInt8>) -> JSON {
-        let request: JSON
         do throws(YaiaError) {
-            request = try limits.parse(bytes)
+            return execute(try limits.parse(bytes))
         } catch {
             return error.envelope()
         }
-        return execute(request)
     }
 
     /// `execute`, its answer written into `writer` (after what it holds).
@@ -28,9 +26,11 @@ extension Runtime {
         } catch {
             return writer.write(error.envelope())
         }
-        guard case .object(let o) = request, let write = (try? entry(of: o))?.write else { return writer.write(execute(request)) }
+        guard case .object(let o) = request else { return writer.write(execute(request)) }
         let start = writer.byteCount
         do throws(YaiaError) {
+            let op = try entry(of: o)
+            guard let write = op.write else { return writer.write(try answer(o, by: op)) }
             try write(self, o, o["tag"], &writer)
         } catch {
             writer.truncate(to: start)
@@ -42,17 +42,19 @@ extension Runtime {
         guard case .object(let o) = request else {
             return YaiaError(.notAnObject, "a request must be a JSON object, not \(request.kindName)").envelope()
         }
-        let tag = o["tag"]
         do throws(YaiaError) {
-            var response = try entry(of: o).handle(self, o)
-            if let tag, case .object(var r) = response {
-                r["tag"] = tag
-                response = .object(r)
-            }
-            return response
+            return try answer(o, by: try entry(of: o))
         } catch {
-            return error.envelope(tag: tag)
+            return error.envelope(tag: o["tag"])
         }
+    }
+
+    /// `op`'s answer to the request `o`, with its tag given back.
+    private func answer(_ o: JSONObject, by op: Op) throws(YaiaError) -> JSON {
+        let response = try op.handle(self, o)
+        guard let tag = o["tag"], case .object(var r) = response else { return response }
+        r["tag"] = tag
+        return .object(r)
     }
 
     /// The op a request names, when the request may use it.
