@@ -76,8 +76,10 @@ extension RuntimeState {
         var commands: [Command] = []
         let patching = !views.sent.isEmpty && views.sent[id] != nil
         var inFamily = false
-        // Read before the state changes: an action as text is built here only for the inspector.
-        let inspected = inspecting ? try sent.action().json : nil
+        // Read before the state changes. An action sent as text is built
+        // only for the inspector, once: the scene is then given that value.
+        let inspected = inspecting ? try sent.action() : nil
+        let sent = inspected.map { SentAction.value($0) } ?? sent
         var update = try scenes.modify(id, missing: { RuntimeState.noSuchScene(id) }) { (scene) throws(YaiaError) -> Update in
             // A scene with slots or a parent gives no patch of its own: its
             // view is composed and diffed here (familyView), from the view
@@ -91,7 +93,7 @@ extension RuntimeState {
         }
         if inFamily { reduced(below: id) }
         if let inspected {
-            var event: JSONObject = ["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": inspected]
+            var event: JSONObject = ["ok": true, "event": "action", "scene": .int(id), "seq": .int(update.seq), "action": inspected.json]
             if inFamily, let place = place(of: id) {
                 event["top"] = .int(place.top)
                 event["path"] = place.path
